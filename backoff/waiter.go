@@ -1,0 +1,112 @@
+package backoff
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults of the Smithy waiters specification, used by a [WaiterSchedule]
+// whose MinDelay or MaxDelay is zero.
+const (
+	DefaultMinDelay = 2 * time.Second
+	DefaultMaxDelay = 120 * time.Second
+)
+
+// WaiterSchedule is the delay algorithm of a Smithy waiter ("Waiter retries"
+// in the Smithy waiters specification): exponential backoff from MinDelay,
+// capped at MaxDelay, with jitter drawn from [MinDelay, delay], and a final
+// attempt timed to land at the end of the caller's wait budget.
+//
+// The zero value is the specification's default schedule: a zero MinDelay
+// means [DefaultMinDelay], a zero MaxDelay means [DefaultMaxDelay], and a nil
+// Jitter means [Uniform]. Durations need not be whole seconds. A schedule is
+// a plain value, safe for concurrent use when its Jitter is.
+type WaiterSchedule struct {
+	// MinDelay is the shortest delay between two attempts and the first
+	// delay's upper bound.
+	MinDelay time.Duration
+	// MaxDelay caps the exponential growth of the delay.
+	MaxDelay time.Duration
+	// Jitter draws each delay from [MinDelay, delay]; nil means Uniform.
+	Jitter Jitter
+}
+
+// ErrInvalidSchedule is matched by errors.Is for every error that
+// [WaiterSchedule.Validate] and [Policy.Validate] return.
+var ErrInvalidSchedule = errors.New("backoff: invalid schedule")
+
+// Validate reports a schedule that breaks the specification's rules: a
+// negative delay, or a MinDelay greater than MaxDelay (after defaults are
+// applied). Delays shorter than the specification's one second are allowed
+// here; the waiter package enforces the one-second floor on definitions.
+func (s WaiterSchedule) Validate() error {
+	var errs []error
+	if s.MinDelay < 0 {
+		errs = append(errs, fmt.Errorf("%w: MinDelay %v is negative", ErrInvalidSchedule, s.MinDelay))
+	}
+	if s.MaxDelay < 0 {
+		errs = append(errs, fmt.Errorf("%w: MaxDelay %v is negative", ErrInvalidSchedule, s.MaxDelay))
+	}
+	if errs == nil {
+		if lo, hi := s.bounds(); lo > hi {
+			errs = append(errs, fmt.Errorf("%w: MinDelay %v is greater than MaxDelay %v", ErrInvalidSchedule, lo, hi))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bounds returns MinDelay and MaxDelay with the defaults applied to zero (and,
+// for Delay's sake, negative) values.
+func (s WaiterSchedule) bounds() (lo, hi time.Duration) {
+	lo, hi = s.MinDelay, s.MaxDelay
+	if lo <= 0 {
+		lo = DefaultMinDelay
+	}
+	if hi <= 0 {
+		hi = DefaultMaxDelay
+	}
+	return lo, hi
+}
+
+// Delay returns how long to wait before retry number attempt (1 is the delay
+// before the second call), given the time remaining in the caller's wait
+// budget and the reserve to keep for the final call.
+//
+// The delay grows as MinDelay * 2^(attempt-1) and is capped at MaxDelay (the
+// specification's attemptCeiling, computed without overflow for any
+// attempt), then drawn by Jitter from [MinDelay, delay]. If waiting that long
+// would leave MinDelay or less of the budget, the delay becomes
+// remaining - reserve, so that one last call is made at the end of the
+// budget instead of none:
+//
+//   - reserve = MinDelay is the rule as first published;
+//   - reserve = 0 is the current specification (2024): the last call starts
+//     at the deadline's edge;
+//   - the waiter passes the latency it has observed, so the last call
+//     finishes just before the deadline.
+//
+// The final delay may therefore exceed MaxDelay by up to MinDelay. reserve is
+// capped at MinDelay (a larger one would skip the final call the rule exists
+// to make), so a delay never exceeds remaining - reserve, and a caller that
+// adds up its delays never passes its budget minus the reserve.
+//
+// When remaining <= reserve no attempt fits in the budget: Delay returns 0,
+// and the caller must stop and report a timeout rather than call again.
+// Otherwise Delay returns a positive duration, never a zero-delay spin.
+// Invalid schedules (see [WaiterSchedule.Validate]) do not panic: negative
+// delays count as zero (the default) and a MaxDelay below MinDelay is raised
+// to it. A negative reserve counts as zero; attempt < 1 counts as 1.
+func (s WaiterSchedule) Delay(attempt int, remaining, reserve time.Duration) time.Duration {
+	lo, hi := s.bounds()
+	hi = max(hi, lo)
+	reserve = min(max(reserve, 0), lo)
+	if remaining <= reserve {
+		return 0
+	}
+	delay := draw(s.Jitter, lo, grow(lo, hi, attempt))
+	if remaining-delay <= lo {
+		delay = remaining - reserve
+	}
+	return delay
+}

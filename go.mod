@@ -1,0 +1,8 @@
+module github.com/waitable/waitable
+
+go 1.25
+
+require (
+	github.com/benbjohnson/clock v1.3.5
+	go.uber.org/goleak v1.3.0
+)
