@@ -6,3 +6,5 @@ require (
 	github.com/benbjohnson/clock v1.3.5
 	go.uber.org/goleak v1.3.0
 )
+
+require github.com/jmespath/go-jmespath v0.4.0

@@ -1,0 +1,221 @@
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// ErrInvalidAcceptor is matched by errors.Is for every [AcceptorError].
+var ErrInvalidAcceptor = errors.New("classify: invalid acceptor")
+
+// AcceptorError is one problem with one acceptor: which acceptor (its index
+// in the list), which rule it breaks, and how.
+type AcceptorError struct {
+	Index int    // the acceptor's index, from 0
+	Rule  string // the rule: "state", "matcher", "comparator", "expected", "path", "message"
+	Err   error  // what is wrong
+}
+
+func (e *AcceptorError) Error() string {
+	return fmt.Sprintf("acceptor %d: %s: %v", e.Index, e.Rule, e.Err)
+}
+
+// Is matches [ErrInvalidAcceptor].
+func (e *AcceptorError) Is(target error) bool { return target == ErrInvalidAcceptor }
+
+// Unwrap returns the underlying error.
+func (e *AcceptorError) Unwrap() error { return e.Err }
+
+// Validate checks acceptors against the specification's rules and returns
+// every problem it finds, each an [*AcceptorError]: a known state, exactly
+// one matcher member, a known comparator, "true" or "false" as the expected
+// value of booleanEquals, JMESPath that compiles (without panicking), and a
+// message on failure acceptors only. It does not require a success
+// acceptor: that is a rule of a whole waiter, checked by the waiter package.
+func Validate(acceptors []Acceptor) []error {
+	_, errs := compileAll(acceptors)
+	return errs
+}
+
+// Set is a compiled, ordered list of acceptors for an operation whose input
+// is I and output is O: what one attempt's outcome means. Every JMESPath
+// expression is compiled once, by [Compile]. A Set is safe for concurrent
+// use.
+type Set[I, O any] struct {
+	acceptors []compiled
+}
+
+type compiled struct {
+	Acceptor
+	path    *PathMatcher
+	expr    *Expr // output or inputOutput path
+	message *Expr
+}
+
+// ioDoc is the document an inputOutput matcher reads.
+type ioDoc[I, O any] struct {
+	Input  I `jmespath:"input"`
+	Output O `jmespath:"output"`
+}
+
+// Compile validates acceptors, compiles their expressions, and checks their
+// paths against the Go types I and O (see [Expr.Check]); it returns every
+// problem at once, joined. With I or O an interface type (such as any),
+// paths on it are not checked.
+func Compile[I, O any](acceptors []Acceptor) (*Set[I, O], error) {
+	cs, errs := compileAll(acceptors)
+	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
+	for i, c := range cs {
+		if c.expr == nil {
+			continue
+		}
+		root := out
+		if c.Matcher.InputOutput != nil {
+			root = reflect.TypeFor[ioDoc[I, O]]()
+			if in.Kind() == reflect.Interface || out.Kind() == reflect.Interface {
+				root = nil
+			}
+		}
+		if err := c.expr.Check(root, c.path.Comparator); err != nil {
+			errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &Set[I, O]{acceptors: cs}, nil
+}
+
+func compileAll(acceptors []Acceptor) ([]compiled, []error) {
+	var errs []error
+	bad := func(i int, rule string, format string, args ...any) {
+		errs = append(errs, &AcceptorError{Index: i, Rule: rule, Err: fmt.Errorf(format, args...)})
+	}
+	out := make([]compiled, len(acceptors))
+	for i, a := range acceptors {
+		c := compiled{Acceptor: a}
+		if a.State < Success || a.State > Retry {
+			bad(i, "state", "%v is not success, failure or retry", a.State)
+		}
+		switch m := a.Matcher.members(); len(m) {
+		case 1:
+		case 0:
+			bad(i, "matcher", "no member set: exactly one of output, inputOutput, success, errorType is required")
+		default:
+			bad(i, "matcher", "%s are all set: exactly one member is allowed", strings.Join(m, ", "))
+		}
+		c.path = a.Matcher.Output
+		if c.path == nil {
+			c.path = a.Matcher.InputOutput
+		}
+		if p := c.path; p != nil {
+			switch {
+			case !p.Comparator.Valid():
+				bad(i, "comparator", "%q is not stringEquals, booleanEquals, allStringEquals or anyStringEquals", p.Comparator)
+			case p.Comparator == BooleanEquals && p.Expected != "true" && p.Expected != "false":
+				bad(i, "expected", "booleanEquals expects \"true\" or \"false\", not %q", p.Expected)
+			}
+			if p.Path == "" {
+				bad(i, "path", "the path is empty")
+			} else if e, err := CompileExpr(p.Path); err != nil {
+				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: err})
+			} else {
+				c.expr = e
+			}
+		}
+		if a.Message != "" {
+			if a.State != Failure {
+				bad(i, "message", "a message is allowed on failure acceptors only, not on %v", a.State)
+			} else if e, err := CompileExpr(a.Message); err != nil {
+				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: err})
+			} else {
+				c.message = e
+			}
+		}
+		out[i] = c
+	}
+	return out, errs
+}
+
+// Len returns the number of acceptors.
+func (s *Set[I, O]) Len() int { return len(s.acceptors) }
+
+// Acceptor returns acceptor i as it was given to [Compile].
+func (s *Set[I, O]) Acceptor(i int) Acceptor { return s.acceptors[i].Acceptor }
+
+// Match is what the acceptors made of one attempt.
+type Match struct {
+	// Index is the index of the first acceptor that matched, or -1.
+	Index int
+	// State is the matched acceptor's state. With no match it is the
+	// specification's implicit one: Failure when the call returned an
+	// error (step 4 of the waiter workflow), Retry otherwise (step 5).
+	State State
+	// Message is the matched failure acceptor's message, if it has one.
+	Message string
+	// Err joins the errors of expressions that failed to evaluate (each an
+	// [*ExprError]); such an acceptor does not match. Nil normally.
+	Err error
+}
+
+// Match tries the acceptors in order on one attempt (the operation's input,
+// and its output or error) and returns the first that matches. Output and
+// inputOutput matchers are tried only when err is nil; success matchers
+// always; errorType matchers only when err is not nil.
+func (s *Set[I, O]) Match(in I, out O, err error) Match {
+	var outV, ioV reflect.Value
+	var evalErrs []error
+	for i := range s.acceptors {
+		c := &s.acceptors[i]
+		var ok bool
+		switch m := c.Matcher; {
+		case m.Success != nil:
+			ok = *m.Success == (err == nil)
+		case m.ErrorType != "":
+			ok = ErrorMatches(err, m.ErrorType)
+		case err != nil:
+			continue
+		case m.Output != nil:
+			if !outV.IsValid() {
+				outV = reflect.ValueOf(out)
+			}
+			var e error
+			ok, e = c.expr.compare(outV, c.path.Comparator, c.path.Expected)
+			evalErrs = appendErr(evalErrs, e)
+		case m.InputOutput != nil:
+			if !ioV.IsValid() {
+				ioV = reflect.ValueOf(ioDoc[I, O]{Input: in, Output: out})
+			}
+			var e error
+			ok, e = c.expr.compare(ioV, c.path.Comparator, c.path.Expected)
+			evalErrs = appendErr(evalErrs, e)
+		}
+		if ok {
+			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
+			if c.message != nil {
+				doc := ioDoc[I, *O]{Input: in}
+				if err == nil {
+					doc.Output = &out
+				}
+				res, e := c.message.Search(doc)
+				r.Message = messageOf(res)
+				r.Err = errors.Join(r.Err, e)
+			}
+			return r
+		}
+	}
+	r := Match{Index: -1, State: Retry, Err: errors.Join(evalErrs...)}
+	if err != nil {
+		r.State = Failure
+	}
+	return r
+}
+
+func appendErr(errs []error, err error) []error {
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}

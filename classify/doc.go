@@ -1,0 +1,33 @@
+// Package classify decides what one attempt's outcome means: which acceptor
+// of a waiter matches it ([Set.Match]), and whether an error is worth a
+// retry ([Classify]).
+//
+// Acceptors follow the Smithy waiters specification: a [State], a
+// [Matcher] (output, inputOutput, success or errorType) and, on failure
+// acceptors, an optional message. [Compile] turns a list of them into a
+// [Set] for an operation's Go input and output types: every JMESPath
+// expression is compiled once, checked against those types (a path naming
+// a field the type lacks is an error before any call is made), and then
+// evaluated on each attempt.
+//
+// JMESPath reads Go values through the specification's data model, as
+// aws-sdk-go-v2 shapes them: pointers are followed, typed string enums are
+// strings, every numeric kind is a number, time.Time is epoch seconds,
+// []byte is base64, a nil slice is an empty array, and a struct field is
+// found by its Smithy member name (status finds Status). Simple paths such
+// as Reservations[].Instances[].State.Name are evaluated directly on the Go
+// value with a per-type plan, allocating nothing per element; other
+// expressions (functions, filters, comparisons) convert the value and run
+// github.com/jmespath/go-jmespath. Either way the answer is the same.
+//
+// What the package deliberately does not do:
+//   - It does not call operations, sleep or retry: it only judges an
+//     outcome. The waiter and retry packages act on its verdicts.
+//   - It does not panic on bad input. An expression that go-jmespath cannot
+//     parse, or that makes it panic, is an error at [Compile]; one that
+//     fails on a particular value does not match, and the failure is
+//     reported in [Match.Err].
+//   - It does not make an unmatched error terminal or retryable: [Match]
+//     reports the specification's implicit state, and the waiter decides,
+//     consulting [Classify].
+package classify
