@@ -147,7 +147,7 @@ type fieldCache struct {
 type fieldHit struct {
 	t     reflect.Type
 	index []int         // struct field, nil if none
-	key   reflect.Value // map key of the map's key type
+	key   reflect.Value // map key of the map's key type, if t is a map
 }
 
 func (c *fieldCache) lookup(t reflect.Type, name string) *fieldHit {
@@ -155,27 +155,32 @@ func (c *fieldCache) lookup(t reflect.Type, name string) *fieldHit {
 		return h
 	}
 	h := &fieldHit{t: t}
-	if t.Kind() == reflect.Struct {
+	switch {
+	case !isObjectType(t):
+	case t.Kind() == reflect.Struct:
 		h.index = resolveField(t, name)
-	} else {
+	default:
 		h.key = reflect.ValueOf(name).Convert(t.Key())
 	}
 	c.hit.Store(h)
 	return h
 }
 
-// field returns the member name of v (after deref), or null.
+// fieldOf returns the member n.name of v (after deref), or null.
 func (n *node) fieldOf(v reflect.Value) reflect.Value {
 	v = deref(v)
-	if !v.IsValid() || !isObjectType(v.Type()) {
+	if !v.IsValid() {
 		return reflect.Value{}
 	}
 	h := n.field.lookup(v.Type(), n.name)
-	if v.Kind() == reflect.Map {
+	if h.key.IsValid() {
 		return v.MapIndex(h.key)
 	}
 	if h.index == nil {
 		return reflect.Value{}
+	}
+	if len(h.index) == 1 {
+		return v.Field(h.index[0])
 	}
 	f, err := v.FieldByIndexErr(h.index)
 	if err != nil { // through a nil embedded pointer

@@ -1,0 +1,253 @@
+package classify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"reflect"
+	"syscall"
+	"time"
+)
+
+// Safety says whether a failed call may be retried (the seeds' RetrySafety).
+type Safety uint8
+
+const (
+	// SafetyMaybe: not enough is known to tell; retry only an idempotent
+	// operation. It is the zero value.
+	SafetyMaybe Safety = iota
+	// SafetyYes: a retry is safe (it does not mean one will happen).
+	SafetyYes
+	// SafetyNo: a retry must not be made.
+	SafetyNo
+)
+
+func (s Safety) String() string {
+	switch s {
+	case SafetyMaybe:
+		return "maybe"
+	case SafetyYes:
+		return "yes"
+	case SafetyNo:
+		return "no"
+	}
+	return fmt.Sprintf("Safety(%d)", uint8(s))
+}
+
+// Fault says whose fault an error is.
+type Fault uint8
+
+// The faults. FaultUnknown is the zero value.
+const (
+	FaultUnknown Fault = iota
+	FaultClient        // the request was wrong: retrying it as is will not help
+	FaultServer        // the service failed
+)
+
+func (f Fault) String() string {
+	switch f {
+	case FaultClient:
+		return "client"
+	case FaultServer:
+		return "server"
+	}
+	return "unknown"
+}
+
+// Verdict is what [Classify] makes of an error: everything a retry strategy
+// needs to decide.
+type Verdict struct {
+	Safety     Safety
+	Throttle   bool          // the service asked the caller to slow down
+	Timeout    bool          // the call ran out of time
+	Fault      Fault         // whose fault
+	RetryAfter time.Duration // the service's hint, 0 if none
+	Code       string        // the error code, if the error has one
+	StatusCode int           // the HTTP status, if the error has one
+	Reason     string        // a short explanation of Safety, for logs and events
+}
+
+// Retryable reports whether the verdict allows a retry: yes for SafetyYes,
+// no for SafetyNo, and for SafetyMaybe only if the operation is idempotent.
+func (v Verdict) Retryable(idempotent bool) bool {
+	switch v.Safety {
+	case SafetyYes:
+		return true
+	case SafetyMaybe:
+		return idempotent
+	}
+	return false
+}
+
+// Error-chain interfaces that Classify reads. Any error on the chain may
+// implement them; the outermost one that does wins.
+type (
+	retrySafetyError interface{ RetrySafety() Safety }
+	retryableError   interface{ RetryableError() bool } // smithy-go, aws-sdk-go-v2
+	throttleError    interface{ Throttle() bool }
+	timeoutError     interface{ Timeout() bool } // net.Error
+	retryAfterError  interface{ RetryAfter() time.Duration }
+	faultError       interface{ Fault() Fault }
+	codeError        interface{ ErrorCode() string }
+	statusError      interface{ HTTPStatusCode() int }
+)
+
+// Throttling error codes that AWS services return (the AWS SDKs' standard
+// list).
+var throttleCodes = map[string]bool{
+	"Throttling": true, "ThrottlingException": true, "ThrottledException": true,
+	"RequestThrottledException": true, "TooManyRequestsException": true,
+	"ProvisionedThroughputExceededException": true, "TransactionInProgressException": true,
+	"RequestLimitExceeded": true, "BandwidthLimitExceeded": true, "LimitExceededException": true,
+	"RequestThrottled": true, "SlowDown": true, "PriorRequestNotComplete": true,
+	"EC2ThrottledException": true,
+}
+
+// Transient error codes (the AWS SDKs' standard list).
+var transientCodes = map[string]bool{
+	"RequestTimeout": true, "RequestTimeoutException": true, "InternalError": true,
+	"InternalServerError": true, "InternalFailure": true, "ServiceUnavailable": true,
+}
+
+// Classify reads an error and returns a [Verdict]. It looks along the whole
+// error chain (Unwrap, including joined errors) for these methods, the
+// outermost error that has one deciding:
+//
+//	RetrySafety() classify.Safety     Safety, as the error says
+//	RetryableError() bool             Safety yes or no (smithy-go's interface)
+//	Throttle() bool                   Throttle
+//	Timeout() bool                    Timeout (net.Error has it)
+//	RetryAfter() time.Duration        RetryAfter
+//	Fault() classify.Fault            Fault (also smithy-go's ErrorFault())
+//	ErrorCode() string                Code
+//	HTTPStatusCode() int              StatusCode
+//
+// Then it fills in what well-known errors and codes imply: the common
+// throttling codes and status 429 are throttles; context.DeadlineExceeded
+// (the attempt's own deadline) is a timeout; status 5xx and the transient
+// codes are server faults, and other 4xx client faults.
+//
+// Safety, unless the error said it: context.Canceled is no; a throttle, a
+// timeout, a server fault, a transient code, a refused, reset or broken
+// connection and an unexpected EOF are yes (the AWS SDKs retry all of
+// these); any other client fault is no; anything else is maybe. A nil error
+// gives the zero Verdict.
+func Classify(err error) Verdict {
+	var v Verdict
+	if err == nil {
+		return v
+	}
+	var safety *Safety
+	var throttle, timeout *bool
+	var fault *Fault
+	walkErrors(err, func(e error) bool {
+		if x, ok := e.(retrySafetyError); ok && safety == nil {
+			s := x.RetrySafety()
+			safety, v.Reason = &s, fmt.Sprintf("%T says %v", e, s)
+		}
+		if x, ok := e.(retryableError); ok && safety == nil {
+			s := SafetyNo
+			if x.RetryableError() {
+				s = SafetyYes
+			}
+			safety, v.Reason = &s, fmt.Sprintf("%T says retryable %t", e, s == SafetyYes)
+		}
+		if x, ok := e.(throttleError); ok && throttle == nil {
+			b := x.Throttle()
+			throttle = &b
+		}
+		if x, ok := e.(timeoutError); ok && timeout == nil {
+			b := x.Timeout()
+			timeout = &b
+		}
+		if x, ok := e.(retryAfterError); ok && v.RetryAfter == 0 {
+			v.RetryAfter = max(x.RetryAfter(), 0)
+		}
+		if fault == nil {
+			if f, ok := faultOf(e); ok {
+				fault = &f
+			}
+		}
+		if x, ok := e.(codeError); ok && v.Code == "" {
+			v.Code = x.ErrorCode()
+		}
+		if x, ok := e.(statusError); ok && v.StatusCode == 0 {
+			v.StatusCode = x.HTTPStatusCode()
+		}
+		return false // visit the whole chain
+	})
+
+	v.Throttle = throttleCodes[v.Code] || v.StatusCode == 429
+	if throttle != nil {
+		v.Throttle = *throttle
+	}
+	v.Timeout = errors.Is(err, context.DeadlineExceeded) || v.StatusCode == 504
+	if timeout != nil {
+		v.Timeout = v.Timeout || *timeout
+	}
+	switch {
+	case fault != nil:
+		v.Fault = *fault
+	case v.StatusCode >= 500 || transientCodes[v.Code]:
+		v.Fault = FaultServer
+	case v.StatusCode >= 400:
+		v.Fault = FaultClient
+	}
+
+	if safety != nil {
+		v.Safety = *safety
+		return v
+	}
+	v.Safety, v.Reason = SafetyYes, ""
+	switch {
+	case errors.Is(err, context.Canceled):
+		v.Safety, v.Reason = SafetyNo, "cancelled"
+	case v.Throttle:
+		v.Reason = "throttled"
+	case v.Timeout:
+		v.Reason = "timed out"
+	case v.Fault == FaultServer:
+		v.Reason = "server fault"
+	case connectionError(err):
+		v.Reason = "connection error"
+	case v.Fault == FaultClient:
+		v.Safety, v.Reason = SafetyNo, "client fault"
+	default:
+		v.Safety, v.Reason = SafetyMaybe, "no retry information"
+	}
+	return v
+}
+
+// faultOf reads Fault() classify.Fault, or smithy-go's ErrorFault(), whose
+// result type (smithy.ErrorFault) prints as "client" or "server".
+func faultOf(e error) (Fault, bool) {
+	if x, ok := e.(faultError); ok {
+		return x.Fault(), true
+	}
+	m := reflect.ValueOf(e).MethodByName("ErrorFault")
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
+		return 0, false
+	}
+	s, ok := m.Call(nil)[0].Interface().(fmt.Stringer)
+	if !ok {
+		return 0, false
+	}
+	switch s.String() {
+	case "client":
+		return FaultClient, true
+	case "server":
+		return FaultServer, true
+	}
+	return 0, false
+}
+
+// connectionError reports a connection that was refused, reset or broken,
+// or a response cut short: the call may be retried.
+func connectionError(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) || errors.As(err, &op)
+}

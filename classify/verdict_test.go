@@ -1,0 +1,106 @@
+package classify_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// httpError looks like aws-sdk-go-v2's response error: a status, a code.
+type httpError struct {
+	status int
+	code   string
+}
+
+func (e *httpError) Error() string       { return fmt.Sprintf("http %d %s", e.status, e.code) }
+func (e *httpError) HTTPStatusCode() int { return e.status }
+func (e *httpError) ErrorCode() string   { return e.code }
+
+type retryInfo struct {
+	safety   classify.Safety
+	throttle bool
+	after    time.Duration
+}
+
+func (e *retryInfo) Error() string                { return "retry info" }
+func (e *retryInfo) RetrySafety() classify.Safety { return e.safety }
+func (e *retryInfo) Throttle() bool               { return e.throttle }
+func (e *retryInfo) RetryAfter() time.Duration    { return e.after }
+func (e *retryInfo) Fault() classify.Fault        { return classify.FaultServer }
+
+type smithyFault int
+
+func (f smithyFault) String() string { return [...]string{"unknown", "server", "client"}[f] }
+
+type smithyAPIError struct{ fault smithyFault }
+
+func (e *smithyAPIError) Error() string           { return "api" }
+func (e *smithyAPIError) ErrorFault() smithyFault { return e.fault }
+func (e *smithyAPIError) ErrorCode() string       { return "ValidationException" }
+
+type retryableErr struct{ ok bool }
+
+func (e *retryableErr) Error() string        { return "retryable?" }
+func (e *retryableErr) RetryableError() bool { return e.ok }
+
+type netTimeout struct{}
+
+func (netTimeout) Error() string   { return "i/o timeout" }
+func (netTimeout) Timeout() bool   { return true }
+func (netTimeout) Temporary() bool { return true }
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want classify.Verdict
+	}{
+		{"nil", nil, classify.Verdict{}},
+		{"plain error", errors.New("boom"), classify.Verdict{Safety: classify.SafetyMaybe, Reason: "no retry information"}},
+		{"throttling code", &httpError{400, "ThrottlingException"}, classify.Verdict{Safety: classify.SafetyYes, Throttle: true, Fault: classify.FaultClient, Code: "ThrottlingException", StatusCode: 400, Reason: "throttled"}},
+		{"429", &httpError{429, ""}, classify.Verdict{Safety: classify.SafetyYes, Throttle: true, Fault: classify.FaultClient, StatusCode: 429, Reason: "throttled"}},
+		{"503 wrapped", fmt.Errorf("op: %w", &httpError{503, "ServiceUnavailable"}), classify.Verdict{Safety: classify.SafetyYes, Fault: classify.FaultServer, Code: "ServiceUnavailable", StatusCode: 503, Reason: "server fault"}},
+		{"504 timeout", &httpError{504, ""}, classify.Verdict{Safety: classify.SafetyYes, Timeout: true, Fault: classify.FaultServer, StatusCode: 504, Reason: "timed out"}},
+		{"400 client fault", &httpError{400, "ValidationException"}, classify.Verdict{Safety: classify.SafetyNo, Fault: classify.FaultClient, Code: "ValidationException", StatusCode: 400, Reason: "client fault"}},
+		{"attempt deadline", fmt.Errorf("call: %w", context.DeadlineExceeded), classify.Verdict{Safety: classify.SafetyYes, Timeout: true, Reason: "timed out"}},
+		{"cancelled", fmt.Errorf("call: %w", context.Canceled), classify.Verdict{Safety: classify.SafetyNo, Reason: "cancelled"}},
+		{"net timeout", &net.OpError{Op: "read", Err: netTimeout{}}, classify.Verdict{Safety: classify.SafetyYes, Timeout: true, Reason: "timed out"}},
+		{"connection reset", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, classify.Verdict{Safety: classify.SafetyYes, Reason: "connection error"}},
+		{"unexpected EOF", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), classify.Verdict{Safety: classify.SafetyYes, Reason: "connection error"}},
+		{"explicit safety", &retryInfo{safety: classify.SafetyNo, throttle: true, after: 3 * time.Second}, classify.Verdict{Safety: classify.SafetyNo, Throttle: true, RetryAfter: 3 * time.Second, Fault: classify.FaultServer, Reason: "*classify_test.retryInfo says no"}},
+		{"smithy-go fault", &smithyAPIError{fault: 2}, classify.Verdict{Safety: classify.SafetyNo, Fault: classify.FaultClient, Code: "ValidationException", Reason: "client fault"}},
+		{"smithy-go retryable", &retryableErr{true}, classify.Verdict{Safety: classify.SafetyYes, Reason: "*classify_test.retryableErr says retryable true"}},
+		{"joined: outermost wins", errors.Join(&retryableErr{false}, &retryInfo{safety: classify.SafetyYes}), classify.Verdict{Safety: classify.SafetyNo, Fault: classify.FaultServer, Reason: "*classify_test.retryableErr says retryable false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := classify.Classify(tt.err); got != tt.want {
+				t.Errorf("Classify(%v) =\n%+v, want\n%+v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVerdictRetryable(t *testing.T) {
+	for _, tt := range []struct {
+		s          classify.Safety
+		idempotent bool
+		want       bool
+	}{
+		{classify.SafetyYes, false, true},
+		{classify.SafetyNo, true, false},
+		{classify.SafetyMaybe, true, true},
+		{classify.SafetyMaybe, false, false},
+	} {
+		if got := (classify.Verdict{Safety: tt.s}).Retryable(tt.idempotent); got != tt.want {
+			t.Errorf("Verdict{Safety: %v}.Retryable(%v) = %v, want %v", tt.s, tt.idempotent, got, tt.want)
+		}
+	}
+}
