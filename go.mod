@@ -4,7 +4,6 @@ go 1.25
 
 require (
 	github.com/benbjohnson/clock v1.3.5
+	github.com/jmespath/go-jmespath v0.4.0
 	go.uber.org/goleak v1.3.0
 )
-
-require github.com/jmespath/go-jmespath v0.4.0

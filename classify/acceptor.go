@@ -106,6 +106,10 @@ type Matcher struct {
 	Success *bool `json:"success,omitempty"`
 	// ErrorType matches an error by name; see [ErrorMatches].
 	ErrorType string `json:"errorType,omitempty"`
+	// HTTPStatus is not part of the Smithy union: it is botocore's
+	// "status" matcher, which matches the HTTP status of the response
+	// (see [StatusOf]). It has no JSON form in Smithy models.
+	HTTPStatus int `json:"-"`
 }
 
 // members returns the names of the union members that are set.
@@ -123,6 +127,9 @@ func (m Matcher) members() []string {
 	if m.ErrorType != "" {
 		set = append(set, "errorType")
 	}
+	if m.HTTPStatus != 0 {
+		set = append(set, "status")
+	}
 	return set
 }
 
@@ -138,6 +145,8 @@ func (m Matcher) String() string {
 		return fmt.Sprintf("success: %t", *m.Success)
 	case m.ErrorType != "":
 		return "errorType: " + m.ErrorType
+	case m.HTTPStatus != 0:
+		return fmt.Sprintf("status: %d", m.HTTPStatus)
 	}
 	return "no matcher"
 }
@@ -168,6 +177,10 @@ func OnInputOutput(path string, c Comparator, expected string) Matcher {
 // OnSuccess returns a Matcher that matches a successful call (ok true) or
 // any error (ok false).
 func OnSuccess(ok bool) Matcher { return Matcher{Success: &ok} }
+
+// OnHTTPStatus returns a Matcher on the response's HTTP status (botocore's
+// status matcher; see [StatusOf]).
+func OnHTTPStatus(code int) Matcher { return Matcher{HTTPStatus: code} }
 
 // OnErrorType returns a Matcher on errors named name (see [ErrorMatches]).
 func OnErrorType(name string) Matcher { return Matcher{ErrorType: name} }

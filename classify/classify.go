@@ -18,6 +18,7 @@ type AcceptorError struct {
 	Err   error  // what is wrong
 }
 
+// Error returns "acceptor <i>: <rule>: <problem>".
 func (e *AcceptorError) Error() string {
 	return fmt.Sprintf("acceptor %d: %s: %v", e.Index, e.Rule, e.Err)
 }
@@ -106,6 +107,9 @@ func compileAll(acceptors []Acceptor) ([]compiled, []error) {
 		default:
 			bad(i, "matcher", "%s are all set: exactly one member is allowed", strings.Join(m, ", "))
 		}
+		if st := a.Matcher.HTTPStatus; st != 0 && (st < 100 || st > 599) {
+			bad(i, "matcher", "HTTP status %d is not between 100 and 599", st)
+		}
 		c.path = a.Matcher.Output
 		if c.path == nil {
 			c.path = a.Matcher.InputOutput
@@ -175,6 +179,8 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			ok = *m.Success == (err == nil)
 		case m.ErrorType != "":
 			ok = ErrorMatches(err, m.ErrorType)
+		case m.HTTPStatus != 0:
+			ok = StatusOf(out, err) == m.HTTPStatus
 		case err != nil:
 			continue
 		case m.Output != nil:
@@ -211,6 +217,28 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		r.State = Failure
 	}
 	return r
+}
+
+// StatusOf returns the HTTP status of an attempt's response: the
+// HTTPStatusCode() int of the first error on err's chain that has one, or
+// of the output if it has one; otherwise 200 for a call that succeeded and
+// 0 (unknown) for one that failed.
+func StatusOf(out any, err error) int {
+	if err != nil {
+		code := 0
+		walkErrors(err, func(e error) bool {
+			if s, ok := e.(statusError); ok {
+				code = s.HTTPStatusCode()
+				return true
+			}
+			return false
+		})
+		return code
+	}
+	if s, ok := out.(statusError); ok {
+		return s.HTTPStatusCode()
+	}
+	return 200
 }
 
 func appendErr(errs []error, err error) []error {

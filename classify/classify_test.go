@@ -326,3 +326,36 @@ func TestStateText(t *testing.T) {
 		t.Error("MarshalText of State(9) succeeded")
 	}
 }
+
+type statusOutput struct{ code int }
+
+func (s statusOutput) HTTPStatusCode() int { return s.code }
+
+func TestHTTPStatus(t *testing.T) {
+	set, err := classify.Compile[any, any]([]classify.Acceptor{
+		{State: classify.Success, Matcher: classify.OnHTTPStatus(200)},
+		{State: classify.Retry, Matcher: classify.OnHTTPStatus(404)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		out   any
+		err   error
+		index int
+	}{
+		{nil, nil, 0}, // a success without status information is a 200
+		{statusOutput{200}, nil, 0},
+		{statusOutput{204}, nil, -1},
+		{nil, fmt.Errorf("head: %w", &httpError{404, "NotFound"}), 1},
+		{nil, errors.New("no status"), -1},
+	}
+	for _, tt := range tests {
+		if m := set.Match(nil, tt.out, tt.err); m.Index != tt.index {
+			t.Errorf("Match(%v, %v) = %+v, want index %d", tt.out, tt.err, m, tt.index)
+		}
+	}
+	if errs := classify.Validate([]classify.Acceptor{{State: classify.Success, Matcher: classify.OnHTTPStatus(42)}}); len(errs) != 1 {
+		t.Errorf("status 42 accepted: %v", errs)
+	}
+}

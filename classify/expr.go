@@ -23,6 +23,7 @@ type ExprError struct {
 	Err  error  // what went wrong
 }
 
+// Error names the expression and the problem.
 func (e *ExprError) Error() string {
 	return fmt.Sprintf("classify: JMESPath expression %q: %v", e.Expr, e.Err)
 }

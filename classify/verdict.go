@@ -24,6 +24,7 @@ const (
 	SafetyNo
 )
 
+// String returns "maybe", "yes" or "no".
 func (s Safety) String() string {
 	switch s {
 	case SafetyMaybe:
@@ -46,6 +47,7 @@ const (
 	FaultServer        // the service failed
 )
 
+// String returns "unknown", "client" or "server".
 func (f Fault) String() string {
 	switch f {
 	case FaultClient:

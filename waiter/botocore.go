@@ -1,0 +1,173 @@
+package waiter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// botocoreFile is botocore's waiters-2.json.
+type botocoreFile struct {
+	Version int                        `json:"version"`
+	Waiters map[string]json.RawMessage `json:"waiters"`
+}
+
+type botocoreWaiter struct {
+	Delay       int64             `json:"delay"`
+	MaxAttempts int               `json:"maxAttempts"`
+	Operation   string            `json:"operation"`
+	Description string            `json:"description"`
+	Acceptors   []json.RawMessage `json:"acceptors"`
+}
+
+type botocoreAcceptor struct {
+	Matcher  string          `json:"matcher"`
+	Argument string          `json:"argument"`
+	Expected json.RawMessage `json:"expected"`
+	State    classify.State  `json:"state"`
+}
+
+// LoadBotocore reads a botocore waiters-2.json document (format version 2)
+// and maps each waiter onto a [Definition]:
+//
+//   - delay becomes a fixed schedule (MinDelay = MaxDelay = delay), and
+//     maxAttempts the definition's MaxAttempts;
+//   - matcher path, pathAll and pathAny with a string expected value become
+//     output matchers with stringEquals, allStringEquals and
+//     anyStringEquals; with any other expected value (botocore compares any
+//     JSON value) they become a booleanEquals on an expression that does
+//     the same comparison, such as (argument) == `true`;
+//   - status becomes an HTTP status matcher ([classify.OnHTTPStatus]);
+//   - error with a string becomes an errorType matcher, and error with
+//     true or false means "any error" or "no error" (a success matcher).
+//
+// Operation.ID is the operation's name; botocore gives no shape IDs.
+// Problems are reported all at once, each naming the waiter and acceptor.
+func LoadBotocore(r io.Reader) (*Catalog, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &ModelError{Err: err}
+	}
+	var f botocoreFile
+	if err := strictDecode(data, &f); err != nil {
+		return nil, &ModelError{Err: fmt.Errorf("not a botocore waiters-2.json document: %w", err)}
+	}
+	if f.Version != 2 {
+		return nil, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)}
+	}
+	names := make([]string, 0, len(f.Waiters))
+	for n := range f.Waiters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	c := newCatalog()
+	var errs []error
+	for _, name := range names {
+		d, err := parseBotocoreWaiter(name, f.Waiters[name], "waiters."+name)
+		if err == nil {
+			err = d.Validate()
+		}
+		if err == nil {
+			err = c.add(d)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+func parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
+	var w botocoreWaiter
+	if err := strictDecode(data, &w); err != nil {
+		return Definition{}, &ModelError{Where: where, Err: err}
+	}
+	var errs []error
+	if w.Delay < 1 || w.Delay > 1<<31 {
+		errs = append(errs, &ModelError{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
+	}
+	if w.MaxAttempts < 1 {
+		errs = append(errs, &ModelError{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
+	}
+	if w.Operation == "" {
+		errs = append(errs, &ModelError{Where: where + ".operation", Err: errors.New("missing")})
+	}
+	delay := time.Duration(max(w.Delay, 1)) * time.Second
+	d := Definition{
+		Name: name, Documentation: w.Description,
+		MinDelay: delay, MaxDelay: delay, MaxAttempts: max(w.MaxAttempts, 0),
+		Operation: Operation{ID: w.Operation},
+	}
+	for i, raw := range w.Acceptors {
+		at := fmt.Sprintf("%s.acceptors[%d]", where, i)
+		var b botocoreAcceptor
+		if err := strictDecode(raw, &b); err != nil {
+			errs = append(errs, &ModelError{Where: at, Err: err})
+			continue
+		}
+		m, err := b.matcher()
+		if err != nil {
+			errs = append(errs, &ModelError{Where: at, Err: err})
+			continue
+		}
+		d.Acceptors = append(d.Acceptors, classify.Acceptor{State: b.State, Matcher: m})
+	}
+	return d, errors.Join(errs...)
+}
+
+// matcher translates a botocore acceptor's matcher.
+func (b botocoreAcceptor) matcher() (classify.Matcher, error) {
+	if len(b.Expected) == 0 {
+		return classify.Matcher{}, errors.New("expected is missing")
+	}
+	var str string
+	isString := json.Unmarshal(b.Expected, &str) == nil
+	var literal any
+	if err := json.Unmarshal(b.Expected, &literal); err != nil {
+		return classify.Matcher{}, fmt.Errorf("expected: %w", err)
+	}
+	switch b.Matcher {
+	case "path", "pathAll", "pathAny":
+		if b.Argument == "" {
+			return classify.Matcher{}, fmt.Errorf("matcher %s needs an argument", b.Matcher)
+		}
+		if isString {
+			cmp := map[string]classify.Comparator{"path": classify.StringEquals, "pathAll": classify.AllStringEquals, "pathAny": classify.AnyStringEquals}[b.Matcher]
+			return classify.OnOutput(b.Argument, cmp, str), nil
+		}
+		lit, _ := json.Marshal(literal) // compact form of a value that just decoded
+		a, v := "("+b.Argument+")", "`"+string(lit)+"`"
+		expr := map[string]string{
+			"path":    a + " == " + v,
+			"pathAll": "type(" + a + ") == 'array' && length(" + a + ") > `0` && length(" + a + "[?@ != " + v + "]) == `0`",
+			"pathAny": "type(" + a + ") == 'array' && contains(" + a + ", " + v + ")",
+		}[b.Matcher]
+		return classify.OnOutput(expr, classify.BooleanEquals, "true"), nil
+	case "status":
+		code, ok := literal.(float64)
+		if !ok || code != float64(int(code)) {
+			return classify.Matcher{}, fmt.Errorf("matcher status expects an integer HTTP status, not %s", b.Expected)
+		}
+		return classify.OnHTTPStatus(int(code)), nil
+	case "error":
+		switch e := literal.(type) {
+		case string:
+			if e == "" {
+				return classify.Matcher{}, errors.New("matcher error with an empty error code")
+			}
+			return classify.OnErrorType(e), nil
+		case bool:
+			return classify.OnSuccess(!e), nil // error: true is "any error"
+		}
+		return classify.Matcher{}, fmt.Errorf("matcher error expects an error code or a boolean, not %s", b.Expected)
+	}
+	return classify.Matcher{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", b.Matcher)
+}

@@ -1,0 +1,274 @@
+package waiter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// ErrModel is matched by errors.Is for every [*ModelError]: input that is
+// not a model this package can read.
+var ErrModel = errors.New("waiter: bad model")
+
+// ModelError is a problem with a model document: where it is (a path such
+// as `shapes["com.example#GetThing"].traits["smithy.waiters#waitable"].ThingExists.acceptors[1]`)
+// and what is wrong.
+type ModelError struct {
+	Where string
+	Err   error
+}
+
+// Error returns "waiter: model: <where>: <problem>".
+func (e *ModelError) Error() string {
+	if e.Where == "" {
+		return fmt.Sprintf("waiter: model: %v", e.Err)
+	}
+	return fmt.Sprintf("waiter: model: %s: %v", e.Where, e.Err)
+}
+
+// Is matches [ErrModel].
+func (e *ModelError) Is(target error) bool { return target == ErrModel }
+
+// Unwrap returns the underlying error.
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// smithyWaiter is a waiter as the waitable trait writes it.
+type smithyWaiter struct {
+	Documentation string            `json:"documentation"`
+	Description   string            `json:"description"` // not in the spec; some real models use it
+	Acceptors     []json.RawMessage `json:"acceptors"`
+	MinDelay      *int64            `json:"minDelay"`
+	MaxDelay      *int64            `json:"maxDelay"`
+	Deprecated    bool              `json:"deprecated"`
+	Tags          []string          `json:"tags"`
+}
+
+// ParseWaitable decodes the value of a smithy.waiters#waitable trait (a
+// JSON object of waiter names to waiters) and returns its definitions,
+// sorted by name, each validated. It reports every problem at once.
+// Operation is left empty: the trait does not say which operation it is on.
+func ParseWaitable(data []byte) ([]Definition, error) {
+	return parseWaitable(data, "")
+}
+
+func parseWaitable(data []byte, where string) ([]Definition, error) {
+	var raw map[string]json.RawMessage
+	if err := strictDecode(data, &raw); err != nil {
+		return nil, &ModelError{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
+	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var defs []Definition
+	var errs []error
+	for _, name := range names {
+		d, err := parseSmithyWaiter(name, raw[name], join(where, name))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := d.Validate(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		defs = append(defs, d)
+	}
+	return defs, errors.Join(errs...)
+}
+
+func join(where, name string) string {
+	if where == "" {
+		return name
+	}
+	return where + "." + name
+}
+
+func parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
+	var w smithyWaiter
+	if err := strictDecode(data, &w); err != nil {
+		return Definition{}, &ModelError{Where: where, Err: err}
+	}
+	d := Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
+	if d.Documentation == "" {
+		d.Documentation = w.Description
+	}
+	var errs []error
+	seconds := func(field string, v *int64) time.Duration {
+		if v == nil {
+			return 0
+		}
+		if *v < 1 || *v > 1<<31 {
+			errs = append(errs, &ModelError{Where: where + "." + field, Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", *v)})
+			return 0
+		}
+		return time.Duration(*v) * time.Second
+	}
+	d.MinDelay = seconds("minDelay", w.MinDelay)
+	d.MaxDelay = seconds("maxDelay", w.MaxDelay)
+	for i, raw := range w.Acceptors {
+		var a classify.Acceptor
+		if err := strictDecode(raw, &a); err != nil {
+			errs = append(errs, &ModelError{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
+			continue
+		}
+		d.Acceptors = append(d.Acceptors, a)
+	}
+	return d, errors.Join(errs...)
+}
+
+// strictDecode decodes one JSON value into v, rejecting unknown fields and
+// trailing data.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// smithyModel is the part of a Smithy JSON AST this package reads.
+type smithyModel struct {
+	Smithy string                 `json:"smithy"`
+	Shapes map[string]smithyShape `json:"shapes"`
+}
+
+type smithyShape struct {
+	Type       string                     `json:"type"`
+	Input      *smithyTarget              `json:"input"`
+	Output     *smithyTarget              `json:"output"`
+	Errors     []smithyTarget             `json:"errors"`
+	Operations []smithyTarget             `json:"operations"`
+	Resources  []smithyTarget             `json:"resources"`
+	Traits     map[string]json.RawMessage `json:"traits"`
+	// Resource lifecycle operations.
+	Create, Put, Read, Update, Delete, List *smithyTarget
+	CollectionOperations                    []smithyTarget `json:"collectionOperations"`
+}
+
+type smithyTarget struct {
+	Target string `json:"target"`
+}
+
+const waitableTrait = "smithy.waiters#waitable"
+
+// LoadSmithy reads a whole Smithy JSON AST model and returns a [Catalog] of
+// every waiter on its operations, each with its operation's shape ID,
+// service, input, output and modelled errors. Waiter names must be
+// case-insensitively unique within a service. Problems are reported all at
+// once; an errorType naming an error the operation does not model is a
+// warning ([Catalog.Warnings]), as in Smithy, not an error.
+func LoadSmithy(r io.Reader) (*Catalog, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &ModelError{Err: err}
+	}
+	var m smithyModel
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, &ModelError{Err: fmt.Errorf("not a Smithy JSON AST model: %w", err)}
+	}
+	if !strings.HasPrefix(m.Smithy, "1.") && !strings.HasPrefix(m.Smithy, "2.") {
+		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", m.Smithy)}
+	}
+	services := m.operationServices()
+	ids := make([]string, 0, len(m.Shapes))
+	for id := range m.Shapes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	c := newCatalog()
+	var errs []error
+	for _, id := range ids {
+		op := m.Shapes[id]
+		trait, ok := op.Traits[waitableTrait]
+		if !ok {
+			continue
+		}
+		where := fmt.Sprintf("shapes[%q].traits[%q]", id, waitableTrait)
+		if op.Type != "operation" {
+			errs = append(errs, &ModelError{Where: where, Err: fmt.Errorf("the trait is on a %s, not an operation", op.Type)})
+			continue
+		}
+		defs, err := parseWaitable(trait, where)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		info := Operation{ID: id, Service: services[id], Errors: []string{}}
+		if op.Input != nil && op.Input.Target != "smithy.api#Unit" {
+			info.Input = op.Input.Target
+		}
+		if op.Output != nil && op.Output.Target != "smithy.api#Unit" {
+			info.Output = op.Output.Target
+		}
+		for _, e := range op.Errors {
+			info.Errors = append(info.Errors, e.Target)
+		}
+		for _, d := range defs {
+			d.Operation = info
+			if err := c.add(d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// operationServices maps each operation to the service whose closure holds
+// it (through resources too).
+func (m *smithyModel) operationServices() map[string]string {
+	out := map[string]string{}
+	for id, s := range m.Shapes {
+		if s.Type != "service" {
+			continue
+		}
+		seen := map[string]bool{}
+		var visit func(shape string)
+		visit = func(shape string) {
+			if seen[shape] {
+				return
+			}
+			seen[shape] = true
+			sh, ok := m.Shapes[shape]
+			if !ok {
+				return
+			}
+			if sh.Type == "operation" {
+				if _, taken := out[shape]; !taken {
+					out[shape] = id
+				}
+				return
+			}
+			for _, t := range sh.Operations {
+				visit(t.Target)
+			}
+			for _, t := range sh.CollectionOperations {
+				visit(t.Target)
+			}
+			for _, t := range []*smithyTarget{sh.Create, sh.Put, sh.Read, sh.Update, sh.Delete, sh.List} {
+				if t != nil {
+					visit(t.Target)
+				}
+			}
+			for _, t := range sh.Resources {
+				visit(t.Target)
+			}
+		}
+		visit(id)
+	}
+	return out
+}
