@@ -44,7 +44,8 @@ func ErrorMatches(err error, name string) bool {
 // walkErrors reports whether f holds for err or any error it wraps. The
 // walk is bounded so that a chain with a cycle cannot hang it.
 func walkErrors(err error, f func(error) bool) bool {
-	stack := []error{err}
+	var buf [8]error // no allocation for ordinary chains
+	stack := append(buf[:0], err)
 	for steps := 0; len(stack) > 0 && steps < 1000; steps++ {
 		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

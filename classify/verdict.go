@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"reflect"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -141,36 +142,34 @@ func Classify(err error) Verdict {
 	if err == nil {
 		return v
 	}
-	var safety *Safety
-	var throttle, timeout *bool
-	var fault *Fault
+	var (
+		safety, fault                       = SafetyMaybe, FaultUnknown
+		hasSafety, hasThrottle, hasTimeout  bool
+		hasFault, throttleFlag, timeoutFlag bool
+	)
 	walkErrors(err, func(e error) bool {
-		if x, ok := e.(retrySafetyError); ok && safety == nil {
-			s := x.RetrySafety()
-			safety, v.Reason = &s, fmt.Sprintf("%T says %v", e, s)
+		if x, ok := e.(retrySafetyError); ok && !hasSafety {
+			safety, hasSafety = x.RetrySafety(), true
+			v.Reason = fmt.Sprintf("%T says %v", e, safety)
 		}
-		if x, ok := e.(retryableError); ok && safety == nil {
-			s := SafetyNo
+		if x, ok := e.(retryableError); ok && !hasSafety {
+			safety, hasSafety = SafetyNo, true
 			if x.RetryableError() {
-				s = SafetyYes
+				safety = SafetyYes
 			}
-			safety, v.Reason = &s, fmt.Sprintf("%T says retryable %t", e, s == SafetyYes)
+			v.Reason = fmt.Sprintf("%T says retryable %t", e, safety == SafetyYes)
 		}
-		if x, ok := e.(throttleError); ok && throttle == nil {
-			b := x.Throttle()
-			throttle = &b
+		if x, ok := e.(throttleError); ok && !hasThrottle {
+			throttleFlag, hasThrottle = x.Throttle(), true
 		}
-		if x, ok := e.(timeoutError); ok && timeout == nil {
-			b := x.Timeout()
-			timeout = &b
+		if x, ok := e.(timeoutError); ok && !hasTimeout {
+			timeoutFlag, hasTimeout = x.Timeout(), true
 		}
 		if x, ok := e.(retryAfterError); ok && v.RetryAfter == 0 {
 			v.RetryAfter = max(x.RetryAfter(), 0)
 		}
-		if fault == nil {
-			if f, ok := faultOf(e); ok {
-				fault = &f
-			}
+		if !hasFault {
+			fault, hasFault = faultOf(e)
 		}
 		if x, ok := e.(codeError); ok && v.Code == "" {
 			v.Code = x.ErrorCode()
@@ -182,24 +181,21 @@ func Classify(err error) Verdict {
 	})
 
 	v.Throttle = throttleCodes[v.Code] || v.StatusCode == 429
-	if throttle != nil {
-		v.Throttle = *throttle
+	if hasThrottle {
+		v.Throttle = throttleFlag
 	}
-	v.Timeout = errors.Is(err, context.DeadlineExceeded) || v.StatusCode == 504
-	if timeout != nil {
-		v.Timeout = v.Timeout || *timeout
-	}
+	v.Timeout = errors.Is(err, context.DeadlineExceeded) || v.StatusCode == 504 || timeoutFlag
 	switch {
-	case fault != nil:
-		v.Fault = *fault
+	case hasFault:
+		v.Fault = fault
 	case v.StatusCode >= 500 || transientCodes[v.Code]:
 		v.Fault = FaultServer
 	case v.StatusCode >= 400:
 		v.Fault = FaultClient
 	}
 
-	if safety != nil {
-		v.Safety = *safety
+	if hasSafety {
+		v.Safety = safety
 		return v
 	}
 	v.Safety, v.Reason = SafetyYes, ""
@@ -223,20 +219,26 @@ func Classify(err error) Verdict {
 }
 
 // faultOf reads Fault() classify.Fault, or smithy-go's ErrorFault(), whose
-// result type (smithy.ErrorFault) prints as "client" or "server".
+// result type (smithy.ErrorFault) prints as "client" or "server". Whether
+// a type has ErrorFault is looked up once per type.
 func faultOf(e error) (Fault, bool) {
 	if x, ok := e.(faultError); ok {
 		return x.Fault(), true
 	}
-	m := reflect.ValueOf(e).MethodByName("ErrorFault")
-	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 {
-		return 0, false
-	}
-	s, ok := m.Call(nil)[0].Interface().(fmt.Stringer)
+	t := reflect.TypeOf(e)
+	m, ok := errorFaultMethods.Load(t)
 	if !ok {
+		method, found := t.MethodByName("ErrorFault")
+		if !found || method.Type.NumIn() != 1 || method.Type.NumOut() != 1 || !method.Type.Out(0).Implements(stringerType) {
+			method = reflect.Method{}
+		}
+		m, _ = errorFaultMethods.LoadOrStore(t, method)
+	}
+	method := m.(reflect.Method)
+	if !method.Func.IsValid() {
 		return 0, false
 	}
-	switch s.String() {
+	switch method.Func.Call([]reflect.Value{reflect.ValueOf(e)})[0].Interface().(fmt.Stringer).String() {
 	case "client":
 		return FaultClient, true
 	case "server":
@@ -245,11 +247,21 @@ func faultOf(e error) (Fault, bool) {
 	return 0, false
 }
 
+var (
+	errorFaultMethods sync.Map // reflect.Type → reflect.Method (zero: none)
+	stringerType      = reflect.TypeFor[fmt.Stringer]()
+)
+
 // connectionError reports a connection that was refused, reset or broken,
 // or a response cut short: the call may be retried.
 func connectionError(err error) bool {
-	var op *net.OpError
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, io.EOF) || errors.As(err, &op)
+	return walkErrors(err, func(e error) bool {
+		switch e := e.(type) {
+		case *net.OpError:
+			return true
+		case syscall.Errno:
+			return e == syscall.ECONNREFUSED || e == syscall.ECONNRESET || e == syscall.EPIPE
+		}
+		return e == io.ErrUnexpectedEOF || e == io.EOF
+	})
 }

@@ -1,0 +1,119 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/retry"
+)
+
+// TestDo: the loop waits each token's delay on the clock, exactly.
+func TestDo(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(4), retry.WithClock(clocktest.Clock()))
+		start := time.Now()
+		var at []time.Duration
+		v, err := retry.Do(t.Context(), s, func(ctx context.Context) (int, error) {
+			at = append(at, time.Since(start))
+			if len(at) < 4 {
+				return 0, transient{}
+			}
+			return 42, nil
+		})
+		if v != 42 || err != nil {
+			t.Fatalf("Do = %v, %v", v, err)
+		}
+		want := []time.Duration{0, 50 * ms, 150 * ms, 350 * ms}
+		for i := range want {
+			if at[i] != want[i] {
+				t.Errorf("attempt %d at %v, want %v", i+1, at[i], want[i])
+			}
+		}
+	})
+}
+
+func TestDoGivesUp(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s, _ := retry.NewStandard(retry.WithClock(clocktest.Clock()))
+		calls := 0
+		_, err := retry.Do(t.Context(), s, func(ctx context.Context) (string, error) {
+			calls++
+			return "", transient{}
+		})
+		var re *retry.Error
+		if !errors.As(err, &re) || !errors.Is(err, retry.ErrMaxAttempts) || !errors.Is(err, transient{}) || re.Attempts != 3 || calls != 3 {
+			t.Fatalf("Do = %v (%+v), %d calls; want ErrMaxAttempts after 3 wrapping the 503", err, re, calls)
+		}
+		if got := err.Error(); got != "retry: max attempts reached after 3 attempts: 503 service unavailable" {
+			t.Errorf("Error() = %q", got)
+		}
+		_, err = retry.Do(t.Context(), s, func(ctx context.Context) (string, error) { return "", fatal{} })
+		if !errors.Is(err, retry.ErrNotRetryable) || !errors.Is(err, fatal{}) {
+			t.Errorf("Do(fatal) = %v, want ErrNotRetryable wrapping it", err)
+		}
+	})
+}
+
+// TestDoCancelled: a context cancelled during a wait ends Do at once with
+// the context's cause, still unwrapping to the last operation error.
+func TestDoCancelled(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithClock(clocktest.Clock()),
+			retry.WithThrottleBackoff(backoff.FixedWithoutJitter(time.Hour)), retry.WithMaxBackoff(time.Hour))
+		cause := errors.New("shutting down")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		done := make(chan error)
+		start := time.Now()
+		go func() {
+			_, err := retry.Do(ctx, s, func(ctx context.Context) (int, error) { return 7, throttle{} })
+			done <- err
+		}()
+		clocktest.Advance(time.Minute) // Do sleeps its hour
+		cancel(cause)
+		err := <-done
+		if !errors.Is(err, cause) || !errors.Is(err, throttle{}) {
+			t.Fatalf("Do after cancel = %v, want the cause, wrapping the throttle", err)
+		}
+		if got := time.Since(start); got != time.Minute {
+			t.Errorf("Do returned at %v, want at the cancellation (1m)", got)
+		}
+	})
+}
+
+// TestDoZeroDelayArmsNoTimer: an immediate retry arms no timer at all.
+func TestDoZeroDelayArmsNoTimer(t *testing.T) {
+	m := clocktest.NewMock()
+	s, _ := retry.NewStandard(retry.WithClock(m), retry.WithBackoff(backoff.Immediate()), retry.WithMaxAttempts(11), retry.WithCosts(0, 0, 0))
+	calls := 0
+	_, err := retry.Do(context.Background(), s, func(ctx context.Context) (int, error) {
+		if calls++; calls <= 10 {
+			return 0, transient{}
+		}
+		return 1, nil
+	})
+	if err != nil || calls != 11 || m.Armed() != 0 {
+		t.Fatalf("Do = %v after %d calls, %d timers armed; want success after 11 calls and none", err, calls, m.Armed())
+	}
+}
+
+// noToken is a strategy that cannot give an initial token.
+type noToken struct{ retry.Strategy }
+
+func (noToken) AcquireInitialToken(context.Context, string) (retry.Token, error) {
+	return nil, errors.New("no tokens")
+}
+
+func TestDoWithoutInitialToken(t *testing.T) {
+	calls := 0
+	_, err := retry.Do(context.Background(), noToken{}, func(ctx context.Context) (int, error) {
+		calls++
+		return 0, transient{}
+	})
+	if calls != 1 || !errors.Is(err, transient{}) {
+		t.Errorf("Do without an initial token: %d calls, %v; want one attempt and its error", calls, err)
+	}
+}

@@ -1,0 +1,186 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/attemptctx"
+)
+
+// Token carries the state of one call across its attempts (the seeds'
+// RetryToken). A token is used once: passed to RefreshToken or
+// RecordSuccess, it is spent.
+type Token interface {
+	// RetryCount is the number of attempts made so far minus the first.
+	RetryCount() int
+	// Delay is how long to wait before the next attempt.
+	Delay() time.Duration
+}
+
+// Strategy decides whether and when a failed call is retried (the seeds'
+// RetryStrategy). Implementations are safe for concurrent use: one strategy
+// serves every call of a client.
+type Strategy interface {
+	// AcquireInitialToken is called before the first attempt. scope
+	// separates quotas (for example one per endpoint); "" is the default.
+	// The first attempt is made even if it fails.
+	AcquireInitialToken(ctx context.Context, scope string) (Token, error)
+	// RefreshToken is called after a failed attempt with the spent token
+	// and the attempt's error. It returns the token for the next attempt,
+	// or an error that matches ErrMaxAttempts, ErrQuotaExceeded,
+	// ErrNotRetryable or ErrInvalidToken and unwraps to err.
+	RefreshToken(ctx context.Context, t Token, err error) (Token, error)
+	// RecordSuccess is called after a successful attempt with its token.
+	RecordSuccess(t Token)
+}
+
+// The reasons a strategy refuses a retry; an [*Error] matches one of them
+// with errors.Is.
+var (
+	// ErrMaxAttempts: the call has made as many attempts as it may.
+	ErrMaxAttempts = errors.New("max attempts reached")
+	// ErrQuotaExceeded: the token bucket cannot pay for another retry.
+	ErrQuotaExceeded = errors.New("retry quota exceeded")
+	// ErrNotRetryable: the error is not safe to retry.
+	ErrNotRetryable = errors.New("error not retryable")
+	// ErrInvalidToken: the token is not this strategy's, or was spent.
+	ErrInvalidToken = errors.New("invalid retry token")
+)
+
+// Error is what a retried call returns when it gives up: why, after how
+// many attempts, and the operation's last error, to which it unwraps. Is
+// matches the reason (one of the sentinels above, or the context's cause
+// when the call was cancelled).
+type Error struct {
+	// Reason is ErrMaxAttempts, ErrQuotaExceeded, ErrNotRetryable,
+	// ErrInvalidToken, or the context's cause.
+	Reason error
+	// Attempts is the number of attempts made.
+	Attempts int
+	// Verdict is what classify made of the last error (zero if not
+	// classified).
+	Verdict classify.Verdict
+	// Err is the operation's last error.
+	Err error
+}
+
+// Error returns "retry: <reason> after <n> attempts: <last error>".
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("retry: %v after %d attempt%s", e.Reason, e.Attempts, plural(e.Attempts))
+	}
+	return fmt.Sprintf("retry: %v after %d attempt%s: %v", e.Reason, e.Attempts, plural(e.Attempts), e.Err)
+}
+
+// Is reports whether target is the reason: errors.Is(err, ErrMaxAttempts),
+// errors.Is(err, context.Canceled).
+func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
+
+// Unwrap returns the operation's last error.
+func (e *Error) Unwrap() error { return e.Err }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Do calls fn until it succeeds or s refuses a retry, waiting each token's
+// delay on the strategy's clock (see [Standard]; clock.New() for a strategy
+// without one). The first attempt is made even if s cannot give an initial
+// token; then no retry follows.
+//
+// If ctx ends during a wait, Do returns at once with an [*Error] that
+// matches the context's cause and unwraps to the last operation error. fn
+// gets ctx itself, so a cancelled ctx also ends an attempt in flight; its
+// error then goes to the strategy like any other (and is not retried:
+// classify says context.Canceled is not safe).
+//
+// Inside a waiter's operation, Do makes exactly one attempt: the waiter's
+// schedule replaces the retry loop, so that retries do not multiply.
+// Do returns fn's value with its last error.
+func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, error)) (T, error) {
+	if attemptctx.Marked(ctx) {
+		return fn(ctx)
+	}
+	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
+	if err != nil {
+		return fn(ctx) // the first attempt is always made
+	}
+	clk := clockOf(s)
+	var last T
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		if d := tok.Delay(); d > 0 {
+			if err := sleep(ctx, clk, d); err != nil {
+				return last, &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
+			}
+		}
+		v, err := fn(ctx)
+		if err == nil {
+			s.RecordSuccess(tok)
+			return v, nil
+		}
+		next, rerr := s.RefreshToken(ctx, tok, err)
+		if rerr != nil {
+			return v, rerr
+		}
+		tok, last, lastErr = next, v, err
+	}
+}
+
+// sleep waits d on clk, or until ctx ends (returning its cause).
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) error {
+	t := clk.Timer(d)
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return context.Cause(ctx)
+	}
+}
+
+// clocked is implemented by strategies that carry an injected clock.
+type clocked interface{ Clock() clock.Clock }
+
+func clockOf(s Strategy) clock.Clock {
+	if c, ok := s.(clocked); ok && c.Clock() != nil {
+		return c.Clock()
+	}
+	return clock.New()
+}
+
+type scopeKey struct{}
+
+// WithScope returns a context whose calls through [Do] acquire their tokens
+// in the given scope (a quota of their own, such as one per endpoint).
+func WithScope(ctx context.Context, scope string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, scope)
+}
+
+func scopeOf(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(string)
+	return s
+}
+
+type idempotentKey struct{}
+
+// WithIdempotent returns a context that tells strategies the operation is
+// idempotent: errors whose retry safety is unknown ([classify.SafetyMaybe])
+// may then be retried.
+func WithIdempotent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, idempotentKey{}, true)
+}
+
+// Idempotent reports whether ctx was marked by [WithIdempotent].
+func Idempotent(ctx context.Context) bool {
+	v, _ := ctx.Value(idempotentKey{}).(bool)
+	return v
+}

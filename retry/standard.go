@@ -1,0 +1,362 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+)
+
+// Defaults of [NewStandard]: today's AWS standard retry behaviour.
+const (
+	DefaultMaxAttempts     = 3
+	DefaultBaseDelay       = 50 * time.Millisecond
+	DefaultThrottleDelay   = time.Second
+	DefaultMaxBackoff      = 20 * time.Second
+	DefaultBucketCapacity  = 500
+	DefaultRetryCost       = 14
+	DefaultThrottleCost    = 5
+	DefaultRetryAfterSlack = 5 * time.Second
+)
+
+// Standard is the AWS SDKs' standard retry strategy: a maximum number of
+// attempts, exponential backoff with full jitter (a longer base for
+// throttles), and a token bucket that every retry pays into, so that a
+// client stops retrying when the service is failing broadly.
+//
+// For each failed attempt, RefreshToken refuses a retry, in this order,
+// when the token is not one of its own or already spent (ErrInvalidToken),
+// when the error is not safe to retry (ErrNotRetryable: classify says no,
+// or maybe and the context is not marked idempotent with [WithIdempotent]),
+// when the attempts are used up (ErrMaxAttempts), or when the bucket cannot
+// pay (ErrQuotaExceeded). Otherwise the next token's delay
+// is the backoff for the attempt, raised to the error's retry-after hint
+// when there is one, but never more than the backoff plus
+// [DefaultRetryAfterSlack]. Success refunds what the token paid (1 when it
+// paid nothing).
+//
+// A Standard is safe for concurrent use. Build it with [NewStandard].
+type Standard struct {
+	cfg     standardConfig
+	buckets sync.Map // scope → *TokenBucket (scope "" is cfg.bucket)
+	invalid atomic.Int64
+}
+
+type standardConfig struct {
+	maxAttempts     int
+	backoff         backoff.Policy
+	throttleBackoff backoff.Policy
+	jitter          backoff.Jitter
+	maxBackoff      time.Duration
+	bucket          *TokenBucket
+	retryCost       int
+	throttleCost    int
+	timeoutCost     int // 0: same as retryCost
+	fixedRefund     int // 0: refund what the token paid (1 if nothing)
+	retryAfterSlack time.Duration
+	classifier      func(error) classify.Verdict
+	clock           clock.Clock
+	errs            []error
+}
+
+// Option configures a [Standard] or [Adaptive] strategy.
+type Option func(*standardConfig)
+
+// WithMaxAttempts sets the most attempts per call, the first included
+// (default 3). It must be at least 1.
+func WithMaxAttempts(n int) Option {
+	return func(c *standardConfig) {
+		if n < 1 {
+			c.errs = append(c.errs, fmt.Errorf("max attempts %d is less than 1", n))
+		}
+		c.maxAttempts = n
+	}
+}
+
+// WithBackoff sets the backoff policy for ordinary retries (default
+// backoff.Exponential(50ms, 20s)).
+func WithBackoff(p backoff.Policy) Option {
+	return func(c *standardConfig) { c.backoff = p }
+}
+
+// WithThrottleBackoff sets the backoff policy for retries after a throttle
+// (default backoff.Exponential(1s, 20s)).
+func WithThrottleBackoff(p backoff.Policy) Option {
+	return func(c *standardConfig) { c.throttleBackoff = p }
+}
+
+// WithJitter sets the Jitter of both backoff policies (default
+// backoff.Uniform). Tests pass backoff.High for exact delays.
+func WithJitter(j backoff.Jitter) Option {
+	return func(c *standardConfig) { c.jitter = j }
+}
+
+// WithMaxBackoff caps every backoff delay (default 20s), the retry-after
+// hint excepted.
+func WithMaxBackoff(d time.Duration) Option {
+	return func(c *standardConfig) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("max backoff %v is not positive", d))
+		}
+		c.maxBackoff = d
+	}
+}
+
+// WithTokenBucket sets the bucket retries pay from (default: a bucket of
+// 500 tokens of the strategy's own). Pass the same bucket to every strategy
+// of one client. Calls in a scope other than "" get a bucket of the same
+// capacity per scope.
+func WithTokenBucket(b *TokenBucket) Option {
+	return func(c *standardConfig) {
+		if b == nil {
+			c.errs = append(c.errs, errors.New("token bucket is nil"))
+		}
+		c.bucket = b
+	}
+}
+
+// WithCosts sets what a retry takes from the bucket: after an ordinary
+// error, after a throttle, and after a timeout (0: as an ordinary error).
+// Defaults: 14, 5 and 0.
+func WithCosts(retry, throttle, timeout int) Option {
+	return func(c *standardConfig) {
+		if retry < 0 || throttle < 0 || timeout < 0 {
+			c.errs = append(c.errs, fmt.Errorf("retry costs %d, %d, %d: none may be negative", retry, throttle, timeout))
+		}
+		c.retryCost, c.throttleCost, c.timeoutCost = retry, throttle, timeout
+	}
+}
+
+// WithLegacyCosts uses the numbers of the Smithy retry guide's example (and
+// of the AWS SDKs before 2024): a retry costs 5, a timeout 10, a throttle
+// 5, and every success refunds 1.
+func WithLegacyCosts() Option {
+	return func(c *standardConfig) {
+		c.retryCost, c.throttleCost, c.timeoutCost, c.fixedRefund = 5, 5, 10, 1
+	}
+}
+
+// WithRetryAfterSlack sets how far a retry-after hint may lengthen the
+// computed backoff (default 5s).
+func WithRetryAfterSlack(d time.Duration) Option {
+	return func(c *standardConfig) {
+		if d < 0 {
+			c.errs = append(c.errs, fmt.Errorf("retry-after slack %v is negative", d))
+		}
+		c.retryAfterSlack = d
+	}
+}
+
+// WithClassifier replaces [classify.Classify] as the reader of errors.
+func WithClassifier(f func(error) classify.Verdict) Option {
+	return func(c *standardConfig) {
+		if f == nil {
+			c.errs = append(c.errs, errors.New("classifier is nil"))
+		}
+		c.classifier = f
+	}
+}
+
+// WithClock sets the clock [Do] waits on (default clock.New()).
+func WithClock(clk clock.Clock) Option {
+	return func(c *standardConfig) {
+		if clk == nil {
+			c.errs = append(c.errs, errors.New("clock is nil"))
+		}
+		c.clock = clk
+	}
+}
+
+// ErrInvalidOption is matched by errors.Is for the error of a constructor
+// given a bad option.
+var ErrInvalidOption = errors.New("retry: invalid option")
+
+func newConfig(opts []Option) (standardConfig, error) {
+	c := standardConfig{
+		maxAttempts:     DefaultMaxAttempts,
+		backoff:         backoff.Exponential(DefaultBaseDelay, DefaultMaxBackoff),
+		throttleBackoff: backoff.Exponential(DefaultThrottleDelay, DefaultMaxBackoff),
+		maxBackoff:      DefaultMaxBackoff,
+		retryCost:       DefaultRetryCost,
+		throttleCost:    DefaultThrottleCost,
+		retryAfterSlack: DefaultRetryAfterSlack,
+		classifier:      classify.Classify,
+		clock:           clock.New(),
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	for _, p := range []backoff.Policy{c.backoff, c.throttleBackoff} {
+		if err := p.Validate(); err != nil {
+			c.errs = append(c.errs, err)
+		}
+	}
+	if c.bucket == nil && c.errs == nil {
+		c.bucket = NewTokenBucket(DefaultBucketCapacity)
+	}
+	c.backoff = c.backoff.WithJitter(c.jitter)
+	c.throttleBackoff = c.throttleBackoff.WithJitter(c.jitter)
+	if len(c.errs) > 0 {
+		return c, fmt.Errorf("%w: %w", ErrInvalidOption, errors.Join(c.errs...))
+	}
+	return c, nil
+}
+
+// NewStandard returns the standard strategy with the given options; every
+// number is an option, and the defaults are the DefaultXxx constants. It
+// returns an error matching [ErrInvalidOption] for a bad option.
+func NewStandard(opts ...Option) (*Standard, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Standard{cfg: cfg}, nil
+}
+
+// Clock returns the clock [Do] waits on.
+func (s *Standard) Clock() clock.Clock { return s.cfg.clock }
+
+// MaxAttempts returns the most attempts per call.
+func (s *Standard) MaxAttempts() int { return s.cfg.maxAttempts }
+
+// Bucket returns the token bucket of a scope ("" is the default bucket).
+func (s *Standard) Bucket(scope string) *TokenBucket {
+	if scope == "" {
+		return s.cfg.bucket
+	}
+	if b, ok := s.buckets.Load(scope); ok {
+		return b.(*TokenBucket)
+	}
+	b, _ := s.buckets.LoadOrStore(scope, NewTokenBucket(s.cfg.bucket.Capacity()))
+	return b.(*TokenBucket)
+}
+
+// InvalidTokens returns how many times RecordSuccess was given a token
+// that was not this strategy's or was already spent (RefreshToken returns
+// ErrInvalidToken instead).
+func (s *Standard) InvalidTokens() int64 { return s.invalid.Load() }
+
+// token is the Standard strategy's Token.
+type token struct {
+	owner  *Standard
+	bucket *TokenBucket
+	count  int
+	delay  time.Duration
+	cost   int // what the retry that made this token paid
+	spent  atomic.Bool
+	rest   []token // the call's next tokens, allocated together
+}
+
+// tokenChunk is how many tokens a call allocates at once: most calls
+// make few attempts, and one allocation serves several.
+const tokenChunk = 4
+
+// newToken returns a fresh token from rest, or from a new chunk.
+func (s *Standard) newToken(rest []token) *token {
+	if len(rest) == 0 {
+		rest = make([]token, tokenChunk)
+	}
+	t := &rest[0]
+	t.rest = rest[1:]
+	return t
+}
+
+func (t *token) RetryCount() int      { return t.count }
+func (t *token) Delay() time.Duration { return t.delay }
+
+// AcquireInitialToken returns the token for a call's first attempt. It
+// never fails and never delays.
+func (s *Standard) AcquireInitialToken(ctx context.Context, scope string) (Token, error) {
+	t := s.newToken(nil)
+	t.owner, t.bucket = s, s.Bucket(scope)
+	return t, nil
+}
+
+// own returns t as this strategy's unspent token, spending it.
+func (s *Standard) own(t Token) (*token, bool) {
+	tk, ok := t.(*token)
+	if !ok || tk == nil || tk.owner != s || !tk.spent.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return tk, true
+}
+
+// RefreshToken decides whether the call may be retried after err; see
+// [Standard].
+func (s *Standard) RefreshToken(ctx context.Context, t Token, err error) (Token, error) {
+	return s.refreshToken(ctx, t, err, nil)
+}
+
+// refreshToken is RefreshToken with the error's verdict, when the caller
+// has it already.
+func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *classify.Verdict) (Token, error) {
+	tk, ok := s.own(t)
+	attempts := 1
+	if t != nil {
+		attempts = t.RetryCount() + 1
+	}
+	if !ok {
+		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
+	}
+	if err == nil {
+		return nil, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", ErrInvalidToken), Attempts: attempts}
+	}
+	if v == nil {
+		verdict := s.cfg.classifier(err)
+		v = &verdict
+	}
+	next, reason := s.refresh(ctx, tk, *v)
+	if reason != nil {
+		return nil, &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
+	}
+	return next, nil
+}
+
+// refresh computes the next token, or the reason there is none.
+func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (*token, error) {
+	if !v.Retryable(Idempotent(ctx)) {
+		return nil, ErrNotRetryable
+	}
+	if tk.count+1 >= s.cfg.maxAttempts {
+		return nil, ErrMaxAttempts
+	}
+	cost, policy := s.cfg.retryCost, s.cfg.backoff
+	switch {
+	case v.Throttle:
+		cost, policy = s.cfg.throttleCost, s.cfg.throttleBackoff
+	case v.Timeout && s.cfg.timeoutCost > 0:
+		cost = s.cfg.timeoutCost
+	}
+	if !tk.bucket.take(cost) {
+		return nil, ErrQuotaExceeded
+	}
+	delay := min(policy.Delay(tk.count+1, tk.delay), s.cfg.maxBackoff)
+	if v.RetryAfter > delay {
+		delay = min(v.RetryAfter, delay+s.cfg.retryAfterSlack)
+	}
+	next := s.newToken(tk.rest)
+	next.owner, next.bucket, next.count, next.delay, next.cost = s, tk.bucket, tk.count+1, delay, cost
+	return next, nil
+}
+
+// RecordSuccess refunds the bucket: what the token's retry paid, or 1 when
+// it paid nothing (a fixed 1 with [WithLegacyCosts]).
+func (s *Standard) RecordSuccess(t Token) {
+	tk, ok := s.own(t)
+	if !ok {
+		s.invalid.Add(1)
+		return
+	}
+	refund := tk.cost
+	if s.cfg.fixedRefund > 0 || refund == 0 {
+		refund = max(s.cfg.fixedRefund, 1)
+	}
+	tk.bucket.give(refund)
+}
