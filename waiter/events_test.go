@@ -1,0 +1,208 @@
+package waiter_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+// readyAfter returns an operation whose resource is ready at call n.
+func readyAfter(n int) func(context.Context, GetThingInput) (*GetThingOutput, error) {
+	var mu sync.Mutex
+	calls := 0
+	return func(context.Context, GetThingInput) (*GetThingOutput, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; calls < n {
+			return status("creating"), nil
+		}
+		return status("success"), nil
+	}
+}
+
+// TestEventsInOrder: 40 attempts, more than the channel holds, read by a
+// slow reader that starts late: every attempt arrives once, in order, and
+// the channel is closed after the last.
+func TestEventsInOrder(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond))
+		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(20 * time.Millisecond) // 20 attempts before anyone reads
+		n := 0
+		for a := range r.Events() {
+			n++
+			if a.Number != n {
+				t.Fatalf("event %d is attempt %d", n, a.Number)
+			}
+			time.Sleep(5 * time.Millisecond) // a slow reader
+		}
+		if _, err := r.Result(); err != nil || n != 40 {
+			t.Fatalf("read %d events, Result error %v; want 40 and success", n, err)
+		}
+	})
+}
+
+// TestUnreadEventsDoNotSlowPolling: nobody reads; polling keeps its
+// schedule, and asking for the events after the end gets them all.
+func TestUnreadEventsDoNotSlowPolling(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(100), waiter.WithDelays(time.Second, time.Second))
+		start := time.Now()
+		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		if _, err := r.Result(); err != nil || time.Since(start) != 99*time.Second {
+			t.Fatalf("Result = %v after %v, want success after 99s", err, time.Since(start))
+		}
+		n := 0
+		for range r.Events() {
+			n++
+		}
+		if n != 100 {
+			t.Errorf("late Events() delivered %d attempts, want 100", n)
+		}
+	})
+}
+
+// TestEventsChannelAbandoned: a reader who asked for the channel and walked
+// away: cancelling the run releases its goroutine (the bubble would report
+// a goroutine still blocked otherwise).
+func TestEventsChannelAbandoned(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(50), waiter.WithDelays(time.Second, time.Second))
+		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		<-r.Events() // read one, then stop reading
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		r.Cancel()
+		clocktest.Settle()
+	})
+}
+
+// TestEventFields checks one event in full.
+func TestEventFields(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			time.Sleep(250 * time.Millisecond)
+			return status("creating"), nil
+		}
+		r := mustNew(t, thingExists, op, waiter.WithJitter(backoff.High), waiter.WithMaxAttempts(2)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		var got []waiter.Attempt[*GetThingOutput]
+		for a := range r.Attempts() {
+			got = append(got, a)
+		}
+		if len(got) != 2 {
+			t.Fatalf("%d attempts", len(got))
+		}
+		a := got[1]
+		if a.Number != 2 || !a.Start.Equal(start.Add(2250*time.Millisecond)) || a.Latency != 250*time.Millisecond || *a.Output.Status != "creating" ||
+			a.Err != nil || a.Acceptor != -1 || a.State != classify.Retry || a.Transient || a.NextDelay != 0 {
+			t.Errorf("attempt 2 = %+v", a)
+		}
+		if got[0].NextDelay != 2*time.Second {
+			t.Errorf("attempt 1 NextDelay = %v, want 2s", got[0].NextDelay)
+		}
+	})
+}
+
+// TestConcurrentRuns: 100 runs of one Waiter at once, each on its own
+// resource, all reading their events.
+func TestConcurrentRuns(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[in.Name]++
+			if calls[in.Name] < 1+len(in.Name)%5 {
+				return status("creating"), nil
+			}
+			return status("success"), nil
+		}
+		w := mustNew(t, thingExists, op)
+		var wg sync.WaitGroup
+		for i := range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				name := strings.Repeat("x", i)
+				r := w.Start(t.Context(), GetThingInput{name}, time.Hour)
+				n := 0
+				for range r.Events() {
+					n++
+				}
+				if _, err := r.Result(); err != nil || n != 1+i%5 {
+					t.Errorf("run %d: %v after %d events", i, err, n)
+				}
+			}()
+		}
+		wg.Wait()
+	})
+}
+
+func TestNewErrors(t *testing.T) {
+	op := newRecorder(nil).op
+	tests := []struct {
+		name string
+		def  waiter.Definition
+		op   func(context.Context, GetThingInput) (*GetThingOutput, error)
+		opts []waiter.Option
+		want []string
+	}{
+		{"nil op", thingExists, nil, nil, []string{"waiter: invalid option: waiter ThingExists: the operation is nil"}},
+		{"bad options", thingExists, op, []waiter.Option{waiter.WithDelays(2*time.Second, time.Second), waiter.WithMaxAttempts(-1), waiter.WithAttemptTimeout(0), waiter.WithClock(nil), waiter.WithFinalReserve(-1), waiter.WithPollRateLimit(nil)},
+			[]string{"WithDelays(2s, 1s)", "WithMaxAttempts(-1)", "WithAttemptTimeout(0s)", "WithClock: clock is nil", "WithFinalReserve(-1ns)", "WithPollRateLimit: limiter is nil"}},
+		{"invalid definition", waiter.Definition{Name: "x"}, op, nil, []string{"waiter x: name:", "waiter x: acceptors: there are none"}},
+		{"typo in a path", waiter.Definition{Name: "A", Acceptors: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnOutput("Statuss", classify.StringEquals, "x")}}}, op, nil,
+			[]string{`waiter A: acceptor 0: path: Statuss: field "Statuss" does not exist on waiter_test.GetThingOutput (did you mean Status?)`}},
+		{"bad WithAcceptors", thingExists, op, []waiter.Option{waiter.WithAcceptors(classify.Acceptor{State: classify.Success})}, []string{"WithAcceptors: acceptor 0: matcher: no member set"}},
+		{"WithMatch of other types", thingExists, op, []waiter.Option{waiter.WithMatch(classify.Success, "wrong", func(string, int, error) bool { return true })},
+			[]string{`WithMatch("wrong") is for func(string, int, error) bool, not func(waiter_test.GetThingInput, *waiter_test.GetThingOutput, error) bool`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := waiter.New(tt.def, tt.op, tt.opts...)
+			if w != nil || err == nil {
+				t.Fatalf("New = %v, %v; want an error", w, err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("New error %q\ndoes not contain %q", err, want)
+				}
+			}
+			if !errors.Is(err, waiter.ErrInvalidOption) && !errors.Is(err, waiter.ErrInvalidDefinition) {
+				t.Errorf("New error matches neither ErrInvalidOption nor ErrInvalidDefinition")
+			}
+		})
+	}
+}
+
+// TestCustomAcceptors: WithMatch functions come first, then WithAcceptors,
+// then the definition's.
+func TestCustomAcceptors(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) { return status("gone"), nil }
+		w := mustNew(t, thingExists, op,
+			waiter.WithMatch(classify.Failure, "resource gone", func(in GetThingInput, out *GetThingOutput, err error) bool {
+				return out != nil && *out.Status == "gone" && in.Name == "a"
+			}),
+			waiter.WithAcceptors(classify.Acceptor{State: classify.Success, Matcher: classify.OnOutput("status", classify.StringEquals, "gone")}))
+		_, err := w.Wait(t.Context(), GetThingInput{"a"}, time.Minute)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Acceptor != 0 || we.Matcher != "resource gone" {
+			t.Fatalf("Wait(a) = %v, want the WithMatch failure", err)
+		}
+		if _, err := w.Wait(t.Context(), GetThingInput{"b"}, time.Minute); err != nil {
+			t.Fatalf("Wait(b) = %v, want the WithAcceptors success", err)
+		}
+	})
+}

@@ -1,0 +1,431 @@
+package waiter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/retry"
+)
+
+// Attempt is what one call of a run did and what the waiter made of it.
+type Attempt[O any] struct {
+	// Number counts the run's calls from 1.
+	Number int
+	// Start is when the call started, on the waiter's clock.
+	Start time.Time
+	// Latency is how long the call took.
+	Latency time.Duration
+	// Output and Err are what the call returned.
+	Output O
+	Err    error
+	// Acceptor is the index of the acceptor that matched, or -1. Acceptors
+	// are numbered in the order they are tried: WithMatch functions, then
+	// WithAcceptors, then the definition's.
+	Acceptor int
+	// Matcher describes the matched acceptor ("output: status stringEquals
+	// \"ACTIVE\"", or a WithMatch name).
+	Matcher string
+	// State is where the attempt left the waiter: Success and Failure end
+	// the run, Retry polls again (unless time or attempts ran out).
+	State classify.State
+	// Message is a failure acceptor's message, if it has one.
+	Message string
+	// Transient reports an error that no acceptor matched and that the
+	// retry strategy allowed: it was retried instead of ending the run.
+	Transient bool
+	// NextDelay is the wait before the next call; 0 when the run ends.
+	NextDelay time.Duration
+	// EvalErr reports JMESPath expressions that failed on this output.
+	EvalErr error
+}
+
+// eventBuffer is the capacity of a run's events channel. Events beyond it
+// wait in the run's queue (polling never blocks on a reader).
+const eventBuffer = 16
+
+// Run is one wait in progress: [Waiter.Start] returns it at once and one
+// goroutine polls. Read its attempts as they happen from [Run.Events] (or
+// range over [Run.Attempts]), and its outcome from [Run.Result]. A Run is
+// safe for concurrent use.
+//
+// Every attempt is delivered once, in order, and the events channel is
+// closed after the last. A slow reader, or none, never delays polling:
+// attempts not yet read wait in a queue. When the run ends with events
+// still unread on a channel someone asked for, the run's goroutine stays to
+// deliver them until they are read or the run's context ends (Cancel it, or
+// cancel the context given to Start); a run whose events were never asked
+// for leaves no goroutine behind.
+type Run[O any] struct {
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wake   chan struct{} // Events asked for a channel while the run sleeps
+
+	mu       sync.Mutex
+	queue    []Attempt[O] // attempts not yet delivered
+	ch       chan Attempt[O]
+	live     bool // the goroutine is still running
+	out      O
+	err      error
+	panicked bool
+	panicV   any
+}
+
+// Start begins a wait of at most maxWait for the resource that in names and
+// returns at once; one goroutine polls. maxWait must be positive: the
+// specification requires callers to say how long they will wait (a run
+// given none ends at once with an error matching [ErrInvalidOption]).
+//
+// Each call runs under a context that ends at the run's deadline (and at
+// the per-attempt timeout, if set), so an operation that honours its
+// context cannot hold the run past the deadline. Cancelling ctx ends the
+// run, with an error matching the context's cause.
+func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
+	r := &Run[O]{done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	if maxWait <= 0 {
+		r.err = fmt.Errorf("%w: waiter %s: maxWait %v is not positive", ErrInvalidOption, w.def.Name, maxWait)
+		close(r.done)
+		return r
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.live = true
+	go w.run(r, in, maxWait)
+	return r
+}
+
+// Done is closed when the run's outcome is known.
+func (r *Run[O]) Done() <-chan struct{} { return r.done }
+
+// Cancel ends the run (its Result then matches context.Canceled) and stops
+// the delivery of events not yet read.
+func (r *Run[O]) Cancel() {
+	if r.cancel != nil {
+		r.cancel(nil)
+	}
+}
+
+// Result blocks until the run ends and returns the last output observed
+// (even when the run failed or timed out, so that the caller sees where the
+// resource was) and nil or an [*Error]. If the operation panicked, Result
+// panics with the same value in the caller's goroutine.
+func (r *Run[O]) Result() (O, error) {
+	<-r.done
+	if r.panicked {
+		panic(r.panicV)
+	}
+	return r.out, r.err
+}
+
+// Events returns the channel of the run's attempts, from the first, closed
+// after the last. Every call returns the same channel. See [Run] for what
+// happens to events nobody reads.
+func (r *Run[O]) Events() <-chan Attempt[O] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ch != nil {
+		return r.ch
+	}
+	if !r.live { // the goroutine is gone: hand over what is left, closed
+		r.ch = make(chan Attempt[O], len(r.queue))
+		for _, a := range r.queue {
+			r.ch <- a
+		}
+		r.queue = nil
+		close(r.ch)
+		return r.ch
+	}
+	r.ch = make(chan Attempt[O], eventBuffer)
+	r.flush()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return r.ch
+}
+
+// Attempts returns an iterator over the run's attempts as they happen: a
+// range over [Run.Events]. Breaking out of the loop leaves the remaining
+// attempts on the channel; Cancel the run if you are done with it.
+func (r *Run[O]) Attempts() iter.Seq[Attempt[O]] {
+	return func(yield func(Attempt[O]) bool) {
+		for a := range r.Events() {
+			if !yield(a) {
+				return
+			}
+		}
+	}
+}
+
+// emit queues an attempt and delivers what the channel takes now.
+func (r *Run[O]) emit(a Attempt[O]) {
+	r.mu.Lock()
+	r.queue = append(r.queue, a)
+	r.flush()
+	r.mu.Unlock()
+}
+
+// flush delivers queued attempts without blocking. r.mu must be held.
+func (r *Run[O]) flush() {
+	for r.ch != nil && len(r.queue) > 0 {
+		select {
+		case r.ch <- r.queue[0]:
+			r.pop()
+		default:
+			return
+		}
+	}
+}
+
+// pop drops the first queued attempt, releasing its output. r.mu held.
+func (r *Run[O]) pop() {
+	r.queue[0] = Attempt[O]{}
+	r.queue = r.queue[1:]
+	if len(r.queue) == 0 {
+		r.queue = r.queue[:0:0]
+	}
+}
+
+// next returns the channel and the attempt to send on it, if any.
+func (r *Run[O]) next() (chan Attempt[O], Attempt[O], bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ch == nil || len(r.queue) == 0 {
+		return nil, Attempt[O]{}, false
+	}
+	return r.ch, r.queue[0], true
+}
+
+// popSent drops the attempt just sent.
+func (r *Run[O]) popSent() {
+	r.mu.Lock()
+	r.pop()
+	r.mu.Unlock()
+}
+
+// sleep waits d on clk, delivering events meanwhile. It reports false if
+// the run's context ended first.
+func (r *Run[O]) sleep(clk clock.Clock, d time.Duration) bool {
+	t := clk.Timer(d)
+	defer t.Stop()
+	for {
+		ch, a, ok := r.next()
+		var send chan Attempt[O]
+		if ok {
+			send = ch
+		}
+		select {
+		case <-t.C:
+			return true
+		case <-r.ctx.Done():
+			return false
+		case <-r.wake:
+		case send <- a:
+			r.popSent()
+		}
+	}
+}
+
+// finish records the outcome, then delivers the events still queued on a
+// channel someone asked for, and ends the goroutine.
+func (r *Run[O]) finish(out O, err error) {
+	r.mu.Lock()
+	r.out, r.err = out, err
+	r.mu.Unlock()
+	close(r.done)
+	for {
+		r.mu.Lock()
+		if r.ch == nil || len(r.queue) == 0 {
+			if r.ch != nil {
+				close(r.ch)
+			}
+			r.live = false
+			r.mu.Unlock()
+			break
+		}
+		ch, a := r.ch, r.queue[0]
+		r.mu.Unlock()
+		select {
+		case ch <- a:
+			r.popSent()
+		case <-r.ctx.Done():
+			r.mu.Lock()
+			r.queue = nil
+			close(r.ch)
+			r.live = false
+			r.mu.Unlock()
+			r.cancel(nil)
+			return
+		}
+	}
+	r.cancel(nil) // release the context
+}
+
+// finalGrace is the least time a run keeps for its final call, so that
+// the call starts with a live context even when the reserve is 0 (the
+// current specification's rule, or an instant operation's latency).
+const finalGrace = time.Millisecond
+
+// reserve returns the time to keep for the final call: the fixed reserve
+// if one was set, else the longest latency observed, at most MinDelay; never
+// less than finalGrace (or MinDelay, if that is shorter).
+func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
+	minDelay := w.schedule.MinDelay
+	r := min(maxLatency, minDelay)
+	if w.cfg.reserve != nil {
+		r = min(*w.cfg.reserve, minDelay)
+	}
+	return max(r, min(finalGrace, minDelay))
+}
+
+// run is the goroutine of one run: the waiter workflow of the
+// specification.
+func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
+	clk := w.cfg.clock
+	start := clk.Now()
+	deadline := start.Add(maxWait)
+	callCtx, cancelCall := clk.WithDeadline(r.ctx, deadline)
+	defer cancelCall()
+	callCtx = attemptctx.Mark(callCtx)
+
+	var (
+		last       O
+		lastErr    error
+		tok        retry.Token
+		maxLatency time.Duration
+		attempt    int
+	)
+	fail := func(reason error, m classify.Match, desc string, err error) *Error {
+		e := &Error{Waiter: w.def.Name, Reason: reason, Attempts: attempt, Elapsed: clk.Since(start), Acceptor: -1, Err: err}
+		if reason == ErrFailure && m.Index >= 0 {
+			e.Acceptor, e.Matcher, e.Message = m.Index, desc, m.Message
+		}
+		return e
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.panicked, r.panicV = true, p
+			r.finish(last, nil)
+		}
+	}()
+	for attempt = 1; ; attempt++ {
+		if lim := w.cfg.limiter; lim != nil {
+			now := clk.Now()
+			res := lim.ReserveN(now, 1)
+			d := res.DelayFrom(now)
+			switch {
+			case !res.OK() || !now.Add(d).Before(deadline):
+				res.CancelAt(now)
+				attempt--
+				r.finish(last, fail(ErrTimeout, classify.Match{}, "", lastErr))
+				return
+			case d > 0 && !r.sleep(clk, d):
+				attempt--
+				r.finish(last, fail(context.Cause(r.ctx), classify.Match{}, "", lastErr))
+				return
+			}
+		}
+		actx, cancelAttempt := callCtx, context.CancelFunc(nil)
+		if w.cfg.attemptTimeout > 0 {
+			actx, cancelAttempt = clk.WithTimeout(callCtx, w.cfg.attemptTimeout)
+		}
+		t0 := clk.Now()
+		out, err := w.op(actx, in)
+		latency := clk.Since(t0)
+		if cancelAttempt != nil {
+			cancelAttempt()
+		}
+		maxLatency = max(maxLatency, latency)
+		last, lastErr = out, err
+		a := Attempt[O]{Number: attempt, Start: t0, Latency: latency, Output: out, Err: err, Acceptor: -1}
+
+		// The caller cancelled, or the deadline passed (spec step 2).
+		if r.ctx.Err() != nil || !clk.Now().Before(deadline) {
+			reason := ErrTimeout
+			if r.ctx.Err() != nil {
+				reason = context.Cause(r.ctx)
+			}
+			a.State = classify.Failure
+			r.emit(a)
+			r.finish(out, fail(reason, classify.Match{}, "", err))
+			return
+		}
+
+		m, desc := w.match(in, out, err)
+		a.Acceptor, a.Matcher, a.State, a.Message, a.EvalErr = m.Index, desc, m.State, m.Message, m.Err
+		var retryAfter time.Duration
+		var refused error
+		switch {
+		case m.Index < 0 && err != nil && w.cfg.strategy != nil:
+			// Spec step 4 makes this terminal; a transient error is
+			// retried on the waiter's schedule instead.
+			if tok == nil {
+				tok, _ = w.cfg.strategy.AcquireInitialToken(r.ctx, "")
+			}
+			if tok != nil {
+				next, rerr := w.cfg.strategy.RefreshToken(r.ctx, tok, err)
+				tok = next
+				if rerr == nil {
+					a.State, a.Transient = classify.Retry, true
+					retryAfter = classify.Classify(err).RetryAfter
+				} else if !errors.Is(rerr, retry.ErrNotRetryable) {
+					refused = rerr
+				}
+			}
+		case err == nil && tok != nil:
+			w.cfg.strategy.RecordSuccess(tok)
+			tok = nil
+		case err != nil:
+			tok = nil // an error an acceptor matched ends the chain of transient ones
+		}
+
+		switch a.State {
+		case classify.Success:
+			r.emit(a)
+			r.finish(out, nil)
+			return
+		case classify.Failure:
+			r.emit(a)
+			cause := err
+			if refused != nil {
+				cause = refused
+			}
+			r.finish(out, fail(ErrFailure, m, desc, cause))
+			return
+		}
+		if limit := w.maxAttempts(); limit > 0 && attempt >= limit {
+			r.emit(a)
+			r.finish(out, fail(ErrMaxAttempts, m, desc, err))
+			return
+		}
+		reserve := w.reserve(maxLatency)
+		remaining := deadline.Sub(clk.Now())
+		d := w.schedule.Delay(attempt, remaining, reserve)
+		if retryAfter > d && d > 0 {
+			// Never sooner than the service asked; if that leaves no
+			// time for a call, the run times out now.
+			d = retryAfter
+			if d > remaining-reserve {
+				d = 0
+			}
+		}
+		if d == 0 {
+			r.emit(a)
+			r.finish(out, fail(ErrTimeout, m, desc, err))
+			return
+		}
+		a.NextDelay = d
+		r.emit(a)
+		if !r.sleep(clk, d) {
+			r.finish(out, fail(context.Cause(r.ctx), m, desc, err))
+			return
+		}
+	}
+}
