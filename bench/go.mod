@@ -1,6 +1,6 @@
 module github.com/waitable/waitable/bench
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/aws/smithy-go v1.28.8
