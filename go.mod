@@ -8,3 +8,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.15.0
 )
+
+require golang.org/x/sync v0.22.0

@@ -169,11 +169,12 @@ type Match struct {
 // inputOutput matchers are tried only when err is nil; success matchers
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
-	var outV, ioV reflect.Value
+	var outV reflect.Value
 	var evalErrs []error
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
 		var ok bool
+		var e error
 		switch m := c.Matcher; {
 		case m.Success != nil:
 			ok = *m.Success == (err == nil)
@@ -187,36 +188,53 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			if !outV.IsValid() {
 				outV = reflect.ValueOf(out)
 			}
-			var e error
 			ok, e = c.expr.compare(outV, c.path.Comparator, c.path.Expected)
-			evalErrs = appendErr(evalErrs, e)
 		case m.InputOutput != nil:
-			if !ioV.IsValid() {
-				ioV = reflect.ValueOf(ioDoc[I, O]{Input: in, Output: out})
-			}
-			var e error
-			ok, e = c.expr.compare(ioV, c.path.Comparator, c.path.Expected)
-			evalErrs = appendErr(evalErrs, e)
+			ok, e = matchInputOutput(c, in, out)
+		}
+		if e != nil {
+			evalErrs = append(evalErrs, e)
 		}
 		if ok {
-			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
+			r := Match{Index: i, State: c.State}
+			if evalErrs != nil {
+				r.Err = errors.Join(evalErrs...)
+			}
 			if c.message != nil {
-				doc := ioDoc[I, *O]{Input: in}
-				if err == nil {
-					doc.Output = &out
-				}
-				res, e := c.message.Search(doc)
-				r.Message = messageOf(res)
+				r.Message, e = message(c, in, out, err)
 				r.Err = errors.Join(r.Err, e)
 			}
 			return r
 		}
 	}
-	r := Match{Index: -1, State: Retry, Err: errors.Join(evalErrs...)}
+	r := Match{Index: -1, State: Retry}
+	if evalErrs != nil {
+		r.Err = errors.Join(evalErrs...)
+	}
 	if err != nil {
 		r.State = Failure
 	}
 	return r
+}
+
+// matchInputOutput evaluates an inputOutput matcher. It is a function of
+// its own so that Match's frame stays small and out does not escape there.
+//
+//go:noinline
+func matchInputOutput[I, O any](c *compiled, in I, out O) (bool, error) {
+	return c.expr.compare(reflect.ValueOf(ioDoc[I, O]{Input: in, Output: out}), c.path.Comparator, c.path.Expected)
+}
+
+// message evaluates a failure acceptor's message on {input, output}.
+//
+//go:noinline
+func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
+	doc := ioDoc[I, *O]{Input: in}
+	if err == nil {
+		doc.Output = &out
+	}
+	res, e := c.message.Search(doc)
+	return messageOf(res), e
 }
 
 // StatusOf returns the HTTP status of an attempt's response: the
@@ -239,11 +257,4 @@ func StatusOf(out any, err error) int {
 		return s.HTTPStatusCode()
 	}
 	return 200
-}
-
-func appendErr(errs []error, err error) []error {
-	if err != nil {
-		errs = append(errs, err)
-	}
-	return errs
 }

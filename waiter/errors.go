@@ -8,8 +8,9 @@ import (
 )
 
 // The outcomes of a run that did not succeed. An [*Error] matches one of
-// them with errors.Is (a cancelled run matches its context's cause
-// instead, such as context.Canceled).
+// them with errors.Is (a cancelled run matches context.Canceled, or
+// context.DeadlineExceeded for a parent's deadline, and the context's
+// cause).
 var (
 	// ErrTimeout: the caller's wait time ran out before the resource
 	// reached a terminal state.
@@ -28,9 +29,12 @@ var (
 type Error struct {
 	// Waiter is the waiter's name.
 	Waiter string
-	// Reason is ErrTimeout, ErrFailure, ErrMaxAttempts, or the cause of
-	// the context's cancellation.
+	// Reason is ErrTimeout, ErrFailure, ErrMaxAttempts, or, for a run
+	// whose context ended, the context's error (context.Canceled).
 	Reason error
+	// Cause is the context's cause when it differs from Reason (set with
+	// context.WithCancelCause): why the run was cancelled.
+	Cause error
 	// Attempts is the number of calls made.
 	Attempts int
 	// Elapsed is the time from Start to the end of the run.
@@ -53,6 +57,9 @@ func (e *Error) Error() string {
 	if e.Acceptor >= 0 {
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
 	}
+	if e.Cause != nil {
+		fmt.Fprintf(&b, " (cause: %v)", e.Cause)
+	}
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	}
@@ -73,8 +80,8 @@ func (e *Error) Unwrap() []error {
 	if e.Err != nil {
 		errs = append(errs, e.Err)
 	}
-	if e.Reason != ErrTimeout && e.Reason != ErrFailure && e.Reason != ErrMaxAttempts && e.Reason != nil {
-		errs = append(errs, e.Reason)
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
 	}
 	return errs
 }

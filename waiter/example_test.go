@@ -1,8 +1,14 @@
 package waiter_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/clocktest"
 
 	"github.com/waitable/waitable/waiter"
 )
@@ -72,4 +78,61 @@ func ExampleLoadBotocore() {
 	// HeadBucket 5s 5s 20
 	// success status: 200
 	// retry status: 404
+}
+
+// A waiter from a definition written in Go, polling an operation until the
+// resource is ready, with each attempt read as it happens. (The 1ms delays
+// only keep the example fast.)
+func ExampleWaiter_Start() {
+	def := waiter.Definition{
+		Name: "JobDone",
+		Acceptors: []classify.Acceptor{
+			{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "DONE")},
+			{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "FAILED")},
+		},
+	}
+	type Job struct{ State string }
+	states := []string{"QUEUED", "RUNNING", "DONE"}
+	calls := 0
+	getJob := func(ctx context.Context, id string) (Job, error) {
+		calls++
+		return Job{State: states[min(calls, len(states))-1]}, nil
+	}
+	w, err := waiter.New(def, getJob, waiter.WithDelays(time.Millisecond, time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	run := w.Start(context.Background(), "job-42", time.Minute)
+	for a := range run.Attempts() {
+		fmt.Println(a.Number, a.Output.State, a.State)
+	}
+	job, err := run.Result()
+	fmt.Println(job.State, err)
+	// Output:
+	// 1 QUEUED retry
+	// 2 RUNNING retry
+	// 3 DONE success
+	// DONE <nil>
+}
+
+// A failed wait returns the last output and an *Error that says why.
+func ExampleError() {
+	def := waiter.Definition{
+		Name: "JobDone",
+		Acceptors: []classify.Acceptor{
+			{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "DONE")},
+			{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "FAILED")},
+		},
+	}
+	type Job struct{ State string }
+	clk := clocktest.NewMock() // a clock that stands still, for a stable Elapsed
+	w, _ := waiter.New(def, func(ctx context.Context, id string) (Job, error) { return Job{State: "FAILED"}, nil }, waiter.WithClock(clk))
+	job, err := w.Wait(context.Background(), "job-42", time.Minute)
+	var we *waiter.Error
+	fmt.Println(job.State, errors.Is(err, waiter.ErrFailure), errors.As(err, &we) && we.Acceptor == 1)
+	fmt.Println(err)
+	// Output:
+	// FAILED true true
+	// waiter JobDone: failure after 1 attempt in 0s: acceptor 1 matched (output: State stringEquals "FAILED")
 }

@@ -193,14 +193,12 @@ func (r *Run[O]) pop() {
 	}
 }
 
-// next returns the channel and the attempt to send on it, if any.
-func (r *Run[O]) next() (chan Attempt[O], Attempt[O], bool) {
+// pending reports whether queued attempts wait for a reader of the
+// channel.
+func (r *Run[O]) pending() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.ch == nil || len(r.queue) == 0 {
-		return nil, Attempt[O]{}, false
-	}
-	return r.ch, r.queue[0], true
+	return r.ch != nil && len(r.queue) > 0
 }
 
 // popSent drops the attempt just sent.
@@ -210,16 +208,19 @@ func (r *Run[O]) popSent() {
 	r.mu.Unlock()
 }
 
-// sleep waits d on clk, delivering events meanwhile. It reports false if
-// the run's context ended first.
-func (r *Run[O]) sleep(clk clock.Clock, d time.Duration) bool {
-	t := clk.Timer(d)
-	defer t.Stop()
+// sleep waits until t fires, delivering events meanwhile. It reports false
+// if the run's context ended first. It parks in a small select, so that an
+// idle run's stack stays small; delivery has a frame of its own.
+func (r *Run[O]) sleep(t *clock.Timer) bool {
 	for {
-		ch, a, ok := r.next()
-		var send chan Attempt[O]
-		if ok {
-			send = ch
+		if r.pending() {
+			switch r.deliver(t) {
+			case fired:
+				return true
+			case ended:
+				return false
+			}
+			continue
 		}
 		select {
 		case <-t.C:
@@ -227,10 +228,34 @@ func (r *Run[O]) sleep(clk clock.Clock, d time.Duration) bool {
 		case <-r.ctx.Done():
 			return false
 		case <-r.wake:
-		case send <- a:
-			r.popSent()
 		}
 	}
+}
+
+const (
+	fired = iota // the timer fired
+	ended        // the run's context ended
+	moved        // an attempt was delivered, or Events was called
+)
+
+// deliver waits for the timer, the context, or the reader to take the
+// first queued attempt.
+//
+//go:noinline
+func (r *Run[O]) deliver(t *clock.Timer) int {
+	r.mu.Lock()
+	ch, a := r.ch, r.queue[0]
+	r.mu.Unlock()
+	select {
+	case <-t.C:
+		return fired
+	case <-r.ctx.Done():
+		return ended
+	case <-r.wake:
+	case ch <- a:
+		r.popSent()
+	}
+	return moved
 }
 
 // finish records the outcome, then delivers the events still queued on a
@@ -268,6 +293,10 @@ func (r *Run[O]) finish(out O, err error) {
 	r.cancel(nil) // release the context
 }
 
+// errCancelled stands for "the run's context ended" until fail reads the
+// context's error and cause.
+var errCancelled = errors.New("cancelled")
+
 // finalGrace is the least time a run keeps for its final call, so that
 // the call starts with a live context even when the reserve is 0 (the
 // current specification's rule, or an instant operation's latency).
@@ -286,146 +315,195 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
 }
 
 // run is the goroutine of one run: the waiter workflow of the
-// specification.
+// specification. It keeps little on its own stack while it sleeps: each
+// attempt's work happens in step, whose frame is gone by then, so that an
+// idle run's goroutine stack stays small.
 func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
 	clk := w.cfg.clock
-	start := clk.Now()
-	deadline := start.Add(maxWait)
-	callCtx, cancelCall := clk.WithDeadline(r.ctx, deadline)
+	s := runState[I, O]{w: w, r: r, in: in, start: clk.Now()}
+	s.deadline = s.start.Add(maxWait)
+	callCtx, cancelCall := clk.WithDeadline(r.ctx, s.deadline)
 	defer cancelCall()
-	callCtx = attemptctx.Mark(callCtx)
-
-	var (
-		last       O
-		lastErr    error
-		tok        retry.Token
-		maxLatency time.Duration
-		attempt    int
-	)
-	fail := func(reason error, m classify.Match, desc string, err error) *Error {
-		e := &Error{Waiter: w.def.Name, Reason: reason, Attempts: attempt, Elapsed: clk.Since(start), Acceptor: -1, Err: err}
-		if reason == ErrFailure && m.Index >= 0 {
-			e.Acceptor, e.Matcher, e.Message = m.Index, desc, m.Message
-		}
-		return e
-	}
+	s.callCtx = attemptctx.Mark(callCtx)
 	defer func() {
+		if s.timer != nil {
+			s.timer.Stop()
+		}
 		if p := recover(); p != nil {
 			r.panicked, r.panicV = true, p
-			r.finish(last, nil)
+			r.finish(s.last, nil)
 		}
 	}()
-	for attempt = 1; ; attempt++ {
-		if lim := w.cfg.limiter; lim != nil {
-			now := clk.Now()
-			res := lim.ReserveN(now, 1)
-			d := res.DelayFrom(now)
-			switch {
-			case !res.OK() || !now.Add(d).Before(deadline):
-				res.CancelAt(now)
-				attempt--
-				r.finish(last, fail(ErrTimeout, classify.Match{}, "", lastErr))
-				return
-			case d > 0 && !r.sleep(clk, d):
-				attempt--
-				r.finish(last, fail(context.Cause(r.ctx), classify.Match{}, "", lastErr))
-				return
-			}
-		}
-		actx, cancelAttempt := callCtx, context.CancelFunc(nil)
-		if w.cfg.attemptTimeout > 0 {
-			actx, cancelAttempt = clk.WithTimeout(callCtx, w.cfg.attemptTimeout)
-		}
-		t0 := clk.Now()
-		out, err := w.op(actx, in)
-		latency := clk.Since(t0)
-		if cancelAttempt != nil {
-			cancelAttempt()
-		}
-		maxLatency = max(maxLatency, latency)
-		last, lastErr = out, err
-		a := Attempt[O]{Number: attempt, Start: t0, Latency: latency, Output: out, Err: err, Acceptor: -1}
-
-		// The caller cancelled, or the deadline passed (spec step 2).
-		if r.ctx.Err() != nil || !clk.Now().Before(deadline) {
-			reason := ErrTimeout
-			if r.ctx.Err() != nil {
-				reason = context.Cause(r.ctx)
-			}
-			a.State = classify.Failure
-			r.emit(a)
-			r.finish(out, fail(reason, classify.Match{}, "", err))
+	for {
+		d, done := s.step()
+		if done {
 			return
 		}
-
-		m, desc := w.match(in, out, err)
-		a.Acceptor, a.Matcher, a.State, a.Message, a.EvalErr = m.Index, desc, m.State, m.Message, m.Err
-		var retryAfter time.Duration
-		var refused error
-		switch {
-		case m.Index < 0 && err != nil && w.cfg.strategy != nil:
-			// Spec step 4 makes this terminal; a transient error is
-			// retried on the waiter's schedule instead.
-			if tok == nil {
-				tok, _ = w.cfg.strategy.AcquireInitialToken(r.ctx, "")
-			}
-			if tok != nil {
-				next, rerr := w.cfg.strategy.RefreshToken(r.ctx, tok, err)
-				tok = next
-				if rerr == nil {
-					a.State, a.Transient = classify.Retry, true
-					retryAfter = classify.Classify(err).RetryAfter
-				} else if !errors.Is(rerr, retry.ErrNotRetryable) {
-					refused = rerr
-				}
-			}
-		case err == nil && tok != nil:
-			w.cfg.strategy.RecordSuccess(tok)
-			tok = nil
-		case err != nil:
-			tok = nil // an error an acceptor matched ends the chain of transient ones
-		}
-
-		switch a.State {
-		case classify.Success:
-			r.emit(a)
-			r.finish(out, nil)
-			return
-		case classify.Failure:
-			r.emit(a)
-			cause := err
-			if refused != nil {
-				cause = refused
-			}
-			r.finish(out, fail(ErrFailure, m, desc, cause))
-			return
-		}
-		if limit := w.maxAttempts(); limit > 0 && attempt >= limit {
-			r.emit(a)
-			r.finish(out, fail(ErrMaxAttempts, m, desc, err))
-			return
-		}
-		reserve := w.reserve(maxLatency)
-		remaining := deadline.Sub(clk.Now())
-		d := w.schedule.Delay(attempt, remaining, reserve)
-		if retryAfter > d && d > 0 {
-			// Never sooner than the service asked; if that leaves no
-			// time for a call, the run times out now.
-			d = retryAfter
-			if d > remaining-reserve {
-				d = 0
-			}
-		}
-		if d == 0 {
-			r.emit(a)
-			r.finish(out, fail(ErrTimeout, m, desc, err))
-			return
-		}
-		a.NextDelay = d
-		r.emit(a)
-		if !r.sleep(clk, d) {
-			r.finish(out, fail(context.Cause(r.ctx), m, desc, err))
+		if !s.sleep(d) {
+			r.finish(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
 			return
 		}
 	}
+}
+
+// sleep waits d on the run's one timer (armed on first use, then reset:
+// it is always drained before a reset).
+func (s *runState[I, O]) sleep(d time.Duration) bool {
+	if s.timer == nil {
+		s.timer = s.w.cfg.clock.Timer(d)
+	} else {
+		s.timer.Reset(d)
+	}
+	if s.r.sleep(s.timer) {
+		return true
+	}
+	s.timer.Stop()
+	return false
+}
+
+// runState is what a run carries from one attempt to the next.
+type runState[I, O any] struct {
+	w               *Waiter[I, O]
+	r               *Run[O]
+	in              I
+	start, deadline time.Time
+	callCtx         context.Context
+	last            O
+	lastErr         error
+	tok             retry.Token
+	maxLatency      time.Duration
+	attempt         int
+	timer           *clock.Timer
+}
+
+// fail builds the run's error.
+func (s *runState[I, O]) fail(reason error, m classify.Match, desc string, err error) *Error {
+	e := &Error{Waiter: s.w.def.Name, Reason: reason, Attempts: s.attempt, Elapsed: s.w.cfg.clock.Since(s.start), Acceptor: -1, Err: err}
+	if reason == errCancelled {
+		e.Reason = s.r.ctx.Err()
+		if cause := context.Cause(s.r.ctx); cause != e.Reason {
+			e.Cause = cause
+		}
+	}
+	if reason == ErrFailure && m.Index >= 0 {
+		e.Acceptor, e.Matcher, e.Message = m.Index, desc, m.Message
+	}
+	return e
+}
+
+// step makes one attempt (after the poll rate limit allows it) and returns
+// the delay before the next, or ended when it finished the run.
+//
+//go:noinline
+func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
+	w, r, clk := s.w, s.r, s.w.cfg.clock
+	s.attempt++
+	if lim := w.cfg.limiter; lim != nil {
+		now := clk.Now()
+		res := lim.ReserveN(now, 1)
+		d := res.DelayFrom(now)
+		switch {
+		case !res.OK() || !now.Add(d).Before(s.deadline):
+			res.CancelAt(now)
+			s.attempt--
+			r.finish(s.last, s.fail(ErrTimeout, classify.Match{}, "", s.lastErr))
+			return 0, true
+		case d > 0 && !s.sleep(d):
+			s.attempt--
+			r.finish(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
+			return 0, true
+		}
+	}
+	actx, cancelAttempt := s.callCtx, context.CancelFunc(nil)
+	if w.cfg.attemptTimeout > 0 {
+		actx, cancelAttempt = clk.WithTimeout(s.callCtx, w.cfg.attemptTimeout)
+	}
+	t0 := clk.Now()
+	out, err := w.op(actx, s.in)
+	latency := clk.Since(t0)
+	if cancelAttempt != nil {
+		cancelAttempt()
+	}
+	s.maxLatency = max(s.maxLatency, latency)
+	s.last, s.lastErr = out, err
+	a := Attempt[O]{Number: s.attempt, Start: t0, Latency: latency, Output: out, Err: err, Acceptor: -1}
+
+	// The caller cancelled, or the deadline passed (spec step 2).
+	if r.ctx.Err() != nil || !clk.Now().Before(s.deadline) {
+		reason := ErrTimeout
+		if r.ctx.Err() != nil {
+			reason = errCancelled
+		}
+		a.State = classify.Failure
+		r.emit(a)
+		r.finish(out, s.fail(reason, classify.Match{}, "", err))
+		return 0, true
+	}
+
+	m, desc := w.match(s.in, out, err)
+	a.Acceptor, a.Matcher, a.State, a.Message, a.EvalErr = m.Index, desc, m.State, m.Message, m.Err
+	var retryAfter time.Duration
+	var refused error
+	switch {
+	case m.Index < 0 && err != nil && w.cfg.strategy != nil:
+		// Spec step 4 makes this terminal; a transient error is retried
+		// on the waiter's schedule instead.
+		if s.tok == nil {
+			s.tok, _ = w.cfg.strategy.AcquireInitialToken(r.ctx, "")
+		}
+		if s.tok != nil {
+			next, rerr := w.cfg.strategy.RefreshToken(r.ctx, s.tok, err)
+			s.tok = next
+			if rerr == nil {
+				a.State, a.Transient = classify.Retry, true
+				retryAfter = classify.Classify(err).RetryAfter
+			} else if !errors.Is(rerr, retry.ErrNotRetryable) {
+				refused = rerr
+			}
+		}
+	case err == nil && s.tok != nil:
+		w.cfg.strategy.RecordSuccess(s.tok)
+		s.tok = nil
+	case err != nil:
+		s.tok = nil // an error an acceptor matched ends a chain of transient ones
+	}
+
+	switch a.State {
+	case classify.Success:
+		r.emit(a)
+		r.finish(out, nil)
+		return 0, true
+	case classify.Failure:
+		r.emit(a)
+		cause := err
+		if refused != nil {
+			cause = refused
+		}
+		r.finish(out, s.fail(ErrFailure, m, desc, cause))
+		return 0, true
+	}
+	if limit := w.maxAttempts(); limit > 0 && s.attempt >= limit {
+		r.emit(a)
+		r.finish(out, s.fail(ErrMaxAttempts, m, desc, err))
+		return 0, true
+	}
+	reserve := w.reserve(s.maxLatency)
+	remaining := s.deadline.Sub(clk.Now())
+	d := w.schedule.Delay(s.attempt, remaining, reserve)
+	if retryAfter > d && d > 0 {
+		// Never sooner than the service asked; if that leaves no time for
+		// a call, the run times out now.
+		d = retryAfter
+		if d > remaining-reserve {
+			d = 0
+		}
+	}
+	if d == 0 {
+		r.emit(a)
+		r.finish(out, s.fail(ErrTimeout, m, desc, err))
+		return 0, true
+	}
+	a.NextDelay = d
+	r.emit(a)
+	return d, false
 }

@@ -1,0 +1,160 @@
+package waiter_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+// fleet simulates many resources: resource i is ready at readyAt(i), and
+// "doomed" resources fail.
+type fleet struct {
+	start   time.Time
+	readyAt func(i int) time.Duration
+	doomed  func(i int) bool
+	mu      sync.Mutex
+	calls   []time.Duration
+	active  atomic.Int32
+	peak    atomic.Int32
+}
+
+func (f *fleet) op(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+	n := f.active.Add(1)
+	defer f.active.Add(-1)
+	for {
+		p := f.peak.Load()
+		if n <= p || f.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	var i int
+	fmt.Sscan(in.Name, &i)
+	now := time.Since(f.start)
+	f.mu.Lock()
+	f.calls = append(f.calls, now)
+	f.mu.Unlock()
+	switch {
+	case f.doomed != nil && f.doomed(i):
+		return status("failed"), nil
+	case now >= f.readyAt(i):
+		return status("success"), nil
+	}
+	return status("creating"), nil
+}
+
+func inputs(n int) []GetThingInput {
+	in := make([]GetThingInput, n)
+	for i := range in {
+		in[i] = GetThingInput{fmt.Sprint(i)}
+	}
+	return in
+}
+
+func TestWaitAllCollectsInOrder(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i) * time.Second }, doomed: func(i int) bool { return i%4 == 3 }}
+		w := mustNew(t, thingExists, f.op)
+		outs, err := waiter.WaitAll(t.Context(), w, inputs(8), time.Minute)
+		for i, o := range outs {
+			wantFail := i%4 == 3
+			if (o.Err != nil) != wantFail || (wantFail && *o.Output.Status != "failed") || (!wantFail && *o.Output.Status != "success") {
+				t.Errorf("outcome %d = %v, %v", i, o.Output, o.Err)
+			}
+		}
+		if !errors.Is(err, waiter.ErrFailure) || len(err.(interface{ Unwrap() []error }).Unwrap()) != 2 {
+			t.Errorf("WaitAll error = %v, want both failures joined", err)
+		}
+	})
+}
+
+func TestWaitAllFailFast(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		f := &fleet{start: time.Now(), readyAt: func(int) time.Duration { return time.Hour }, doomed: func(i int) bool { return i == 5 }}
+		w := mustNew(t, thingExists, f.op)
+		start := time.Now()
+		outs, err := waiter.WaitAll(t.Context(), w, inputs(10), 2*time.Hour, waiter.WithFailFast())
+		if !errors.Is(err, waiter.ErrFailure) || time.Since(start) != 0 {
+			t.Fatalf("WaitAll = %v after %v, want the failure at once", err, time.Since(start))
+		}
+		for i, o := range outs {
+			if i != 5 && !errors.Is(o.Err, context.Canceled) {
+				t.Errorf("outcome %d = %v, want cancelled", i, o.Err)
+			}
+		}
+	})
+}
+
+func TestGroupConcurrencyLimit(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i%7) * time.Second }}
+		w := mustNew(t, thingExists, f.op)
+		other := mustNew(t, thingExists, f.op, waiter.WithDelays(time.Second, time.Second))
+		g := waiter.NewGroup(t.Context(), waiter.WithConcurrency(3))
+		var outs []*waiter.Outcome[*GetThingOutput]
+		for i := range 20 {
+			ww := w
+			if i%2 == 0 {
+				ww = other
+			}
+			outs = append(outs, waiter.Go(g, ww, GetThingInput{fmt.Sprint(i)}, time.Minute))
+		}
+		if err := g.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range outs {
+			if o.Err != nil || *o.Output.Status != "success" {
+				t.Errorf("wait %d: %v, %v", i, o.Output, o.Err)
+			}
+		}
+		if p := f.peak.Load(); p > 3 {
+			t.Errorf("%d calls at once, want at most 3", p)
+		}
+	})
+}
+
+// TestFanOutUnderRateLimit: 10,000 runs in virtual time share one poll
+// rate limit of 50 calls per second; no second ever sees more.
+func TestFanOutUnderRateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 runs")
+	}
+	clocktest.Run(t, func(t *testing.T) {
+		const n, perSecond = 10_000, 50
+		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i%600) * time.Second }}
+		lim := rate.NewLimiter(perSecond, 1)
+		w := mustNew(t, thingExists, f.op, waiter.WithPollRateLimit(lim), waiter.WithDelays(5*time.Second, 60*time.Second))
+		outs, err := waiter.WaitAll(t.Context(), w, inputs(n), 2*time.Hour)
+		if err != nil {
+			t.Fatalf("WaitAll: %v", err)
+		}
+		for i, o := range outs {
+			if *o.Output.Status != "success" {
+				t.Fatalf("run %d ended with %v", i, *o.Output.Status)
+			}
+		}
+		perSec := map[time.Duration]int{}
+		for _, c := range f.calls {
+			perSec[c.Truncate(time.Second)]++
+		}
+		for s, c := range perSec {
+			// A token bucket of rate r and burst b allows r·T + b calls in
+			// any window of length T.
+			if c > perSecond+1 {
+				t.Errorf("%d calls in second %v, limit %d", c, s, perSecond+1)
+			}
+		}
+		if len(f.calls) < n {
+			t.Errorf("%d calls for %d resources", len(f.calls), n)
+		}
+		t.Logf("%d calls in %v for %d resources", len(f.calls), f.calls[len(f.calls)-1], n)
+	})
+}
