@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/telemetry"
 )
 
 // Adaptive is the AWS SDKs' adaptive retry mode: the [Standard] strategy
@@ -53,6 +55,9 @@ func NewAdaptive(opts ...Option) (*Adaptive, error) {
 
 // Clock returns the clock [Do] waits on.
 func (a *Adaptive) Clock() clock.Clock { return a.std.cfg.clock }
+
+// Observer returns what observes [Do]'s calls with this strategy.
+func (a *Adaptive) Observer() telemetry.Observer { return a.std.cfg.observer }
 
 // Standard returns the standard strategy inside a.
 func (a *Adaptive) Standard() *Standard { return a.std }

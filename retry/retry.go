@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // Token carries the state of one call across its attempts (the seeds'
@@ -114,23 +116,32 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 		return fn(ctx) // the first attempt is always made
 	}
 	clk := clockOf(s)
+	o := observe(ctx, s, clk)
 	var last T
 	var lastErr error
 	for attempt := 1; ; attempt++ {
 		if d := tok.Delay(); d > 0 {
-			if err := sleep(ctx, clk, d); err != nil {
-				return last, &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
+			if err := sleep(o.ctx, clk, d); err != nil {
+				err := &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
+				o.end(attempt-1, err)
+				return last, err
 			}
 		}
-		v, err := fn(ctx)
+		actx := o.startAttempt(attempt)
+		v, err := fn(actx)
 		if err == nil {
 			s.RecordSuccess(tok)
+			o.endAttempt(actx, attempt, nil, nil, 0)
+			o.end(attempt, nil)
 			return v, nil
 		}
 		next, rerr := s.RefreshToken(ctx, tok, err)
 		if rerr != nil {
+			o.endAttempt(actx, attempt, err, rerr, 0)
+			o.end(attempt, rerr)
 			return v, rerr
 		}
+		o.endAttempt(actx, attempt, err, nil, next.Delay())
 		tok, last, lastErr = next, v, err
 	}
 }
@@ -155,6 +166,107 @@ func clockOf(s Strategy) clock.Clock {
 		return c.Clock()
 	}
 	return clock.New()
+}
+
+// observed is implemented by strategies that carry an observer.
+type observed interface{ Observer() telemetry.Observer }
+
+// defaultObserver observes calls with strategies of other packages: OTel
+// on the global providers.
+var defaultObserver = sync.OnceValue(func() telemetry.Observer {
+	o, err := telemetry.OTel("github.com/waitable/waitable/retry", nil, nil)
+	if err != nil {
+		return nil
+	}
+	return o
+})
+
+// observation is one call's observer, or nothing.
+type observation struct {
+	ctx    context.Context
+	w      telemetry.WaitObserver
+	clk    clock.Clock
+	start  time.Time
+	s      Strategy
+	detail bool // the observer records details: times, retry-after, tokens
+}
+
+func observe(ctx context.Context, s Strategy, clk clock.Clock) observation {
+	obs := defaultObserver()
+	name := "strategy"
+	switch st := s.(type) {
+	case *Standard:
+		obs, name = st.Observer(), "standard"
+	case *Adaptive:
+		obs, name = st.Observer(), "adaptive"
+	case observed:
+		obs = st.Observer()
+	}
+	o := observation{ctx: ctx, clk: clk, s: s}
+	if obs != nil {
+		o.start = clk.Now()
+		o.ctx, o.w = obs.StartWait(ctx, telemetry.Wait{Kind: "retry", Name: name}, o.start)
+		o.detail = o.w.Recording()
+	}
+	return o
+}
+
+// now returns the clock's time when the observer wants times.
+func (o *observation) now() time.Time {
+	if !o.detail {
+		return time.Time{}
+	}
+	return o.clk.Now()
+}
+
+func (o *observation) startAttempt(n int) context.Context {
+	if o.w == nil {
+		return o.ctx
+	}
+	return o.w.StartAttempt(o.ctx, n, o.now())
+}
+
+func (o *observation) endAttempt(ctx context.Context, n int, err, refused error, next time.Duration) {
+	if o.w == nil {
+		return
+	}
+	a := telemetry.Attempt{Number: n, Err: err, Acceptor: -1, State: "success", NextDelay: next, Tokens: -1}
+	switch {
+	case err == nil:
+	case refused != nil:
+		a.State = "failure"
+	default:
+		a.State, a.Transient = "retry", true
+	}
+	if o.detail {
+		if err != nil {
+			a.RetryAfter = classify.Classify(err).RetryAfter
+		}
+		if b, ok := o.s.(interface{ Bucket(string) *TokenBucket }); ok {
+			a.Tokens = b.Bucket(scopeOf(o.ctx)).Available()
+		}
+	}
+	o.w.EndAttempt(ctx, a, o.now())
+}
+
+func (o *observation) end(attempts int, err error) {
+	if o.w == nil {
+		return
+	}
+	end := o.clk.Now()
+	out := telemetry.Outcome{Outcome: telemetry.OutcomeSuccess, Attempts: attempts, Elapsed: end.Sub(o.start), Err: err}
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrMaxAttempts):
+		out.Outcome = telemetry.OutcomeMaxAttempts
+	case errors.Is(err, ErrQuotaExceeded):
+		out.Outcome = telemetry.OutcomeQuotaExceeded
+	case errors.Is(err, ErrNotRetryable), errors.Is(err, ErrInvalidToken):
+		out.Outcome = telemetry.OutcomeNotRetryable
+	default:
+		out.Outcome = telemetry.OutcomeCancelled
+	}
+	o.w.EndWait(out, end)
 }
 
 type scopeKey struct{}

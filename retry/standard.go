@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // Defaults of [NewStandard]: today's AWS standard retry behaviour.
@@ -63,6 +67,11 @@ type standardConfig struct {
 	retryAfterSlack time.Duration
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
+	tracerProvider  trace.TracerProvider
+	meterProvider   metric.MeterProvider
+	logger          *slog.Logger
+	noTelemetry     bool
+	observer        telemetry.Observer
 	errs            []error
 }
 
@@ -174,6 +183,29 @@ func WithClock(clk clock.Clock) Option {
 	}
 }
 
+// WithTracerProvider sets where [Do]'s spans go (default: the OpenTelemetry
+// global provider): a span per call, a child per attempt.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *standardConfig) { c.tracerProvider = tp }
+}
+
+// WithMeterProvider sets where [Do]'s metrics go (default: the
+// OpenTelemetry global provider).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *standardConfig) { c.meterProvider = mp }
+}
+
+// WithLogger logs each attempt of [Do] at Debug and each outcome at Info
+// (Warn when the call failed).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *standardConfig) { c.logger = l }
+}
+
+// WithoutTelemetry turns off [Do]'s default spans and metrics.
+func WithoutTelemetry() Option {
+	return func(c *standardConfig) { c.noTelemetry = true }
+}
+
 // ErrInvalidOption is matched by errors.Is for the error of a constructor
 // given a bad option.
 var ErrInvalidOption = errors.New("retry: invalid option")
@@ -201,6 +233,20 @@ func newConfig(opts []Option) (standardConfig, error) {
 	if c.bucket == nil && c.errs == nil {
 		c.bucket = NewTokenBucket(DefaultBucketCapacity)
 	}
+	var obs []telemetry.Observer
+	if !c.noTelemetry {
+		o, err := telemetry.OTel("github.com/waitable/waitable/retry", c.tracerProvider, c.meterProvider)
+		if err != nil {
+			c.errs = append(c.errs, err)
+		}
+		obs = append(obs, o)
+	}
+	if c.logger != nil {
+		obs = append(obs, telemetry.Logger(c.logger))
+	}
+	if len(obs) > 0 {
+		c.observer = telemetry.Multi(obs...)
+	}
 	c.backoff = c.backoff.WithJitter(c.jitter)
 	c.throttleBackoff = c.throttleBackoff.WithJitter(c.jitter)
 	if len(c.errs) > 0 {
@@ -222,6 +268,10 @@ func NewStandard(opts ...Option) (*Standard, error) {
 
 // Clock returns the clock [Do] waits on.
 func (s *Standard) Clock() clock.Clock { return s.cfg.clock }
+
+// Observer returns what observes [Do]'s calls with this strategy (nil with
+// WithoutTelemetry and no logger).
+func (s *Standard) Observer() telemetry.Observer { return s.cfg.observer }
 
 // MaxAttempts returns the most attempts per call.
 func (s *Standard) MaxAttempts() int { return s.cfg.maxAttempts }

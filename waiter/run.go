@@ -13,6 +13,7 @@ import (
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // Attempt is what one call of a run did and what the waiter made of it.
@@ -322,7 +323,11 @@ func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
 	clk := w.cfg.clock
 	s := runState[I, O]{w: w, r: r, in: in, start: clk.Now()}
 	s.deadline = s.start.Add(maxWait)
-	callCtx, cancelCall := clk.WithDeadline(r.ctx, s.deadline)
+	waitCtx := r.ctx
+	if w.obs != nil {
+		waitCtx, s.obs = w.obs.StartWait(r.ctx, telemetry.Wait{Kind: "wait", Name: w.def.Name, Operation: w.def.Operation.ID, MaxWait: maxWait}, s.start)
+	}
+	callCtx, cancelCall := clk.WithDeadline(waitCtx, s.deadline)
 	defer cancelCall()
 	s.callCtx = attemptctx.Mark(callCtx)
 	defer func() {
@@ -331,7 +336,7 @@ func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
 		}
 		if p := recover(); p != nil {
 			r.panicked, r.panicV = true, p
-			r.finish(s.last, nil)
+			s.end(s.last, fmt.Errorf("waiter %s: operation panicked: %v", w.def.Name, p))
 		}
 	}()
 	for {
@@ -340,7 +345,7 @@ func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
 			return
 		}
 		if !s.sleep(d) {
-			r.finish(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
+			s.end(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
 			return
 		}
 	}
@@ -374,6 +379,49 @@ type runState[I, O any] struct {
 	maxLatency      time.Duration
 	attempt         int
 	timer           *clock.Timer
+	obs             telemetry.WaitObserver // nil: nothing observes
+}
+
+// record delivers an attempt to the events and the observer.
+func (s *runState[I, O]) record(ctx context.Context, a *Attempt[O]) {
+	s.r.emit(*a)
+	if s.obs != nil {
+		s.obs.EndAttempt(ctx, telemetry.Attempt{
+			Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: a.Acceptor,
+			State: a.State.String(), Transient: a.Transient, NextDelay: a.NextDelay, Tokens: -1,
+		}, s.w.cfg.clock.Now())
+	}
+}
+
+// end tells the observer how the run ended, then finishes it. A run whose
+// operation panicked is reported with the panic as its error; Result
+// re-panics instead of returning it.
+func (s *runState[I, O]) end(out O, err error) {
+	if s.obs != nil {
+		o := telemetry.Outcome{Outcome: outcomeOf(err), Attempts: s.attempt, Elapsed: s.w.cfg.clock.Since(s.start), Err: err}
+		if s.r.panicked {
+			o.Outcome = telemetry.OutcomePanic
+		}
+		s.obs.EndWait(o, s.w.cfg.clock.Now())
+	}
+	if s.r.panicked {
+		err = nil
+	}
+	s.r.finish(out, err)
+}
+
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return telemetry.OutcomeSuccess
+	case errors.Is(err, ErrTimeout):
+		return telemetry.OutcomeTimeout
+	case errors.Is(err, ErrFailure):
+		return telemetry.OutcomeFailure
+	case errors.Is(err, ErrMaxAttempts):
+		return telemetry.OutcomeMaxAttempts
+	}
+	return telemetry.OutcomeCancelled
 }
 
 // fail builds the run's error.
@@ -406,20 +454,24 @@ func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
 		case !res.OK() || !now.Add(d).Before(s.deadline):
 			res.CancelAt(now)
 			s.attempt--
-			r.finish(s.last, s.fail(ErrTimeout, classify.Match{}, "", s.lastErr))
+			s.end(s.last, s.fail(ErrTimeout, classify.Match{}, "", s.lastErr))
 			return 0, true
 		case d > 0 && !s.sleep(d):
 			s.attempt--
-			r.finish(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
+			s.end(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
 			return 0, true
 		}
 	}
-	actx, cancelAttempt := s.callCtx, context.CancelFunc(nil)
-	if w.cfg.attemptTimeout > 0 {
-		actx, cancelAttempt = clk.WithTimeout(s.callCtx, w.cfg.attemptTimeout)
-	}
 	t0 := clk.Now()
-	out, err := w.op(actx, s.in)
+	actx := s.callCtx
+	if s.obs != nil {
+		actx = s.obs.StartAttempt(actx, s.attempt, t0)
+	}
+	opCtx, cancelAttempt := actx, context.CancelFunc(nil)
+	if w.cfg.attemptTimeout > 0 {
+		opCtx, cancelAttempt = clk.WithTimeout(actx, w.cfg.attemptTimeout)
+	}
+	out, err := w.op(opCtx, s.in)
 	latency := clk.Since(t0)
 	if cancelAttempt != nil {
 		cancelAttempt()
@@ -435,8 +487,8 @@ func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
 			reason = errCancelled
 		}
 		a.State = classify.Failure
-		r.emit(a)
-		r.finish(out, s.fail(reason, classify.Match{}, "", err))
+		s.record(actx, &a)
+		s.end(out, s.fail(reason, classify.Match{}, "", err))
 		return 0, true
 	}
 
@@ -470,21 +522,21 @@ func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
 
 	switch a.State {
 	case classify.Success:
-		r.emit(a)
-		r.finish(out, nil)
+		s.record(actx, &a)
+		s.end(out, nil)
 		return 0, true
 	case classify.Failure:
-		r.emit(a)
+		s.record(actx, &a)
 		cause := err
 		if refused != nil {
 			cause = refused
 		}
-		r.finish(out, s.fail(ErrFailure, m, desc, cause))
+		s.end(out, s.fail(ErrFailure, m, desc, cause))
 		return 0, true
 	}
 	if limit := w.maxAttempts(); limit > 0 && s.attempt >= limit {
-		r.emit(a)
-		r.finish(out, s.fail(ErrMaxAttempts, m, desc, err))
+		s.record(actx, &a)
+		s.end(out, s.fail(ErrMaxAttempts, m, desc, err))
 		return 0, true
 	}
 	reserve := w.reserve(s.maxLatency)
@@ -499,11 +551,11 @@ func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
 		}
 	}
 	if d == 0 {
-		r.emit(a)
-		r.finish(out, s.fail(ErrTimeout, m, desc, err))
+		s.record(actx, &a)
+		s.end(out, s.fail(ErrTimeout, m, desc, err))
 		return 0, true
 	}
 	a.NextDelay = d
-	r.emit(a)
+	s.record(actx, &a)
 	return d, false
 }

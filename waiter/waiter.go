@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // Waiter polls one operation until its resource reaches a terminal state,
@@ -26,6 +30,7 @@ type Waiter[I, O any] struct {
 	custom   []customMatch[I, O]
 	schedule backoff.WaiterSchedule
 	cfg      config
+	obs      telemetry.Observer // nil: nothing observes
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -48,6 +53,11 @@ type config struct {
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	limiter        *rate.Limiter
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	logger         *slog.Logger
+	observers      []telemetry.Observer
+	noTelemetry    bool
 	errs           []error
 }
 
@@ -175,6 +185,41 @@ func WithPollRateLimit(lim *rate.Limiter) Option {
 	}
 }
 
+// WithTracerProvider sets where the waiter's spans go (default: the
+// OpenTelemetry global provider). See package telemetry for the spans.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(cfg *config) { cfg.tracerProvider = tp }
+}
+
+// WithMeterProvider sets where the waiter's metrics go (default: the
+// OpenTelemetry global provider). See package telemetry for the metrics.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(cfg *config) { cfg.meterProvider = mp }
+}
+
+// WithLogger logs each attempt at Debug and each outcome at Info (Warn when
+// the wait did not succeed) to l. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(cfg *config) { cfg.logger = l }
+}
+
+// WithObserver adds an observer of every run (see package telemetry).
+func WithObserver(o telemetry.Observer) Option {
+	return func(cfg *config) {
+		if o == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithObserver: observer is nil"))
+		}
+		cfg.observers = append(cfg.observers, o)
+	}
+}
+
+// WithoutTelemetry turns off the default OpenTelemetry spans and metrics
+// (a logger or observers given with WithLogger and WithObserver still
+// observe).
+func WithoutTelemetry() Option {
+	return func(cfg *config) { cfg.noTelemetry = true }
+}
+
 // ErrInvalidOption is matched by errors.Is for the error [New] returns for
 // a bad option or a nil operation.
 var ErrInvalidOption = errors.New("waiter: invalid option")
@@ -240,6 +285,20 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 			errs = append(errs, err)
 		}
 		w.cfg.strategy = s
+	}
+	obs := cfg.observers
+	if !cfg.noTelemetry {
+		o, err := telemetry.OTel("github.com/waitable/waitable/waiter", cfg.tracerProvider, cfg.meterProvider)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		obs = append([]telemetry.Observer{o}, obs...)
+	}
+	if cfg.logger != nil {
+		obs = append(obs, telemetry.Logger(cfg.logger))
+	}
+	if len(obs) > 0 {
+		w.obs = telemetry.Multi(obs...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -1,0 +1,252 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Attribute keys, on spans and metrics.
+const (
+	AttrName       = attribute.Key("waitable.name")
+	AttrKind       = attribute.Key("waitable.kind")
+	AttrOperation  = attribute.Key("waitable.operation")
+	AttrMaxWait    = attribute.Key("waitable.max_wait")
+	AttrOutcome    = attribute.Key("waitable.outcome")
+	AttrAttempts   = attribute.Key("waitable.attempts")
+	AttrAttempt    = attribute.Key("waitable.attempt")
+	AttrAcceptor   = attribute.Key("waitable.acceptor")
+	AttrState      = attribute.Key("waitable.state")
+	AttrTransient  = attribute.Key("waitable.transient")
+	AttrDelay      = attribute.Key("waitable.delay")
+	AttrRetryAfter = attribute.Key("waitable.retry_after")
+	AttrTokens     = attribute.Key("waitable.retry.tokens")
+	AttrErrorType  = attribute.Key("error.type")
+)
+
+// Metric names. Every metric has the attributes waitable.name and
+// waitable.kind ("wait" or "retry"); values are never resource IDs.
+const (
+	// MetricWaitDuration is a histogram of the time from start to end of a
+	// wait or retried call, in seconds, by waitable.outcome.
+	MetricWaitDuration = "waitable.wait.duration"
+	// MetricWaitAttempts is a histogram of the attempts per wait or
+	// retried call, by waitable.outcome.
+	MetricWaitAttempts = "waitable.wait.attempts"
+	// MetricAttempts counts attempts by waitable.outcome: success, failure,
+	// retry, or transient (an error retried as transient).
+	MetricAttempts = "waitable.attempts"
+	// MetricQuotaExhausted counts retried calls refused because the
+	// retry token bucket was empty.
+	MetricQuotaExhausted = "waitable.retry.quota_exhausted"
+)
+
+// otelObserver records spans and metrics through OpenTelemetry.
+type otelObserver struct {
+	tracer      trace.Tracer
+	duration    metric.Float64Histogram
+	attempts    metric.Int64Histogram
+	perAttempt  metric.Int64Counter
+	quota       metric.Int64Counter
+	attrSets    sync.Map // attrKey → *nameOpts
+	errorTypeFn func(error) string
+}
+
+type attrKey struct{ kind, name string }
+
+// OTel returns an Observer that records, through OpenTelemetry, a span per
+// wait (SpanKindInternal, named "wait <name>" or "retry <name>") with a
+// child span per attempt, the delay before each next attempt as an event on
+// the wait's span, and the metrics named by the Metric constants. The
+// tracer and meter are named scope (the import path of the package that
+// observes) at [Version]. A nil provider means OpenTelemetry's global one,
+// which costs almost nothing until an SDK is installed.
+func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Observer, error) {
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	meter := mp.Meter(scope, metric.WithInstrumentationVersion(Version))
+	o := &otelObserver{tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(Version)), errorTypeFn: ErrorType}
+	var err, e error
+	o.duration, e = meter.Float64Histogram(MetricWaitDuration, metric.WithUnit("s"),
+		metric.WithDescription("Time from the start to the end of a wait or a retried call."))
+	err = errors.Join(err, e)
+	o.attempts, e = meter.Int64Histogram(MetricWaitAttempts, metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts made by a wait or a retried call."))
+	err = errors.Join(err, e)
+	o.perAttempt, e = meter.Int64Counter(MetricAttempts, metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts, by outcome: success, failure, retry, transient."))
+	err = errors.Join(err, e)
+	o.quota, e = meter.Int64Counter(MetricQuotaExhausted, metric.WithUnit("{call}"),
+		metric.WithDescription("Retried calls refused because the retry quota was exhausted."))
+	err = errors.Join(err, e)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: creating instruments: %w", err)
+	}
+	return o, nil
+}
+
+// measureOpts are the options of a measurement with one attribute set, as
+// slices built once, so that recording allocates nothing.
+type measureOpts struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+// nameOpts is what one (kind, name) needs, built once: its span name and
+// the measurement options of every outcome.
+type nameOpts struct {
+	span     string
+	outcomes map[string]*measureOpts // read-only once built
+}
+
+var allOutcomes = []string{
+	OutcomeSuccess, OutcomeFailure, OutcomeTimeout, OutcomeMaxAttempts, OutcomeCancelled,
+	OutcomeQuotaExceeded, OutcomeNotRetryable, OutcomePanic, "retry", "transient",
+}
+
+// names returns the options of a (kind, name).
+func (o *otelObserver) names(kind, name string) *nameOpts {
+	k := attrKey{kind: kind, name: name}
+	if v, ok := o.attrSets.Load(k); ok {
+		return v.(*nameOpts)
+	}
+	n := &nameOpts{span: kind + " " + name, outcomes: make(map[string]*measureOpts, len(allOutcomes))}
+	for _, out := range allOutcomes {
+		opt := metric.WithAttributeSet(attribute.NewSet(AttrKind.String(kind), AttrName.String(name), AttrOutcome.String(out)))
+		n.outcomes[out] = &measureOpts{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+	}
+	v, _ := o.attrSets.LoadOrStore(k, n)
+	return v.(*nameOpts)
+}
+
+// opts returns the measurement options of an outcome (built on the spot
+// for an outcome outside the known set).
+func (n *nameOpts) opts(kind, name, outcome string) *measureOpts {
+	if m, ok := n.outcomes[outcome]; ok {
+		return m
+	}
+	opt := metric.WithAttributeSet(attribute.NewSet(AttrKind.String(kind), AttrName.String(name), AttrOutcome.String(outcome)))
+	return &measureOpts{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+type otelWait struct {
+	o       *otelObserver
+	w       Wait
+	n       *nameOpts
+	ctx     context.Context
+	span    trace.Span
+	attempt trace.Span
+}
+
+func (o *otelObserver) StartWait(ctx context.Context, w Wait, start time.Time) (context.Context, WaitObserver) {
+	n := o.names(w.Kind, w.Name)
+	ctx, span := o.tracer.Start(ctx, n.span, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start))
+	if span.IsRecording() {
+		span.SetAttributes(AttrKind.String(w.Kind), AttrName.String(w.Name))
+		if w.Operation != "" {
+			span.SetAttributes(AttrOperation.String(w.Operation))
+		}
+		if w.MaxWait > 0 {
+			span.SetAttributes(AttrMaxWait.Float64(w.MaxWait.Seconds()))
+		}
+	}
+	return ctx, &otelWait{o: o, w: w, n: n, ctx: ctx, span: span}
+}
+
+// Recording reports whether the wait's span records.
+func (ow *otelWait) Recording() bool { return ow.span.IsRecording() }
+
+func (ow *otelWait) StartAttempt(ctx context.Context, n int, start time.Time) context.Context {
+	if !ow.span.IsRecording() {
+		return ctx
+	}
+	ctx, ow.attempt = ow.o.tracer.Start(ctx, "attempt", trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
+		trace.WithAttributes(AttrAttempt.Int(n)))
+	return ctx
+}
+
+func (ow *otelWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
+	outcome := a.State
+	if a.Transient {
+		outcome = "transient"
+	}
+	ow.o.perAttempt.Add(ctx, 1, ow.n.opts(ow.w.Kind, ow.w.Name, outcome).add...)
+	if s := ow.attempt; s != nil {
+		s.SetAttributes(AttrAcceptor.Int(a.Acceptor), AttrState.String(a.State), AttrTransient.Bool(a.Transient))
+		if a.RetryAfter > 0 {
+			s.SetAttributes(AttrRetryAfter.Float64(a.RetryAfter.Seconds()))
+		}
+		if a.Tokens >= 0 {
+			s.SetAttributes(AttrTokens.Int(a.Tokens))
+		}
+		if a.Err != nil {
+			s.SetAttributes(AttrErrorType.String(ow.o.errorTypeFn(a.Err)))
+			s.RecordError(a.Err, trace.WithTimestamp(end))
+			s.SetStatus(codes.Error, a.Err.Error())
+		}
+		s.End(trace.WithTimestamp(end))
+		ow.attempt = nil
+	}
+	if a.NextDelay > 0 && ow.span.IsRecording() {
+		ow.span.AddEvent("delay", trace.WithTimestamp(end),
+			trace.WithAttributes(AttrAttempt.Int(a.Number), AttrDelay.Float64(a.NextDelay.Seconds())))
+	}
+}
+
+func (ow *otelWait) EndWait(o Outcome, end time.Time) {
+	opts := ow.n.opts(ow.w.Kind, ow.w.Name, o.Outcome)
+	ow.o.duration.Record(ow.ctx, o.Elapsed.Seconds(), opts.record...)
+	ow.o.attempts.Record(ow.ctx, int64(o.Attempts), opts.record...)
+	if o.Outcome == OutcomeQuotaExceeded {
+		ow.o.quota.Add(ow.ctx, 1, opts.add...)
+	}
+	if s := ow.attempt; s != nil { // an attempt that panicked
+		s.End(trace.WithTimestamp(end))
+	}
+	if !ow.span.IsRecording() {
+		return
+	}
+	ow.span.SetAttributes(AttrOutcome.String(o.Outcome), AttrAttempts.Int(o.Attempts))
+	if o.Outcome != OutcomeSuccess {
+		if o.Err != nil {
+			ow.span.RecordError(o.Err, trace.WithTimestamp(end))
+		}
+		ow.span.SetStatus(codes.Error, o.Outcome)
+	}
+	ow.span.End(trace.WithTimestamp(end))
+}
+
+// ErrorType names an error for the error.type attribute, with low
+// cardinality: the ErrorCode() of the first error on its chain that has
+// one (what AWS SDK errors carry), else the Go type of the innermost error
+// that is not a wrapper of another.
+func ErrorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	var coded interface{ ErrorCode() string }
+	if errors.As(err, &coded) {
+		if c := coded.ErrorCode(); c != "" {
+			return c
+		}
+	}
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return fmt.Sprintf("%T", err)
+		}
+		err = u.Unwrap()
+	}
+}
