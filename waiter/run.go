@@ -506,7 +506,10 @@ func (s *runState[I, O]) step() (delay time.Duration, ended bool) {
 		if s.tok != nil {
 			next, rerr := w.cfg.strategy.RefreshToken(r.ctx, s.tok, err)
 			s.tok = next
-			if rerr == nil {
+			// An empty retry quota means the service fails broadly: the
+			// waiter's schedule already spaces its calls, so it keeps
+			// polling rather than giving up with time left.
+			if rerr == nil || errors.Is(rerr, retry.ErrQuotaExceeded) {
 				a.State, a.Transient = classify.Retry, true
 				retryAfter = classify.Classify(err).RetryAfter
 			} else if !errors.Is(rerr, retry.ErrNotRetryable) {

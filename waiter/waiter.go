@@ -145,8 +145,10 @@ func WithAttemptTimeout(d time.Duration) Option {
 // acceptor matched is transient (retried on the waiter's schedule, never
 // sooner than the error's retry-after) or terminal. The default is
 // retry.NewStandard() on the waiter's clock: throttles, timeouts and server
-// faults are retried, up to its attempts in a row and its token bucket.
-// nil gives the specification's letter: every unmatched error is terminal.
+// faults are retried, up to its attempts in a row (3). An empty token
+// bucket does not end a run: the waiter's schedule already spaces its
+// calls, so it keeps polling while it has time. nil gives the
+// specification's letter: every unmatched error is terminal.
 func WithRetryStrategy(s retry.Strategy) Option {
 	return func(cfg *config) { cfg.strategy, cfg.strategySet = s, true }
 }
