@@ -3,9 +3,11 @@ module github.com/waitable/waitable/bench
 go 1.25.0
 
 require (
+	github.com/avast/retry-go/v4 v4.7.0
 	github.com/aws/smithy-go v1.28.8
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/jmespath/go-jmespath v0.4.0
 	github.com/waitable/waitable v0.0.0
 	go.uber.org/goleak v1.3.0
 )
@@ -16,11 +18,12 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/jmespath/go-jmespath v0.4.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.46.0 // indirect
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
 
 replace github.com/waitable/waitable => ../

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	avast "github.com/avast/retry-go/v4"
 	cenkalti "github.com/cenkalti/backoff/v5"
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
@@ -72,6 +73,11 @@ func BenchmarkRetryLoop(b *testing.B) {
 		exec := failsafe.With[int](policy)
 		run(b, func(op func() (int, error)) (int, error) { return exec.Get(op) })
 	})
+	b.Run("impl=avast-retry-go", func(b *testing.B) {
+		run(b, func(op func() (int, error)) (int, error) {
+			return avast.DoWithData(op, avast.Attempts(11), avast.Delay(0), avast.DelayType(avast.FixedDelay), avast.LastErrorOnly(true), avast.Context(ctx))
+		})
+	})
 	b.Run("impl=hand-written", func(b *testing.B) {
 		run(b, func(op func() (int, error)) (int, error) { return handWritten(ctx, op) })
 	})
@@ -107,7 +113,10 @@ func TestRetryLoopsAgree(t *testing.T) {
 		"cenkalti": func(op func() (int, error)) (int, error) {
 			return cenkalti.Retry(ctx, op, cenkalti.WithBackOff(&cenkalti.ZeroBackOff{}), cenkalti.WithMaxTries(11))
 		},
-		"failsafe":     func(op func() (int, error)) (int, error) { return failsafe.With[int](policy).Get(op) },
+		"failsafe": func(op func() (int, error)) (int, error) { return failsafe.With[int](policy).Get(op) },
+		"avast": func(op func() (int, error)) (int, error) {
+			return avast.DoWithData(op, avast.Attempts(11), avast.Delay(0), avast.DelayType(avast.FixedDelay), avast.LastErrorOnly(true), avast.Context(ctx))
+		},
 		"hand-written": func(op func() (int, error)) (int, error) { return handWritten(ctx, op) },
 	} {
 		calls := 0
