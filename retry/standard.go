@@ -233,20 +233,14 @@ func newConfig(opts []Option) (standardConfig, error) {
 	if c.bucket == nil && c.errs == nil {
 		c.bucket = NewTokenBucket(DefaultBucketCapacity)
 	}
-	var obs []telemetry.Observer
-	if !c.noTelemetry {
-		o, err := telemetry.OTel("github.com/waitable/waitable/retry", c.tracerProvider, c.meterProvider)
-		if err != nil {
-			c.errs = append(c.errs, err)
-		}
-		obs = append(obs, o)
+	obs, err := telemetry.Settings{
+		Scope: "github.com/waitable/waitable/retry", TracerProvider: c.tracerProvider, MeterProvider: c.meterProvider,
+		Logger: c.logger, Off: c.noTelemetry,
+	}.Observer()
+	if err != nil {
+		c.errs = append(c.errs, err)
 	}
-	if c.logger != nil {
-		obs = append(obs, telemetry.Logger(c.logger))
-	}
-	if len(obs) > 0 {
-		c.observer = telemetry.Multi(obs...)
-	}
+	c.observer = obs
 	c.backoff = c.backoff.WithJitter(c.jitter)
 	c.throttleBackoff = c.throttleBackoff.WithJitter(c.jitter)
 	if len(c.errs) > 0 {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Version is the library version the tracers and meters are named with.
@@ -100,10 +103,44 @@ func Multi(observers ...Observer) Observer {
 			obs = append(obs, o)
 		}
 	}
-	if len(obs) == 1 {
+	switch len(obs) {
+	case 0:
+		return nil
+	case 1:
 		return obs[0]
 	}
 	return multi(obs)
+}
+
+// Settings are what a package that observes (waiter, retry) is told by its
+// user, through its options.
+type Settings struct {
+	// Scope names the tracer and meter: the observing package's import path.
+	Scope          string
+	TracerProvider trace.TracerProvider // nil: the OpenTelemetry global
+	MeterProvider  metric.MeterProvider // nil: the OpenTelemetry global
+	Logger         *slog.Logger         // nil: no logging
+	Off            bool                 // no OTel spans and metrics
+	Extra          []Observer           // observers of the user's own
+}
+
+// Observer builds the observer the settings ask for: [OTel] (unless Off),
+// the extra observers, then a [Logger]. It returns nil when nothing
+// observes.
+func (s Settings) Observer() (Observer, error) {
+	var obs []Observer
+	if !s.Off {
+		o, err := OTel(s.Scope, s.TracerProvider, s.MeterProvider)
+		if err != nil {
+			return nil, err
+		}
+		obs = append(obs, o)
+	}
+	obs = append(obs, s.Extra...)
+	if s.Logger != nil {
+		obs = append(obs, Logger(s.Logger))
+	}
+	return Multi(obs...), nil
 }
 
 type multi []Observer

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/waitable/waitable/classify"
@@ -60,11 +61,7 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 	if f.Version != 2 {
 		return nil, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)}
 	}
-	names := make([]string, 0, len(f.Waiters))
-	for n := range f.Waiters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.Waiters))
 	c := newCatalog()
 	var errs []error
 	for _, name := range names {

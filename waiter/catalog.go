@@ -2,7 +2,8 @@ package waiter
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -41,12 +42,7 @@ func (c *Catalog) Get(name string) (Definition, bool) {
 
 // Names returns the names of every definition, sorted.
 func (c *Catalog) Names() []string {
-	names := make([]string, 0, len(c.defs))
-	for n := range c.defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.defs))
 }
 
 // Len returns the number of definitions.

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,11 +64,7 @@ func parseWaitable(data []byte, where string) ([]Definition, error) {
 	if err := strictDecode(data, &raw); err != nil {
 		return nil, &ModelError{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
 	}
-	names := make([]string, 0, len(raw))
-	for name := range raw {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(raw))
 	var defs []Definition
 	var errs []error
 	for _, name := range names {
@@ -183,11 +180,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", m.Smithy)}
 	}
 	services := m.operationServices()
-	ids := make([]string, 0, len(m.Shapes))
-	for id := range m.Shapes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(m.Shapes))
 	c := newCatalog()
 	var errs []error
 	for _, id := range ids {

@@ -31,6 +31,7 @@ type Waiter[I, O any] struct {
 	schedule backoff.WaiterSchedule
 	cfg      config
 	obs      telemetry.Observer // nil: nothing observes
+	descs    []string           // each compiled acceptor's Matcher.String(), built once
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -266,6 +267,9 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 			}
 		}
 		w.set = set
+		for i := 0; set != nil && i < set.Len(); i++ {
+			w.descs = append(w.descs, set.Acceptor(i).Matcher.String())
+		}
 	}
 	for _, m := range cfg.matches {
 		fn, ok := m.fn.(func(I, O, error) bool)
@@ -288,20 +292,14 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 		}
 		w.cfg.strategy = s
 	}
-	obs := cfg.observers
-	if !cfg.noTelemetry {
-		o, err := telemetry.OTel("github.com/waitable/waitable/waiter", cfg.tracerProvider, cfg.meterProvider)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		obs = append([]telemetry.Observer{o}, obs...)
+	obs, err := telemetry.Settings{
+		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,
+		Logger: cfg.logger, Off: cfg.noTelemetry, Extra: cfg.observers,
+	}.Observer()
+	if err != nil {
+		errs = append(errs, err)
 	}
-	if cfg.logger != nil {
-		obs = append(obs, telemetry.Logger(cfg.logger))
-	}
-	if len(obs) > 0 {
-		w.obs = telemetry.Multi(obs...)
-	}
+	w.obs = obs
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -340,7 +338,7 @@ func (w *Waiter[I, O]) match(in I, out O, err error) (classify.Match, string) {
 	if m.Index < 0 {
 		return m, ""
 	}
-	desc := w.set.Acceptor(m.Index).Matcher.String()
+	desc := w.descs[m.Index]
 	m.Index += len(w.custom)
 	return m, desc
 }
