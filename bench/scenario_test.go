@@ -48,15 +48,24 @@ func (throttlingException) ErrorCode() string { return "ThrottlingException" }
 
 // service answers polls for resources ready at readyAt[i].
 type service struct {
-	start   time.Time
-	readyAt []time.Duration
-	limit   *rate.Limiter
-	mu      sync.Mutex
-	calls   int
-	thrott  int
+	start       time.Time
+	readyAt     []time.Duration
+	limit       *rate.Limiter
+	mu          sync.Mutex
+	perResource map[int]int
+	calls       int
+	thrott      int
 }
 
 func (s *service) describe(ctx context.Context, i int) (status, error) {
+	// Each call takes its own few milliseconds, so that no two calls meet
+	// the service at the same virtual instant: which of two simultaneous
+	// calls is throttled would otherwise depend on goroutine scheduling.
+	s.mu.Lock()
+	s.perResource[i]++
+	n := s.perResource[i]
+	s.mu.Unlock()
+	time.Sleep(time.Millisecond + time.Duration((i*7919+n*104729)%99991)*10*time.Nanosecond)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
@@ -90,7 +99,7 @@ func runScenario(t *testing.T, client string, n int, seed uint64) scenarioStats 
 	var st scenarioStats
 	synctest.Test(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		svc := &service{start: time.Now(), limit: rate.NewLimiter(50, 50)}
+		svc := &service{start: time.Now(), limit: rate.NewLimiter(50, 50), perResource: map[int]int{}}
 		for range n {
 			svc.readyAt = append(svc.readyAt, time.Duration(r.Int64N(int64(10*time.Minute))))
 		}
@@ -103,6 +112,7 @@ func runScenario(t *testing.T, client string, n int, seed uint64) scenarioStats 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					time.Sleep(time.Duration(i) * 10 * time.Microsecond) // staggered starts
 					d, ok := sdkStyleWait(t.Context(), svc, i, seed)
 					detected[i], failed[i] = d, !ok
 				}()
@@ -119,6 +129,7 @@ func runScenario(t *testing.T, client string, n int, seed uint64) scenarioStats 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					time.Sleep(time.Duration(i) * 10 * time.Microsecond) // staggered starts
 					o := waiter.Go(g, w, i, scenarioMaxWait)
 					g.Wait()
 					detected[i], failed[i] = time.Since(svc.start), o.Err != nil
@@ -175,5 +186,15 @@ func TestFanoutScenario(t *testing.T) {
 	t.Logf("scenario n=%d waitable %v", n, wt)
 	if wt.failed != 0 || wt.throttled >= ind.throttled {
 		t.Errorf("waitable: %v; independent: %v", wt, ind)
+	}
+}
+
+// TestFanoutScenarioDeterministic: the same seed gives the same numbers.
+func TestFanoutScenarioDeterministic(t *testing.T) {
+	for _, client := range []string{"independent", "waitable"} {
+		a, b := runScenario(t, client, 500, 3), runScenario(t, client, 500, 3)
+		if a != b {
+			t.Errorf("%s: %v, then %v", client, a, b)
+		}
 	}
 }
