@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -52,28 +53,34 @@ type Attempt[O any] struct {
 // wait in the run's queue (polling never blocks on a reader).
 const eventBuffer = 16
 
-// Run is one wait in progress: [Waiter.Start] returns it at once and one
-// goroutine polls. Read its attempts as they happen from [Run.Events] (or
-// range over [Run.Attempts]), and its outcome from [Run.Result]. A Run is
-// safe for concurrent use.
+// Run is one wait in progress: [Waiter.Start] returns it at once. Read its
+// attempts as they happen from [Run.Events] (or range over
+// [Run.Attempts]), and its outcome from [Run.Result]. A Run is safe for
+// concurrent use.
+//
+// A run holds no goroutine while it waits a second or more between
+// attempts: a timer on the waiter's clock starts the next attempt in a
+// goroutine of its own, so that thousands of idle runs cost only their
+// timers and state (about 2 KB each). Shorter waits keep the goroutine.
 //
 // Every attempt is delivered once, in order, and the events channel is
 // closed after the last. A slow reader, or none, never delays polling:
-// attempts not yet read wait in a queue. When the run ends with events
-// still unread on a channel someone asked for, the run's goroutine stays to
-// deliver them until they are read or the run's context ends (Cancel it, or
-// cancel the context given to Start); a run whose events were never asked
-// for leaves no goroutine behind.
+// attempts not yet read wait in a queue. Asking for the channel while the
+// run is in progress starts one goroutine that feeds it; when the run has
+// ended, it stays until the remaining events are read or the run's context
+// ends (Cancel the run, or cancel the context given to Start). A run whose
+// events were never asked for, or asked for after its end, leaves no
+// goroutine behind.
 type Run[O any] struct {
 	done   chan struct{}
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	wake   chan struct{} // Events asked for a channel while the run sleeps
 
 	mu       sync.Mutex
 	queue    []Attempt[O] // attempts not yet delivered
 	ch       chan Attempt[O]
-	live     bool // the goroutine is still running
+	notify   chan struct{} // wakes the goroutine feeding ch
+	ended    bool          // the outcome is known: no more attempts
 	out      O
 	err      error
 	panicked bool
@@ -81,23 +88,24 @@ type Run[O any] struct {
 }
 
 // Start begins a wait of at most maxWait for the resource that in names and
-// returns at once; one goroutine polls. maxWait must be positive: the
-// specification requires callers to say how long they will wait (a run
-// given none ends at once with an error matching [ErrInvalidOption]).
+// returns at once; the first attempt starts in a goroutine. maxWait must be
+// positive: the specification requires callers to say how long they will
+// wait (a run given none ends at once with an error matching
+// [ErrInvalidOption]).
 //
 // Each call runs under a context that ends at the run's deadline (and at
 // the per-attempt timeout, if set), so an operation that honours its
 // context cannot hold the run past the deadline. Cancelling ctx ends the
-// run, with an error matching the context's cause.
+// run, with an error matching context.Canceled and the context's cause.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
-	r := &Run[O]{done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	r := &Run[O]{done: make(chan struct{})}
 	if maxWait <= 0 {
 		r.err = fmt.Errorf("%w: waiter %s: maxWait %v is not positive", ErrInvalidOption, w.def.Name, maxWait)
+		r.ended = true
 		close(r.done)
 		return r
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
-	r.live = true
 	go w.run(r, in, maxWait)
 	return r
 }
@@ -134,7 +142,7 @@ func (r *Run[O]) Events() <-chan Attempt[O] {
 	if r.ch != nil {
 		return r.ch
 	}
-	if !r.live { // the goroutine is gone: hand over what is left, closed
+	if r.ended { // nothing more will come: hand over what is left, closed
 		r.ch = make(chan Attempt[O], len(r.queue))
 		for _, a := range r.queue {
 			r.ch <- a
@@ -144,11 +152,8 @@ func (r *Run[O]) Events() <-chan Attempt[O] {
 		return r.ch
 	}
 	r.ch = make(chan Attempt[O], eventBuffer)
-	r.flush()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
+	r.notify = make(chan struct{}, 1)
+	go r.feed()
 	return r.ch
 }
 
@@ -165,22 +170,20 @@ func (r *Run[O]) Attempts() iter.Seq[Attempt[O]] {
 	}
 }
 
-// emit queues an attempt and delivers what the channel takes now.
+// emit queues an attempt for the events channel.
 func (r *Run[O]) emit(a Attempt[O]) {
 	r.mu.Lock()
 	r.queue = append(r.queue, a)
-	r.flush()
+	r.poke()
 	r.mu.Unlock()
 }
 
-// flush delivers queued attempts without blocking. r.mu must be held.
-func (r *Run[O]) flush() {
-	for r.ch != nil && len(r.queue) > 0 {
+// poke wakes the feeding goroutine, if there is one. r.mu must be held.
+func (r *Run[O]) poke() {
+	if r.notify != nil {
 		select {
-		case r.ch <- r.queue[0]:
-			r.pop()
+		case r.notify <- struct{}{}:
 		default:
-			return
 		}
 	}
 }
@@ -194,104 +197,53 @@ func (r *Run[O]) pop() {
 	}
 }
 
-// pending reports whether queued attempts wait for a reader of the
-// channel.
-func (r *Run[O]) pending() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ch != nil && len(r.queue) > 0
-}
-
-// popSent drops the attempt just sent.
-func (r *Run[O]) popSent() {
-	r.mu.Lock()
-	r.pop()
-	r.mu.Unlock()
-}
-
-// sleep waits until t fires, delivering events meanwhile. It reports false
-// if the run's context ended first. It parks in a small select, so that an
-// idle run's stack stays small; delivery has a frame of its own.
-func (r *Run[O]) sleep(t *clock.Timer) bool {
-	for {
-		if r.pending() {
-			switch r.deliver(t) {
-			case fired:
-				return true
-			case ended:
-				return false
-			}
-			continue
-		}
-		select {
-		case <-t.C:
-			return true
-		case <-r.ctx.Done():
-			return false
-		case <-r.wake:
-		}
-	}
-}
-
-const (
-	fired = iota // the timer fired
-	ended        // the run's context ended
-	moved        // an attempt was delivered, or Events was called
-)
-
-// deliver waits for the timer, the context, or the reader to take the
-// first queued attempt.
-//
-//go:noinline
-func (r *Run[O]) deliver(t *clock.Timer) int {
-	r.mu.Lock()
-	ch, a := r.ch, r.queue[0]
-	r.mu.Unlock()
-	select {
-	case <-t.C:
-		return fired
-	case <-r.ctx.Done():
-		return ended
-	case <-r.wake:
-	case ch <- a:
-		r.popSent()
-	}
-	return moved
-}
-
-// finish records the outcome, then delivers the events still queued on a
-// channel someone asked for, and ends the goroutine.
-func (r *Run[O]) finish(out O, err error) {
-	r.mu.Lock()
-	r.out, r.err = out, err
-	r.mu.Unlock()
-	close(r.done)
+// feed is the goroutine that moves queued attempts onto the events channel
+// as the reader takes them, and closes it after the last. It gives up (and
+// closes the channel) if the run's context ends.
+func (r *Run[O]) feed() {
+	defer r.cancel(nil) // release the run's context
 	for {
 		r.mu.Lock()
-		if r.ch == nil || len(r.queue) == 0 {
-			if r.ch != nil {
-				close(r.ch)
-			}
-			r.live = false
+		if len(r.queue) == 0 && r.ended {
+			close(r.ch)
 			r.mu.Unlock()
-			break
+			return
 		}
-		ch, a := r.ch, r.queue[0]
+		var send chan Attempt[O]
+		var a Attempt[O]
+		if len(r.queue) > 0 {
+			send, a = r.ch, r.queue[0]
+		}
 		r.mu.Unlock()
 		select {
-		case ch <- a:
-			r.popSent()
+		case send <- a:
+			r.mu.Lock()
+			r.pop()
+			r.mu.Unlock()
+		case <-r.notify:
 		case <-r.ctx.Done():
 			r.mu.Lock()
 			r.queue = nil
 			close(r.ch)
-			r.live = false
 			r.mu.Unlock()
-			r.cancel(nil)
 			return
 		}
 	}
-	r.cancel(nil) // release the context
+}
+
+// finish records the outcome. The events still queued stay for the
+// feeding goroutine, or for a later call of Events.
+func (r *Run[O]) finish(out O, err error) {
+	r.mu.Lock()
+	r.out, r.err = out, err
+	r.ended = true
+	feeding := r.ch != nil
+	r.poke()
+	r.mu.Unlock()
+	close(r.done)
+	if !feeding {
+		r.cancel(nil) // release the run's context; the feeder does it otherwise
+	}
 }
 
 // errCancelled stands for "the run's context ended" until fail reads the
@@ -315,55 +267,105 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
 	return max(r, min(finalGrace, minDelay))
 }
 
-// run is the goroutine of one run: the waiter workflow of the
-// specification. It keeps little on its own stack while it sleeps: each
-// attempt's work happens in step, whose frame is gone by then, so that an
-// idle run's goroutine stack stays small.
+// run starts a run: it sets up the run's contexts and timer, then makes
+// the first attempt.
 func (w *Waiter[I, O]) run(r *Run[O], in I, maxWait time.Duration) {
 	clk := w.cfg.clock
-	s := runState[I, O]{w: w, r: r, in: in, start: clk.Now()}
+	s := &runState[I, O]{w: w, r: r, in: in, start: clk.Now()}
 	s.deadline = s.start.Add(maxWait)
 	waitCtx := r.ctx
 	if w.obs != nil {
 		waitCtx, s.obs = w.obs.StartWait(r.ctx, telemetry.Wait{Kind: "wait", Name: w.def.Name, Operation: w.def.Operation.ID, MaxWait: maxWait}, s.start)
 	}
 	callCtx, cancelCall := clk.WithDeadline(waitCtx, s.deadline)
-	defer cancelCall()
+	s.cancelCall = cancelCall
 	s.callCtx = attemptctx.Mark(callCtx)
+	s.timer = clk.AfterFunc(maxWait, s.wake)
+	s.timer.Stop() // armed by each sleep with Reset
+	s.stopWatch = context.AfterFunc(r.ctx, s.cancelled)
+	s.resume()
+}
+
+// Run states: who owns the run now.
+const (
+	stateRunning  int32 = iota // an attempt's goroutine
+	stateSleeping              // the timer (or a cancellation)
+	stateEnded
+)
+
+// parkAfter is the shortest delay for which a run gives up its goroutine:
+// shorter waits sleep in place, keeping the goroutine (and its stack,
+// grown by a deep operation such as an SDK call) for the next attempt;
+// longer ones leave only a timer behind.
+const parkAfter = time.Second
+
+// resume makes attempts until one asks for a delay of parkAfter or more,
+// then arms the timer and returns: its goroutine ends, and the timer starts
+// the next attempt.
+func (s *runState[I, O]) resume() {
 	defer func() {
-		if s.timer != nil {
-			s.timer.Stop()
-		}
 		if p := recover(); p != nil {
-			r.panicked, r.panicV = true, p
-			s.end(s.last, fmt.Errorf("waiter %s: operation panicked: %v", w.def.Name, p))
+			s.r.panicked, s.r.panicV = true, p
+			s.end(s.last, fmt.Errorf("waiter %s: operation panicked: %v", s.w.def.Name, p))
 		}
 	}()
+	var d time.Duration
 	for {
-		d, done := s.step()
-		if done {
+		var done bool
+		if d, done = s.step(); done {
 			return
+		}
+		if d >= parkAfter {
+			break
 		}
 		if !s.sleep(d) {
 			s.end(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
 			return
 		}
 	}
+	s.state.Store(stateSleeping)
+	s.timer.Reset(d)
+	if s.state.Load() == stateEnded {
+		s.timer.Stop() // a cancellation ended the run between the two lines above
+		return
+	}
+	// A cancellation that came while this attempt ran found the run busy:
+	// take it now.
+	if s.r.ctx.Err() != nil {
+		s.cancelled()
+	}
 }
 
-// sleep waits d on the run's one timer (armed on first use, then reset:
-// it is always drained before a reset).
+// wake is the timer's: the next attempt, in the timer's goroutine.
+func (s *runState[I, O]) wake() {
+	if s.state.CompareAndSwap(stateSleeping, stateRunning) {
+		s.resume()
+	}
+}
+
+// cancelled ends a sleeping run whose context ended.
+func (s *runState[I, O]) cancelled() {
+	if s.state.CompareAndSwap(stateSleeping, stateRunning) {
+		s.end(s.last, s.fail(errCancelled, classify.Match{}, "", s.lastErr))
+	}
+}
+
+// sleep waits d in the attempt's goroutine (a short delay, or the poll
+// rate limit), reporting false if the run's context ended first. Its timer
+// is made once per run and reset; it is always drained before a reset.
 func (s *runState[I, O]) sleep(d time.Duration) bool {
-	if s.timer == nil {
-		s.timer = s.w.cfg.clock.Timer(d)
+	if s.inPlace == nil {
+		s.inPlace = s.w.cfg.clock.Timer(d)
 	} else {
-		s.timer.Reset(d)
+		s.inPlace.Reset(d)
 	}
-	if s.r.sleep(s.timer) {
+	select {
+	case <-s.inPlace.C:
 		return true
+	case <-s.r.ctx.Done():
+		s.inPlace.Stop()
+		return false
 	}
-	s.timer.Stop()
-	return false
 }
 
 // runState is what a run carries from one attempt to the next.
@@ -378,7 +380,11 @@ type runState[I, O any] struct {
 	tok             retry.Token
 	maxLatency      time.Duration
 	attempt         int
-	timer           *clock.Timer
+	timer           *clock.Timer           // starts the next attempt after a long delay
+	inPlace         *clock.Timer           // times short delays, in the attempt's goroutine
+	state           atomic.Int32           // stateRunning, stateSleeping, stateEnded
+	cancelCall      context.CancelFunc     // releases the deadline context
+	stopWatch       func() bool            // stops watching the run's context
 	obs             telemetry.WaitObserver // nil: nothing observes
 }
 
@@ -397,6 +403,13 @@ func (s *runState[I, O]) record(ctx context.Context, a *Attempt[O]) {
 // operation panicked is reported with the panic as its error; Result
 // re-panics instead of returning it.
 func (s *runState[I, O]) end(out O, err error) {
+	s.state.Store(stateEnded)
+	s.timer.Stop()
+	if s.inPlace != nil {
+		s.inPlace.Stop()
+	}
+	s.stopWatch()
+	s.cancelCall()
 	if s.obs != nil {
 		o := telemetry.Outcome{Outcome: outcomeOf(err), Attempts: s.attempt, Elapsed: s.w.cfg.clock.Since(s.start), Err: err}
 		if s.r.panicked {
