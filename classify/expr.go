@@ -281,11 +281,9 @@ func (n *node) each(v reflect.Value, yield func(reflect.Value) bool) bool {
 			}
 			return true
 		}
-		for _, f := range reflect.VisibleFields(x.Type()) {
-			if f.IsExported() && !f.Anonymous {
-				if fv, err := x.FieldByIndexErr(f.Index); err == nil && !keep(fv) {
-					return false
-				}
+		for _, idx := range exportedFields(x.Type()) {
+			if fv, err := x.FieldByIndexErr(idx); err == nil && !keep(fv) {
+				return false
 			}
 		}
 	case opFlatten:

@@ -137,6 +137,26 @@ func upperFirst(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
+// exportedIndexes caches exportedFields: reflect.VisibleFields allocates a
+// new slice on every call, too much for a value projection per attempt.
+var exportedIndexes sync.Map // reflect.Type → [][]int
+
+// exportedFields returns the index paths of struct type t's exported,
+// non-embedded fields, the fields a value projection (.*) reads.
+func exportedFields(t reflect.Type) [][]int {
+	if v, ok := exportedIndexes.Load(t); ok {
+		return v.([][]int)
+	}
+	var idx [][]int
+	for _, f := range reflect.VisibleFields(t) {
+		if f.IsExported() && !f.Anonymous {
+			idx = append(idx, f.Index)
+		}
+	}
+	v, _ := exportedIndexes.LoadOrStore(t, idx)
+	return v.([][]int)
+}
+
 // fieldCache remembers, for one field node, how its name resolved on the
 // last type it met, so that a node evaluated on 1,000 elements of the same
 // type looks the name up once.

@@ -43,18 +43,7 @@ func benchOp() func(context.Context, string) (*benchOutput, error) {
 // and the same 1ns timer between polls. ns/op is per run of 11 polls.
 func BenchmarkPoll(b *testing.B) {
 	ctx := context.Background()
-	b.Run("impl=waitable", func(b *testing.B) {
-		w, err := waiter.New(benchDef, benchOp(), waiter.WithDelays(time.Nanosecond, time.Nanosecond))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := w.Wait(ctx, "thing", time.Hour); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("impl=waitable", func(b *testing.B) { benchWaits(b) })
 	b.Run("impl=hand-written", func(b *testing.B) {
 		op := benchOp()
 		b.ReportAllocs()
@@ -64,6 +53,20 @@ func BenchmarkPoll(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchWaits runs BenchmarkPoll's waits: 11 polls, 1ns delays.
+func benchWaits(b *testing.B, opts ...waiter.Option) {
+	w, err := waiter.New(benchDef, benchOp(), append(opts, waiter.WithDelays(time.Nanosecond, time.Nanosecond))...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := w.Wait(context.Background(), "thing", time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 func handWrittenPoll(ctx context.Context, op func(context.Context, string) (*benchOutput, error)) error {
@@ -132,19 +135,7 @@ func BenchmarkIdleRun(b *testing.B) {
 // with a real SDK recording every span into memory and every metric into a
 // manual reader.
 func BenchmarkPollTelemetry(b *testing.B) {
-	ctx := context.Background()
-	run := func(b *testing.B, opts ...waiter.Option) {
-		w, err := waiter.New(benchDef, benchOp(), append(opts, waiter.WithDelays(time.Nanosecond, time.Nanosecond))...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := w.Wait(ctx, "thing", time.Hour); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	run := benchWaits
 	b.Run("telemetry=off", func(b *testing.B) { run(b, waiter.WithoutTelemetry()) })
 	b.Run("telemetry=global-noop", func(b *testing.B) { run(b) })
 	b.Run("telemetry=sdk", func(b *testing.B) {

@@ -80,25 +80,29 @@ func ExampleLoadBotocore() {
 	// retry status: 404
 }
 
+// jobDone is a waiter definition written in Go, for the examples.
+var jobDone = waiter.Definition{
+	Name: "JobDone",
+	Acceptors: []classify.Acceptor{
+		{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "DONE")},
+		{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "FAILED")},
+	},
+}
+
+// Job is the output of the examples' GetJob operation.
+type Job struct{ State string }
+
 // A waiter from a definition written in Go, polling an operation until the
 // resource is ready, with each attempt read as it happens. (The 1ms delays
 // only keep the example fast.)
 func ExampleWaiter_Start() {
-	def := waiter.Definition{
-		Name: "JobDone",
-		Acceptors: []classify.Acceptor{
-			{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "DONE")},
-			{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "FAILED")},
-		},
-	}
-	type Job struct{ State string }
 	states := []string{"QUEUED", "RUNNING", "DONE"}
 	calls := 0
 	getJob := func(ctx context.Context, id string) (Job, error) {
 		calls++
 		return Job{State: states[min(calls, len(states))-1]}, nil
 	}
-	w, err := waiter.New(def, getJob, waiter.WithDelays(time.Millisecond, time.Millisecond))
+	w, err := waiter.New(jobDone, getJob, waiter.WithDelays(time.Millisecond, time.Millisecond))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -118,16 +122,8 @@ func ExampleWaiter_Start() {
 
 // A failed wait returns the last output and an *Error that says why.
 func ExampleError() {
-	def := waiter.Definition{
-		Name: "JobDone",
-		Acceptors: []classify.Acceptor{
-			{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "DONE")},
-			{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "FAILED")},
-		},
-	}
-	type Job struct{ State string }
 	clk := clocktest.NewMock() // a clock that stands still, for a stable Elapsed
-	w, _ := waiter.New(def, func(ctx context.Context, id string) (Job, error) { return Job{State: "FAILED"}, nil }, waiter.WithClock(clk))
+	w, _ := waiter.New(jobDone, func(ctx context.Context, id string) (Job, error) { return Job{State: "FAILED"}, nil }, waiter.WithClock(clk))
 	job, err := w.Wait(context.Background(), "job-42", time.Minute)
 	var we *waiter.Error
 	fmt.Println(job.State, errors.Is(err, waiter.ErrFailure), errors.As(err, &we) && we.Acceptor == 1)
