@@ -9,36 +9,8 @@ import (
 	"github.com/waitable/waitable/backoff"
 )
 
-var sinkDelay time.Duration
-
-// BenchmarkWaiterDelay compares one waiter delay computation: Waitable's
-// backoff.WaiterSchedule.Delay (math/rand/v2 jitter) against
-// smithy-go/waiter.ComputeDelay (crypto/rand jitter), the function the AWS
-// SDK for Go v2's generated waiters call. Both get the same inputs: the
-// spec's default 2s/120s schedule, attempts cycling 1..16, and a remaining
-// time that sometimes triggers the last-attempt rule.
-func BenchmarkWaiterDelay(b *testing.B) {
-	const minDelay, maxDelay = 2 * time.Second, 120 * time.Second
-	b.Run("impl=waitable", func(b *testing.B) {
-		sched := backoff.WaiterSchedule{MinDelay: minDelay, MaxDelay: maxDelay}
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			attempt := i&15 + 1
-			sinkDelay = sched.Delay(attempt, time.Duration(attempt)*20*time.Second, minDelay)
-		}
-	})
-	b.Run("impl=smithy-go", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			attempt := i&15 + 1
-			d, err := waiter.ComputeDelay(int64(attempt), minDelay, maxDelay, time.Duration(attempt)*20*time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sinkDelay = d
-		}
-	})
-}
+// BenchmarkWaiterDelay is row 1 for go test: see delaySides.
+func BenchmarkWaiterDelay(b *testing.B) { benchSides(b, delaySides()) }
 
 // TestWaiterDelayAgreesWithSmithyGo checks that the two implementations
 // compared above compute the same thing: with reserve = MinDelay (the rule

@@ -1,12 +1,23 @@
 // Package bench compares Waitable with its peers, side by side in the same
-// run, so that the numbers that matter are ratios on the machine at hand.
+// process, so that the numbers that matter are ratios on the machine at
+// hand. It is a module of its own so that the peers (the AWS SDK,
+// cenkalti/backoff, failsafe-go, avast/retry-go, sethvargo/go-retry,
+// Kubernetes' wait package) never enter the library's go.mod.
 //
-// It is a module of its own so that the peers (the AWS SDK's smithy-go and
-// others) never enter the library's go.mod. Run it from this folder:
+// The report, from this folder:
 //
-//	go test -run '^$' -bench . -benchmem ./...
+//	go run ./cmd/report
 //
-// Each benchmark has sub-benchmarks named after the implementation measured
-// ("waitable", "smithy-go", ...); compare them within one run, for example
-// with benchstat's -col /impl.
+// measures every row by process CPU time (getrusage: user + system, every
+// thread), with the sides of a row interleaved round by round, and prints
+// the median and range of each side and of each ratio. Wall time is shown
+// too, but on a shared machine it moves by ±50% between samples, so no
+// ratio is computed from it. Rows in virtual time run in a testing/synctest
+// bubble.
+//
+// Each row's workload is a function of this package ([Side]), also run as a
+// go test benchmark with sub-benchmarks named after the implementation
+// ("impl=waitable", ...), for benchstat:
+//
+//	go test -run '^$' -bench . -count 10 . | benchstat -col /impl -
 package bench

@@ -2,10 +2,8 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/waitable/waitable/classify"
@@ -18,29 +16,19 @@ var readyDef = waiter.Definition{Name: "ResourceReady", Acceptors: []classify.Ac
 	{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "ready")},
 }}
 
-// BenchmarkIdleRuns starts n runs that poll once and then sleep an hour on
-// their timers, and reports the memory each costs (heap and goroutine
-// stack, from runtime.MemStats).
-func BenchmarkIdleRuns(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("runs=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				b.ReportMetric(idleBytesPerRun(b, n), "bytes/run")
-			}
-		})
-	}
-}
-
-func idleBytesPerRun(b *testing.B, n int) float64 {
+// IdleBytesPerRun starts n runs that poll once and then sleep an hour on
+// their timers, and returns the memory each costs (heap and goroutine
+// stacks, from runtime.MemStats, after a GC), with the waiter's options.
+func IdleBytesPerRun(n int, opts ...waiter.Option) float64 {
 	var wg sync.WaitGroup
 	wg.Add(n)
 	op := func(context.Context, int) (status, error) {
 		wg.Done()
 		return status{"pending"}, nil
 	}
-	w, err := waiter.New(readyDef, op, waiter.WithDelays(time.Hour, time.Hour), waiter.WithoutTelemetry())
+	w, err := waiter.New(readyDef, op, append(opts, waiter.WithDelays(time.Hour, time.Hour))...)
 	if err != nil {
-		b.Fatal(err)
+		panic(err)
 	}
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -51,7 +39,8 @@ func idleBytesPerRun(b *testing.B, n int) float64 {
 		runs[i] = w.Start(ctx, i, 2*time.Hour)
 	}
 	wg.Wait()
-	runtime.GC()
+	runtime.GC() // gives the last runs time to park on their timers
+	runtime.GC() // shrinks the stacks of parked goroutines, if any
 	runtime.ReadMemStats(&after)
 	runsSlice := float64(8 * n) // the benchmark's own slice of runs
 	used := float64((after.HeapInuse+after.StackInuse)-(before.HeapInuse+before.StackInuse)) - runsSlice

@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"context"
+	"time"
+
+	"github.com/jmespath/go-jmespath"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
+)
+
+// pollOutput is what the polled operation returns: a new value each call,
+// as an SDK's deserializer would.
+type pollOutput struct{ Status *string }
+
+var (
+	pollCreating, pollActive = "CREATING", "ACTIVE"
+	pollDef                  = waiter.Definition{Name: "ThingActive", Acceptors: []classify.Acceptor{
+		{State: classify.Success, Matcher: classify.OnOutput("Status", classify.StringEquals, "ACTIVE")},
+	}}
+)
+
+// pollOp returns CREATING 10 times, then ACTIVE, over and over: one run
+// makes 11 polls. Each call allocates its output.
+func pollOp() func(context.Context, string) (*pollOutput, error) {
+	n := 0
+	return func(context.Context, string) (*pollOutput, error) {
+		if n++; n%11 != 0 {
+			return &pollOutput{Status: &pollCreating}, nil
+		}
+		return &pollOutput{Status: &pollActive}, nil
+	}
+}
+
+// pollSides are the per-poll row's sides: one op is a run of 11 polls with
+// the given delay between polls and one output condition.
+func pollSides(delay time.Duration) []Side {
+	waitable := func(name string, opts ...waiter.Option) Side {
+		return Side{Name: name, Op: func(n int) {
+			w, err := waiter.New(pollDef, pollOp(), append(opts, waiter.WithDelays(delay, delay))...)
+			if err != nil {
+				panic(err)
+			}
+			ctx := context.Background()
+			for range n {
+				if _, err := w.Wait(ctx, "thing", time.Hour); err != nil {
+					panic(err)
+				}
+			}
+		}}
+	}
+	return []Side{
+		waitable("waitable"),
+		waitable("waitable, telemetry off", waiter.WithoutTelemetry()),
+		{Name: "hand-written (compiled JMESPath, one timer)", Op: func(n int) {
+			op, ctx := pollOp(), context.Background()
+			for range n {
+				if err := HandPoll(ctx, delay, op); err != nil {
+					panic(err)
+				}
+			}
+		}},
+		{Name: "k8s wait.PollUntilContextTimeout", Op: func(n int) {
+			op, ctx := pollOp(), context.Background()
+			for range n {
+				if err := k8sPoll(ctx, delay, op); err != nil {
+					panic(err)
+				}
+			}
+		}},
+	}
+}
+
+// statusActive is the condition of the hand-written loops, compiled once.
+var statusActive = jmespath.MustCompile("Status")
+
+func isActive(out *pollOutput) (bool, error) {
+	v, err := statusActive.Search(out)
+	if err != nil {
+		return false, err
+	}
+	s, ok := v.(*string)
+	return ok && *s == "ACTIVE", nil
+}
+
+// HandPoll is the poll loop a competent Go programmer writes: the
+// condition compiled once, one timer made once and reset between polls.
+func HandPoll(ctx context.Context, delay time.Duration, op func(context.Context, string) (*pollOutput, error)) error {
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	for {
+		out, err := op(ctx, "thing")
+		if err != nil {
+			return err
+		}
+		if ok, err := isActive(out); ok || err != nil {
+			return err
+		}
+		if t == nil {
+			t = time.NewTimer(delay)
+		} else {
+			t.Reset(delay)
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// k8sPoll is the same wait with Kubernetes' wait package.
+func k8sPoll(ctx context.Context, delay time.Duration, op func(context.Context, string) (*pollOutput, error)) error {
+	return wait.PollUntilContextTimeout(ctx, delay, time.Hour, true, func(ctx context.Context) (bool, error) {
+		out, err := op(ctx, "thing")
+		if err != nil {
+			return false, err
+		}
+		return isActive(out)
+	})
+}

@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// ReportOptions sets the sizes of a report.
+type ReportOptions struct {
+	Measure  Config // rounds and CPU time per measurement of the ratio rows
+	IdleRuns []int  // runs sleeping at once, for the idle-memory row
+	FanoutN  int    // resources in the fan-out scenario
+	ScaleN   []int  // concurrent waits in the scaling row
+}
+
+// FullReport is what `go run ./cmd/report` measures; million adds the
+// 1,000,000-wait sizes (about a minute more).
+func FullReport(million bool) ReportOptions {
+	o := ReportOptions{Measure: Config{Rounds: 7, Target: 40 * time.Millisecond},
+		IdleRuns: []int{100_000}, FanoutN: 10_000, ScaleN: []int{1_000, 10_000, 100_000}}
+	if million {
+		o.IdleRuns = append(o.IdleRuns, 1_000_000)
+		o.ScaleN = append(o.ScaleN, 1_000_000)
+	}
+	return o
+}
+
+// QuickReport runs every row at a small size, so that a plain go test
+// checks that the report still works.
+func QuickReport() ReportOptions {
+	return ReportOptions{Measure: Config{Rounds: 2, Target: time.Millisecond},
+		IdleRuns: []int{1000}, FanoutN: 300, ScaleN: []int{100, 300}}
+}
+
+// ratioRow is one row of the CPU table: a workload, its sides, and where
+// the sides run.
+type ratioRow struct {
+	id, what string
+	sides    []Side
+	virtual  bool // in a synctest bubble: time is virtual
+}
+
+func ratioRows() []ratioRow {
+	return []ratioRow{
+		{"1", "waiter delay computation", delaySides(), false},
+		{"2a", "retry loop, 10 failures then success, zero delay (per call)", retrySides(0), false},
+		{"2b", "retry loop, 10 failures then success, 1ns delays, real time (per call)", retrySides(time.Nanosecond), false},
+		{"2c", "retry loop, 10 failures then success, 1s delays, virtual time (per call)", retrySides(time.Second), true},
+		{"3", "InstanceRunning acceptors on 1,000 typed instances (per evaluation)", matcherSides(), false},
+		{"4a", "waiter run of 11 polls, 1ns delays, real time (per run)", pollSides(time.Nanosecond), false},
+		{"4b", "waiter run of 11 polls, 2s delays, virtual time (per run)", pollSides(2 * time.Second), true},
+		{"5a", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1ns delays (per run)", sdkSides(time.Nanosecond), false},
+		{"5b", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1s delays, virtual time (per run)", sdkSides(time.Second), true},
+	}
+}
+
+// bubbled runs each op of s in a synctest bubble, where time is virtual.
+func bubbled(t *testing.T, s Side) Side {
+	return Side{Name: s.Name, Op: func(n int) {
+		synctest.Test(t, func(*testing.T) { s.Op(n) })
+	}}
+}
+
+// Report measures every row and writes the report as Markdown tables. It
+// reports each row's failures to t.
+func Report(t *testing.T, o ReportOptions, w io.Writer) {
+	fmt.Fprintf(w, "Measured on %s/%s, %d CPUs (%s), %s; %d interleaved rounds of about %v of CPU per side.\n\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuName(), runtime.Version(), o.Measure.Rounds, o.Measure.Target)
+
+	fmt.Fprintln(w, "CPU is the process's user+system time (getrusage) per operation, median [min–max] over the rounds;")
+	fmt.Fprintln(w, "the ratio is this side's CPU ÷ Waitable's, round by round (above 1: Waitable uses less).")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| # | what | implementation | CPU per op | wall per op (median) | allocs per op | CPU ÷ Waitable's |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, row := range ratioRows() {
+		sides := row.sides
+		if row.virtual {
+			for i := range sides {
+				sides[i] = bubbled(t, sides[i])
+			}
+		}
+		samples := Measure(o.Measure, sides...)
+		for i, s := range samples {
+			ratio := "—"
+			if i > 0 {
+				ratio = RatioOf(samples[0], s).String()
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f | %s |\n", row.id, row.what, s.Name, spread(s.CPU), nsFmt(median(s.Wall)), s.Allocs, ratio)
+		}
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Memory of idle runs (each has polled once and sleeps an hour on its timer), heap and stacks after a GC:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| runs | default telemetry | telemetry off |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, n := range o.IdleRuns {
+		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, IdleBytesPerRun(n), IdleBytesPerRun(n, waiter.WithoutTelemetry()))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Fan-out: %d resources ready at random over %v, a service that throttles above %d requests/s; detection lag from ready to the first \"ready\" answer, over all resources (a resource never answered \"ready\" counts as never detected):\n\n", o.FanoutN, scenarioWindow, scenarioLimit)
+	fmt.Fprintln(w, "| client | told about the limit | calls | throttled | never detected | p50 lag | p99 lag |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, st := range []ScenarioStats{RunScenario(t, "independent", o.FanoutN, 7), RunScenario(t, "waitable", o.FanoutN, 7), LowerBound(o.FanoutN, 7)} {
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %s | %s |\n", st.Client, st.Told, st.Calls, st.Throttled, st.Undetected, lagFmt(st.P50), lagFmt(st.P99))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Scaling: n concurrent waits in virtual time, each succeeding on its %dth poll, polls %v apart; b fits CPU ∝ n^b:\n\n", scalePolls, scaleDelay)
+	fmt.Fprintln(w, "| implementation | n | CPU per poll | bytes per sleeping wait | GC share of CPU | longest GC pause |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	exps := map[string]float64{}
+	for _, side := range ScaleSides {
+		var stats []ScaleStats
+		for _, n := range o.ScaleN {
+			st := RunScale(t, side, n)
+			stats = append(stats, st)
+			fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.1f%% | %v |\n", side, n, nsFmt(st.CPUPerPoll), st.BytesPerWait, 100*st.GCShare, st.MaxPause.Round(10*time.Microsecond))
+		}
+		exps[side] = Exponent(stats)
+	}
+	fmt.Fprintln(w)
+	var parts []string
+	for _, side := range ScaleSides {
+		parts = append(parts, fmt.Sprintf("%s %.2f", side, exps[side]))
+	}
+	fmt.Fprintf(w, "Fitted exponent b: %s.\n", strings.Join(parts, "; "))
+}
+
+func cpuName() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if i := strings.Index(l, ":"); i >= 0 {
+				return strings.TrimSpace(l[i+1:])
+			}
+		}
+	}
+	return "unknown CPU"
+}

@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var (
+	reportFull    = flag.Bool("report", false, "measure every row at full size, as go run ./cmd/report does")
+	reportMillion = flag.Bool("report.million", false, "with -report, add the 1,000,000-wait sizes")
+	reportOut     = flag.String("report.out", "", "write the report to this file instead of the test log")
+)
+
+// TestReport runs the whole report: small sizes by default, so that every
+// row keeps working; full sizes with -report.
+func TestReport(t *testing.T) {
+	o := QuickReport()
+	if *reportFull {
+		o = FullReport(*reportMillion)
+	}
+	var buf bytes.Buffer
+	Report(t, o, &buf)
+	out := buf.String()
+	for _, row := range ratioRows() {
+		if !strings.Contains(out, "| "+row.id+" | "+row.what+" |") {
+			t.Errorf("the report has no row %s (%s)", row.id, row.what)
+		}
+	}
+	for _, bad := range []string{"NaN", "+Inf", "missing"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the report contains %q:\n%s", bad, out)
+		}
+	}
+	if *reportOut != "" {
+		if err := os.WriteFile(*reportOut, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Log("\n" + out)
+}
