@@ -98,15 +98,43 @@ func (s WaiterSchedule) bounds() (lo, hi time.Duration) {
 // delays count as zero (the default) and a MaxDelay below MinDelay is raised
 // to it. A negative reserve counts as zero; attempt < 1 counts as 1.
 func (s WaiterSchedule) Delay(attempt int, remaining, reserve time.Duration) time.Duration {
+	return s.delay(attempt, remaining, reserve, func(lo, hi time.Duration) time.Duration { return draw(s.Jitter, lo, hi) })
+}
+
+// DelaySeeded is [WaiterSchedule.Delay] with the jitter drawn from seed
+// and attempt instead of s.Jitter: a pure function of its arguments, so
+// that a wait whose seed is kept (in a checkpoint, or in a durable
+// engine's history) replays the same delays. The draws are uniform over
+// [MinDelay, delay] and independent from one attempt to the next.
+func (s WaiterSchedule) DelaySeeded(attempt int, remaining, reserve time.Duration, seed uint64) time.Duration {
+	return s.delay(attempt, remaining, reserve, func(lo, hi time.Duration) time.Duration {
+		return lo + time.Duration(Mix(seed, uint64(attempt))%(uint64(hi-lo)+1))
+	})
+}
+
+func (s WaiterSchedule) delay(attempt int, remaining, reserve time.Duration, jitter func(lo, hi time.Duration) time.Duration) time.Duration {
 	lo, hi := s.bounds()
 	hi = max(hi, lo)
 	reserve = min(max(reserve, 0), lo)
 	if remaining <= reserve {
 		return 0
 	}
-	delay := draw(s.Jitter, lo, grow(lo, hi, attempt))
+	delay := lo
+	if d := grow(lo, hi, attempt); d > lo {
+		delay = min(max(jitter(lo, d), lo), d)
+	}
 	if remaining-delay <= lo {
 		delay = remaining - reserve
 	}
 	return delay
+}
+
+// Mix returns a well-mixed 64-bit number from seed and n (SplitMix64's
+// finalizer applied to their combination): the n-th draw of a seeded
+// sequence, computed without state.
+func Mix(seed, n uint64) uint64 {
+	z := seed + (n+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }

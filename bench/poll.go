@@ -54,7 +54,7 @@ func pollSides(delay time.Duration) []Side {
 	return []Side{
 		waitable("waitable"),
 		waitable("waitable, telemetry off", waiter.WithoutTelemetry()),
-		{Name: "hand-written (compiled JMESPath, one timer)", Op: func(n int) {
+		{Name: "hand-written (deadline, compiled JMESPath, one timer)", Op: func(n int) {
 			op, ctx := pollOp(), context.Background()
 			for range n {
 				if err := HandPoll(ctx, delay, op); err != nil {
@@ -86,8 +86,12 @@ func isActive(out *pollOutput) (bool, error) {
 }
 
 // HandPoll is the poll loop a competent Go programmer writes: the
-// condition compiled once, one timer made once and reset between polls.
+// condition compiled once, one timer made once and reset between polls,
+// and, as every waiter must have, a total wait time (an hour) as a
+// context deadline that each call gets and each sleep watches.
 func HandPoll(ctx context.Context, delay time.Duration, op func(context.Context, string) (*pollOutput, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
 	var t *time.Timer
 	defer func() {
 		if t != nil {

@@ -9,12 +9,13 @@ import (
 )
 
 // Arming records one timer armed on a [Mock]: by Timer, After, AfterFunc,
-// Sleep, Ticker, Tick, WithTimeout or WithDeadline.
+// Sleep, Ticker, Tick, WithTimeout or WithDeadline, or re-armed by
+// ResetTimer.
 type Arming struct {
 	// Seq is the arming's position, from 1, in the order timers were armed.
 	Seq int
 	// Kind is the Mock method that armed it: "Timer", "After", "AfterFunc",
-	// "Sleep", "Ticker", "Tick", "WithTimeout" or "WithDeadline".
+	// "Sleep", "Ticker", "Tick", "WithTimeout", "WithDeadline" or "Reset".
 	Kind string
 	// At is the mock time at which the timer was armed.
 	At time.Time
@@ -36,9 +37,10 @@ func (a Arming) Deadline() time.Time { return a.At.Add(a.Delay) }
 //
 // Every timer-making method of clock.Clock is counted, including the timers
 // behind WithTimeout and WithDeadline, whose contexts behave like the
-// standard library's (Err and context.Cause report DeadlineExceeded). Mock cannot see a timer being stopped
-// (clock.Timer.Stop does not tell it), so it counts armings, not pending
-// timers. Mock is safe for concurrent use, but like clock.Mock only one
+// standard library's (Err and context.Cause report DeadlineExceeded), and
+// every re-arming through [Mock.ResetTimer]. Mock cannot see a timer being
+// stopped (clock.Timer.Stop does not tell it), so it counts armings, not
+// pending timers. Mock is safe for concurrent use, but like clock.Mock only one
 // goroutine may move its time (Add, Set, Step). Its zero value is not usable:
 // call [NewMock].
 type Mock struct {
@@ -162,6 +164,19 @@ func (m *Mock) Timer(d time.Duration) *clock.Timer {
 	t := m.inner.Timer(d)
 	m.record("Timer", now, d)
 	return t
+}
+
+// ResetTimer re-arms t, a timer made by this Mock, to fire after d, and
+// counts that as an arming of kind "Reset". benbjohnson/clock's
+// Timer.Reset cannot tell its clock, so code under test re-arms through
+// this method when its clock has it: the waiter and retry packages do, so
+// that WaitArmed and Step see every sleep of a waiter that reuses one
+// timer.
+func (m *Mock) ResetTimer(t *clock.Timer, d time.Duration) bool {
+	now := m.inner.Now()
+	active := t.Reset(d)
+	m.record("Reset", now, d)
+	return active
 }
 
 // After arms a timer and returns its channel.

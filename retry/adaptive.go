@@ -59,6 +59,10 @@ func (a *Adaptive) Clock() clock.Clock { return a.std.cfg.clock }
 // Observer returns what observes [Do]'s calls with this strategy.
 func (a *Adaptive) Observer() telemetry.Observer { return a.std.cfg.observer }
 
+// MaxAttempts returns the most attempts per call (that of the standard
+// strategy inside a).
+func (a *Adaptive) MaxAttempts() int { return a.std.MaxAttempts() }
+
 // Standard returns the standard strategy inside a.
 func (a *Adaptive) Standard() *Standard { return a.std }
 

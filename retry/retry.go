@@ -206,7 +206,7 @@ func observe(ctx context.Context, s Strategy, clk clock.Clock) observation {
 	if obs != nil {
 		o.start = clk.Now()
 		o.ctx, o.w = obs.StartWait(ctx, telemetry.Wait{Kind: "retry", Name: name}, o.start)
-		o.detail = o.w.Recording()
+		o.detail = o.w != nil && o.w.Recording()
 	}
 	return o
 }

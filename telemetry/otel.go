@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -51,6 +52,8 @@ const (
 
 // otelObserver records spans and metrics through OpenTelemetry.
 type otelObserver struct {
+	tp          trace.TracerProvider // as given: nil is the global one
+	mp          metric.MeterProvider // likewise
 	tracer      trace.Tracer
 	duration    metric.Float64Histogram
 	attempts    metric.Int64Histogram
@@ -70,6 +73,7 @@ type attrKey struct{ kind, name string }
 // observes) at [Version]. A nil provider means OpenTelemetry's global one,
 // which costs almost nothing until an SDK is installed.
 func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Observer, error) {
+	given, givenMP := tp, mp
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -77,7 +81,7 @@ func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Obser
 		mp = otel.GetMeterProvider()
 	}
 	meter := mp.Meter(scope, metric.WithInstrumentationVersion(Version))
-	o := &otelObserver{tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(Version)), errorTypeFn: ErrorType}
+	o := &otelObserver{tp: given, mp: givenMP, tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(Version)), errorTypeFn: ErrorType}
 	var err, e error
 	o.duration, e = meter.Float64Histogram(MetricWaitDuration, metric.WithUnit("s"),
 		metric.WithDescription("Time from the start to the end of a wait or a retried call."))
@@ -109,6 +113,7 @@ type measureOpts struct {
 type nameOpts struct {
 	span     string
 	outcomes map[string]*measureOpts // read-only once built
+	quiet    *otelWait               // the metrics-only observer of every wait of this name
 }
 
 var allOutcomes = []string{
@@ -127,8 +132,61 @@ func (o *otelObserver) names(kind, name string) *nameOpts {
 		opt := metric.WithAttributeSet(attribute.NewSet(AttrKind.String(kind), AttrName.String(name), AttrOutcome.String(out)))
 		n.outcomes[out] = &measureOpts{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 	}
+	n.quiet = &otelWait{o: o, w: Wait{Kind: kind, Name: name}, n: n, ctx: context.Background(), span: trace.SpanFromContext(context.Background())}
 	v, _ := o.attrSets.LoadOrStore(k, n)
 	return v.(*nameOpts)
+}
+
+// tracing reports whether spans can record: not while the provider is
+// OpenTelemetry's global one with no SDK installed, nor a no-op provider.
+// Without it a wait allocates nothing for telemetry: its metrics go to
+// instruments that drop them until an SDK is installed.
+func (o *otelObserver) tracing() bool {
+	tp := o.tp
+	if tp == nil || isGlobalDefault(tp) {
+		tp = otel.GetTracerProvider() // the SDK's, once one is installed
+	}
+	return !isNoop(tp)
+}
+
+// metering reports whether metrics can be recorded: not while the meter
+// provider is OpenTelemetry's global one with no SDK installed, nor a
+// no-op provider.
+func (o *otelObserver) metering() bool {
+	mp := o.mp
+	if mp == nil || isGlobalDefault(mp) {
+		mp = otel.GetMeterProvider()
+	}
+	return !isNoop(mp)
+}
+
+var noopProviders sync.Map // reflect.Type → bool
+
+// isNoop reports a provider whose spans never record: the global default
+// before an SDK is installed, or the noop packages'.
+func isNoop(provider any) bool {
+	t := reflect.TypeOf(provider)
+	if v, ok := noopProviders.Load(t); ok {
+		return v.(bool)
+	}
+	p := pkgPath(t)
+	noop := p == "go.opentelemetry.io/otel/internal/global" || p == "go.opentelemetry.io/otel/trace/noop" || p == "go.opentelemetry.io/otel/metric/noop"
+	noopProviders.Store(t, noop)
+	return noop
+}
+
+func isGlobalDefault(provider any) bool {
+	return pkgPath(reflect.TypeOf(provider)) == "go.opentelemetry.io/otel/internal/global"
+}
+
+func pkgPath(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return ""
+	}
+	return t.PkgPath()
 }
 
 // opts returns the measurement options of an outcome (built on the spot
@@ -151,6 +209,12 @@ type otelWait struct {
 }
 
 func (o *otelObserver) StartWait(ctx context.Context, w Wait, start time.Time) (context.Context, WaitObserver) {
+	if !o.tracing() {
+		if !o.metering() {
+			return ctx, nil // no SDK installed: nothing would be recorded
+		}
+		return ctx, o.names(w.Kind, w.Name).quiet
+	}
 	n := o.names(w.Kind, w.Name)
 	ctx, span := o.tracer.Start(ctx, n.span, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start))
 	if span.IsRecording() {

@@ -2,9 +2,11 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -71,7 +73,9 @@ type Outcome struct {
 // injected clock. Implementations are safe for concurrent use.
 type Observer interface {
 	// StartWait is called as a wait starts. The context it returns is the
-	// wait's: attempts start from it.
+	// wait's: attempts start from it. It may return a nil WaitObserver when
+	// it has nothing to record for this wait (OpenTelemetry with no SDK
+	// installed): the wait's other calls are then skipped.
 	StartWait(ctx context.Context, w Wait, start time.Time) (context.Context, WaitObserver)
 }
 
@@ -146,9 +150,15 @@ func (s Settings) Observer() (Observer, error) {
 type multi []Observer
 
 func (m multi) StartWait(ctx context.Context, w Wait, start time.Time) (context.Context, WaitObserver) {
-	ws := make(multiWait, len(m))
-	for i, o := range m {
-		ctx, ws[i] = o.StartWait(ctx, w, start)
+	ws := make(multiWait, 0, len(m))
+	for _, o := range m {
+		var wo WaitObserver
+		if ctx, wo = o.StartWait(ctx, w, start); wo != nil {
+			ws = append(ws, wo)
+		}
+	}
+	if len(ws) == 0 {
+		return ctx, nil
 	}
 	return ctx, ws
 }
@@ -235,3 +245,20 @@ func (lw *logWait) EndWait(o Outcome, end time.Time) {
 	}
 	lw.l.LogAttrs(context.Background(), level, lw.w.Kind+" ended", attrs...)
 }
+
+// ObserverPanic is what a waiter reports when an observer panicked: the
+// value and the observer's stack. The waiter drops that observer for the
+// rest of the wait; the wait itself goes on.
+type ObserverPanic struct {
+	Value any
+	Stack []byte
+}
+
+// Error describes the panic.
+func (p *ObserverPanic) Error() string {
+	return fmt.Sprintf("telemetry: an observer panicked (it is dropped for the rest of the wait): %v\n\n%s", p.Value, p.Stack)
+}
+
+// ReportPanic hands an observer's panic to OpenTelemetry's error handler
+// (otel.Handle, which logs it unless an application installed its own).
+func ReportPanic(p *ObserverPanic) { otel.Handle(p) }

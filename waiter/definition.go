@@ -108,13 +108,18 @@ var waiterName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // matcher per acceptor, known comparators, "true"/"false" for booleanEquals,
 // JMESPath that compiles, messages on failure acceptors only, and
 // 1s <= MinDelay <= MaxDelay (defaults applied), with no negative
-// MaxAttempts. Delays need not be whole seconds here; models only express
-// whole seconds.
+// MaxAttempts. The one-second minimum is the specification's rule for
+// waiters defined in models; for faster polling from Go, keep the
+// definition's delays and pass WithDelays to [New], or build the waiter
+// with [NewFunc].
 func (d Definition) Validate() error {
-	return errors.Join(d.problems()...)
+	return errors.Join(d.problems(false)...)
 }
 
-func (d Definition) problems() []error {
+// problems lists what breaks the specification's rules; successElsewhere
+// reports a success acceptor given in Go (WithMatch, WithAcceptors), which
+// New counts as the required one.
+func (d Definition) problems(successElsewhere bool) []error {
 	var errs []error
 	bad := func(rule, format string, args ...any) {
 		errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: rule, Err: fmt.Errorf(format, args...)})
@@ -122,23 +127,25 @@ func (d Definition) problems() []error {
 	if !waiterName.MatchString(d.Name) {
 		bad("name", "%q is not UpperCamelCase letters and digits (^[A-Z][A-Za-z0-9]*$)", d.Name)
 	}
-	if len(d.Acceptors) == 0 {
-		bad("acceptors", "there are none: at least one success acceptor is required")
-	} else if !hasSuccess(d.Acceptors) {
-		bad("acceptors", "none has state success: at least one is required")
+	switch {
+	case successElsewhere:
+	case len(d.Acceptors) == 0:
+		bad("acceptors", "there are none: at least one success acceptor is required (in the definition, or given to New with WithMatch or WithAcceptors)")
+	case !hasSuccess(d.Acceptors):
+		bad("acceptors", "none has state success: at least one is required (in the definition, or given to New with WithMatch or WithAcceptors)")
 	}
 	s := d.Schedule()
 	switch {
 	case d.MinDelay < 0:
 		bad("minDelay", "%v is negative", d.MinDelay)
 	case s.MinDelay < time.Second:
-		bad("minDelay", "%v is less than 1s", s.MinDelay)
+		bad("minDelay", "%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)", s.MinDelay)
 	}
 	switch {
 	case d.MaxDelay < 0:
 		bad("maxDelay", "%v is negative", d.MaxDelay)
 	case s.MaxDelay < time.Second:
-		bad("maxDelay", "%v is less than 1s", s.MaxDelay)
+		bad("maxDelay", "%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)", s.MaxDelay)
 	case s.MinDelay > s.MaxDelay:
 		bad("maxDelay", "%v is less than minDelay %v", s.MaxDelay, s.MinDelay)
 	}

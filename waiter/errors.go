@@ -1,43 +1,84 @@
 package waiter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
-// The outcomes of a run that did not succeed. An [*Error] matches one of
-// them with errors.Is (a cancelled run matches context.Canceled, or
-// context.DeadlineExceeded for a parent's deadline, and the context's
-// cause).
+// The outcomes of a wait that did not succeed. An [*Error] matches one of
+// them with errors.Is (a cancelled wait matches context.Canceled, and the
+// context's cause).
 var (
-	// ErrTimeout: the caller's wait time ran out before the resource
-	// reached a terminal state.
+	// ErrTimeout: the caller's wait time (or an earlier deadline of the
+	// caller's context) ran out before the resource reached a terminal
+	// state.
 	ErrTimeout = errors.New("timed out")
-	// ErrFailure: a failure acceptor matched, or the operation returned an
-	// error that no acceptor matched and that was not retried.
+	// ErrFailure: a failure acceptor matched, the operation returned an
+	// error that no acceptor matched and that was not retried, or
+	// transient errors in a row reached the retry strategy's limit;
+	// Error.Failure says which.
 	ErrFailure = errors.New("failure")
-	// ErrMaxAttempts: the attempt limit was reached before a terminal state.
+	// ErrMaxAttempts: the waiter's attempt limit was reached before a
+	// terminal state.
 	ErrMaxAttempts = errors.New("max attempts reached")
 )
 
-// Error is how a run that did not succeed ends. It says which waiter, how
-// many attempts in how much time, why (Reason), what matched, and it
-// unwraps to the operation's last error (and, for a cancelled run, to the
-// context's cause).
+// Failure says why a wait failed (Error.Failure, with [ErrFailure]).
+type Failure uint8
+
+// The ways a wait fails.
+const (
+	// FailureAcceptor: a failure acceptor matched (or a NewFunc condition
+	// returned an error of its own).
+	FailureAcceptor Failure = iota + 1
+	// FailureError: the call returned an error that no acceptor matched
+	// and that the retry strategy did not allow to retry (or there is no
+	// strategy: the specification's step 4).
+	FailureError
+	// FailureTransientLimit: errors no acceptor matched, retried as
+	// transient, came in a row as many times as the retry strategy allows
+	// attempts (3 for the standard strategy).
+	FailureTransientLimit
+)
+
+// String describes the failure.
+func (f Failure) String() string {
+	switch f {
+	case FailureAcceptor:
+		return "a failure acceptor matched"
+	case FailureError:
+		return "an error no acceptor matched"
+	case FailureTransientLimit:
+		return "transient errors reached the retry strategy's limit"
+	}
+	return ""
+}
+
+// Error is how a wait that did not succeed ends. It says which waiter,
+// how many attempts in how much time, why (Reason and, for a failure,
+// Failure), what matched, and it unwraps to the operation's last error
+// (and, for a cancelled wait, to the context's cause).
 type Error struct {
 	// Waiter is the waiter's name.
 	Waiter string
-	// Reason is ErrTimeout, ErrFailure, ErrMaxAttempts, or, for a run
-	// whose context ended, the context's error (context.Canceled).
+	// Input names the input of the wait, when one was given (fan-outs
+	// name each member so).
+	Input string
+	// Reason is ErrTimeout, ErrFailure, ErrMaxAttempts, or, for a wait
+	// whose context was cancelled, the context's error.
 	Reason error
+	// Failure says why, when Reason is ErrFailure.
+	Failure Failure
 	// Cause is the context's cause when it differs from Reason (set with
-	// context.WithCancelCause): why the run was cancelled.
+	// context.WithCancelCause): why the wait was cancelled.
 	Cause error
-	// Attempts is the number of calls made.
-	Attempts int
-	// Elapsed is the time from Start to the end of the run.
+	// Attempts is the number of calls made, and Transient the errors
+	// retried as transient in a row at the end.
+	Attempts, Transient int
+	// Elapsed is the time from the start to the end of the wait.
 	Elapsed time.Duration
 	// Acceptor is the index of the failure acceptor that matched, or -1.
 	Acceptor int
@@ -45,7 +86,8 @@ type Error struct {
 	Matcher string
 	// Message is the matched acceptor's message, if it has one.
 	Message string
-	// Err is the operation's last error (nil if the last call succeeded).
+	// Err is the last call's error (nil if the last call succeeded), or the
+	// retry strategy's refusal, which unwraps to it.
 	Err error
 }
 
@@ -53,9 +95,18 @@ type Error struct {
 // 45s: acceptor 2 matched (output: ... "terminated")".
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "waiter %s: %v after %d attempt%s in %v", e.Waiter, e.Reason, e.Attempts, plural(e.Attempts), e.Elapsed)
-	if e.Acceptor >= 0 {
+	fmt.Fprintf(&b, "waiter %s", e.Waiter)
+	if e.Input != "" {
+		fmt.Fprintf(&b, " (%s)", e.Input)
+	}
+	fmt.Fprintf(&b, ": %v after %d attempt%s in %v", e.Reason, e.Attempts, plural(e.Attempts), e.Elapsed)
+	switch {
+	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
+	case e.Failure == FailureTransientLimit:
+		fmt.Fprintf(&b, ": %d transient errors in a row, the retry strategy's limit", e.Transient)
+	case e.Failure == FailureError:
+		b.WriteString(": no acceptor matched the error")
 	}
 	if e.Cause != nil {
 		fmt.Fprintf(&b, " (cause: %v)", e.Cause)
@@ -73,8 +124,8 @@ func (e *Error) Error() string {
 // errors.Is(err, context.Canceled)).
 func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
 
-// Unwrap returns the operation's last error and, for a cancelled run, the
-// context's cause.
+// Unwrap returns the operation's last error and, for a cancelled wait,
+// the context's cause.
 func (e *Error) Unwrap() []error {
 	errs := make([]error, 0, 2)
 	if e.Err != nil {
@@ -86,7 +137,7 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-// Timeout reports whether the run timed out, as net.Error and
+// Timeout reports whether the wait timed out, as net.Error and
 // context.DeadlineExceeded do.
 func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
 
@@ -95,4 +146,45 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// cancelled is the error of a wait whose context ended (not at its own
+// deadline): it matches the context's error and its cause.
+func (w *Waiter[I, O]) cancelled(ctx context.Context, s State, now time.Time, last error) *Error {
+	e := &Error{Waiter: w.def.Name, Reason: ctx.Err(), Attempts: s.Attempts, Transient: s.Transient,
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
+	if e.Reason == nil {
+		e.Reason = context.Canceled
+	}
+	if cause := context.Cause(ctx); cause != nil && cause != e.Reason {
+		e.Cause = cause
+	}
+	return e
+}
+
+// timedOut is the error of a wait whose deadline passed between calls.
+func (w *Waiter[I, O]) timedOut(s State, now time.Time, last error) *Error {
+	return &Error{Waiter: w.def.Name, Reason: ErrTimeout, Attempts: s.Attempts, Transient: s.Transient,
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
+}
+
+// PanicError is what a wait started with [Waiter.Start] reports when the
+// operation (or a WithMatch function) panicked: [Run.Result] panics with
+// it in the caller's goroutine, and the attempt's event carries it as its
+// error. Stack is the panicking goroutine's stack, so that the caller sees
+// where the panic happened.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error returns the panic value and the stack where it happened.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("waiter: the operation panicked: %v\n\n%s", p.Value, p.Stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
 }

@@ -28,12 +28,12 @@ func readyAfter(n int) func(context.Context, GetThingInput) (*GetThingOutput, er
 	}
 }
 
-// TestEventsInOrder: 40 attempts, more than the channel holds, read by a
-// slow reader that starts late: every attempt arrives once, in order, and
-// the channel is closed after the last.
+// TestEventsInOrder: 40 attempts, more than the default buffer, read by a
+// slow reader that starts late, with a buffer of 64: every attempt arrives
+// once, in order, and the channel is closed after the last.
 func TestEventsInOrder(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond))
+		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond), waiter.WithEventBuffer(64))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		clocktest.Advance(20 * time.Millisecond) // 20 attempts before anyone reads
 		n := 0
@@ -44,45 +44,95 @@ func TestEventsInOrder(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond) // a slow reader
 		}
-		if _, err := r.Result(); err != nil || n != 40 {
-			t.Fatalf("read %d events, Result error %v; want 40 and success", n, err)
+		if _, err := r.Result(); err != nil || n != 40 || r.Missed() != 0 {
+			t.Fatalf("read %d events, %d missed, Result error %v; want 40, none missed, and success", n, r.Missed(), err)
 		}
 	})
 }
 
-// TestUnreadEventsDoNotSlowPolling: nobody reads; polling keeps its
-// schedule, and asking for the events after the end gets them all.
-func TestUnreadEventsDoNotSlowPolling(t *testing.T) {
+// TestUnreadRunIsBounded: 30,000 polls 1ms apart with 4 KB outputs and
+// nobody reading. Polling keeps its schedule, the run keeps only its
+// event buffer's worth of attempts, and a reader that comes at the end
+// gets the last 16, in order, with the 29,984 it missed counted.
+func TestUnreadRunIsBounded(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		w := mustNew(t, thingExists, readyAfter(100), waiter.WithDelays(time.Second, time.Second))
+		const polls = 30_000
+		var mu sync.Mutex
+		calls := 0
+		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			out := status("creating")
+			if calls == polls {
+				out = status("success")
+			}
+			reason := strings.Repeat("x", 4096)
+			out.Reason = &reason
+			return out, nil
+		}
+		w := mustNew(t, thingExists, op, waiter.WithDelays(time.Millisecond, time.Millisecond))
 		start := time.Now()
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		if _, err := r.Result(); err != nil || time.Since(start) != 99*time.Second {
-			t.Fatalf("Result = %v after %v, want success after 99s", err, time.Since(start))
+		if _, err := r.Result(); err != nil || time.Since(start) != (polls-1)*time.Millisecond {
+			t.Fatalf("Result = %v after %v, want success after %v", err, time.Since(start), (polls-1)*time.Millisecond)
 		}
-		n := 0
-		for range r.Events() {
-			n++
+		var got []int
+		for a := range r.Events() {
+			got = append(got, a.Number)
 		}
-		if n != 100 {
-			t.Errorf("late Events() delivered %d attempts, want 100", n)
+		if len(got) != waiter.DefaultEventBuffer || got[0] != polls-waiter.DefaultEventBuffer+1 || got[len(got)-1] != polls || r.Missed() != polls-waiter.DefaultEventBuffer {
+			t.Errorf("a late reader got attempts %v, %d missed; want the last %d and %d missed", got, r.Missed(), waiter.DefaultEventBuffer, polls-waiter.DefaultEventBuffer)
 		}
 	})
 }
 
-// TestEventsChannelAbandoned: a reader who asked for the channel and walked
-// away: cancelling the run releases its goroutine (the bubble would report
-// a goroutine still blocked otherwise).
-func TestEventsChannelAbandoned(t *testing.T) {
+// TestBreakOutOfAttempts: a reader that breaks out of the loop leaves no
+// goroutine behind, whether the run goes on or has ended (the bubble
+// reports a goroutine blocked for ever otherwise).
+func TestBreakOutOfAttempts(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		w := mustNew(t, thingExists, readyAfter(50), waiter.WithDelays(time.Second, time.Second))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		<-r.Events() // read one, then stop reading
+		for a := range r.Attempts() {
+			if a.Number == 2 {
+				break
+			}
+		}
 		if _, err := r.Result(); err != nil {
 			t.Fatal(err)
 		}
-		r.Cancel()
-		clocktest.Settle()
+		for range r.Attempts() {
+			break
+		}
+	})
+}
+
+// TestEventsCloseAfterDone: whenever a reader finds the events channel
+// closed, Done is closed already; checked over 20,000 runs of every kind of
+// ending.
+func TestEventsCloseAfterDone(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(2), waiter.WithDelays(time.Nanosecond, time.Nanosecond))
+		failing := mustNew(t, thingExists, func(context.Context, GetThingInput) (*GetThingOutput, error) { return nil, accessDenied{} })
+		var wg sync.WaitGroup
+		for i := range 20_000 {
+			wg.Go(func() {
+				ww := w
+				if i%2 == 1 {
+					ww = failing
+				}
+				r := ww.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+				for range r.Events() {
+				}
+				select {
+				case <-r.Done():
+				default:
+					t.Errorf("run %d: the events channel closed before Done", i)
+				}
+			})
+		}
+		wg.Wait()
 	})
 }
 

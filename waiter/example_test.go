@@ -51,7 +51,7 @@ func ExampleParseWaitable_errors() {
 	fmt.Println(err)
 	// Output:
 	// waiter thingExists: name: "thingExists" is not UpperCamelCase letters and digits (^[A-Z][A-Za-z0-9]*$)
-	// waiter thingExists: acceptors: none has state success: at least one is required
+	// waiter thingExists: acceptors: none has state success: at least one is required (in the definition, or given to New with WithMatch or WithAcceptors)
 	// waiter thingExists: maxDelay: 10s is less than minDelay 30s
 	// waiter thingExists: acceptor 0: comparator: "equals" is not stringEquals, booleanEquals, allStringEquals or anyStringEquals
 }

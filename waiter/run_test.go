@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -216,7 +217,14 @@ func TestThrottleRetried(t *testing.T) {
 			}
 			return status("success"), nil
 		})
-		r := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		// The strategy's own jitter at its highest, so that its delays are
+		// exact: the throttle backoff (1s, then 2s) and, for the second,
+		// the retry-after of 7s, within its 5s of slack.
+		strategy, err := retry.NewStandard(retry.WithJitter(backoff.High))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low), waiter.WithRetryStrategy(strategy)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var transient []bool
 		for a := range r.Attempts() {
 			transient = append(transient, a.Transient)
@@ -377,18 +385,49 @@ func TestCancelMidCall(t *testing.T) {
 	})
 }
 
+type boom struct{ code int }
+
+// panickyDescribe is an operation that panics, named so that its frame can
+// be found in a stack.
+func panickyDescribe(context.Context, GetThingInput) (*GetThingOutput, error) { panic(boom{42}) }
+
+// TestPanicReachesResult: a Run's operation panics in the Run's goroutine;
+// Result panics in the caller's with a *PanicError holding the value and
+// the stack of the panic, and the attempt's event carries it.
 func TestPanicReachesResult(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		type boom struct{ code int }
-		op := func(context.Context, GetThingInput) (*GetThingOutput, error) { panic(boom{42}) }
-		r := mustNew(t, thingExists, op).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		r := mustNew(t, thingExists, panickyDescribe).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		var events []waiter.Attempt[*GetThingOutput]
+		for a := range r.Attempts() {
+			events = append(events, a)
+		}
+		var pe *waiter.PanicError
+		if len(events) != 1 || !errors.As(events[0].Err, &pe) || events[0].State != classify.Failure {
+			t.Fatalf("events %+v, want one attempt whose error is the panic", events)
+		}
+		defer func() {
+			p, ok := recover().(*waiter.PanicError)
+			if !ok || p.Value != (boom{42}) || !strings.Contains(string(p.Stack), "panickyDescribe") {
+				t.Errorf("recovered %v, want a *PanicError with boom{42} and the operation's frame", p)
+			}
+		}()
+		r.Result()
+		t.Error("Result returned instead of panicking")
+	})
+}
+
+// TestPanicThroughWait: Wait calls the operation in the caller's
+// goroutine, so its panic goes through Wait as it is, with its own stack.
+func TestPanicThroughWait(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, panickyDescribe)
 		defer func() {
 			if p := recover(); p != (boom{42}) {
 				t.Errorf("recovered %v, want the original panic value", p)
 			}
 		}()
-		r.Result()
-		t.Error("Result returned instead of panicking")
+		w.Wait(t.Context(), GetThingInput{"a"}, time.Minute)
+		t.Error("Wait returned instead of panicking")
 	})
 }
 

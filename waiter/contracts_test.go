@@ -1,0 +1,468 @@
+package waiter_test
+
+// One test per contract of a wait under cancellation, deadlines, unread
+// events and misbehaving code, each named after what it checks.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"golang.org/x/time/rate"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
+	"github.com/waitable/waitable/waiter"
+)
+
+// TestCancelMidCallDeliversAttempt: cancelling while a call is in flight
+// delivers that attempt too (its error is the cancellation), 200 times out
+// of 200.
+func TestCancelMidCallDeliversAttempt(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		for i := range 200 {
+			var calls atomic.Int32
+			op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+				if calls.Add(1) == 1 {
+					return status("creating"), nil
+				}
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			r := mustNew(t, thingExists, op, waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+			clocktest.Advance(3 * sec) // the second call is in flight
+			r.Cancel()
+			var states []string
+			for a := range r.Attempts() {
+				states = append(states, fmt.Sprint(a.Number, a.State, a.Abandoned))
+			}
+			_, err := r.Result()
+			if calls.Load() != 2 || fmt.Sprint(states) != "[1 retry false 2 failure false]" || !errors.Is(err, context.Canceled) {
+				t.Fatalf("run %d: %d calls, events %v, Result %v; want both attempts delivered and context.Canceled", i, calls.Load(), states, err)
+			}
+		}
+	})
+}
+
+// TestDeferCancelKeepsUnreadEvents: the Start context cancelled after the
+// run succeeded (as a deferred cancel does) takes nothing from a slow
+// reader: all 40 attempts arrive.
+func TestDeferCancelKeepsUnreadEvents(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond), waiter.WithEventBuffer(40))
+		r := w.Start(ctx, GetThingInput{"a"}, time.Hour)
+		events := r.Events()
+		<-r.Done()
+		cancel()
+		n := 0
+		for a := range events {
+			if n++; a.Number != n {
+				t.Fatalf("event %d is attempt %d", n, a.Number)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if n != 40 {
+			t.Errorf("the reader got %d of 40 attempts", n)
+		}
+	})
+}
+
+// TestCancelledContextMakesNoCall: a context already done at Start or Wait
+// makes no call, and the error says so.
+func TestCancelledContextMakesNoCall(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var calls atomic.Int32
+		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
+			calls.Add(1)
+			return status("success"), nil
+		}
+		w := mustNew(t, thingExists, op)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		_, err := w.Wait(ctx, GetThingInput{"a"}, time.Minute)
+		var we *waiter.Error
+		if !errors.As(err, &we) || !errors.Is(err, context.Canceled) || we.Attempts != 0 {
+			t.Errorf("Wait = %v, want context.Canceled after 0 attempts", err)
+		}
+		_, err = w.Start(ctx, GetThingInput{"a"}, time.Minute).Result()
+		if !errors.Is(err, context.Canceled) || calls.Load() != 0 {
+			t.Errorf("Start: %v after %d calls, want context.Canceled and no call", err, calls.Load())
+		}
+	})
+}
+
+// TestFailFastStopsCalling: a fail-fast fan-out over 500 inputs, 5 at a
+// time, whose first wait fails at once: the waits still to start make no
+// call, and no call is made with a dead context.
+func TestFailFastStopsCalling(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var calls, dead atomic.Int32
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			calls.Add(1)
+			if ctx.Err() != nil {
+				dead.Add(1)
+			}
+			if in.Name == "0" {
+				return nil, accessDenied{}
+			}
+			return status("creating"), nil
+		}
+		w := mustNew(t, thingExists, op)
+		inputs := make([]GetThingInput, 500)
+		for i := range inputs {
+			inputs[i] = GetThingInput{fmt.Sprint(i)}
+		}
+		_, err := waiter.WaitAll(t.Context(), w, inputs, time.Hour, waiter.WithConcurrency(5), waiter.WithFailFast())
+		if !errors.Is(err, waiter.ErrFailure) || calls.Load() > 5 || dead.Load() != 0 {
+			t.Errorf("WaitAll = %v after %d calls (%d with a dead context); want the failure after at most 5 calls, none dead", err, calls.Load(), dead.Load())
+		}
+	})
+}
+
+// TestParentDeadline: a context deadline earlier than maxWait is the
+// wait's deadline: the schedule times a final call to land before it, and
+// the wait ends with ErrTimeout, not a cancellation.
+func TestParentDeadline(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(int) (*GetThingOutput, error) { return status("creating"), nil })
+		ctx, cancel := context.WithTimeout(t.Context(), 10*sec)
+		defer cancel()
+		_, err := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low)).Wait(ctx, GetThingInput{"a"}, time.Hour)
+		times := rec.times()
+		if !errors.Is(err, waiter.ErrTimeout) || errors.Is(err, context.Canceled) {
+			t.Errorf("Wait = %v, want ErrTimeout", err)
+		}
+		if last := times[len(times)-1]; last < 9*sec || last >= 10*sec {
+			t.Errorf("calls at %v: want a final call in the last second before the 10s deadline", times)
+		}
+	})
+}
+
+// TestSuccessAtDeadline: the final call, timed for the deadline's edge,
+// returns success before its context ends: the wait succeeds.
+func TestSuccessAtDeadline(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		const maxWait = 10 * sec
+		start := time.Now()
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			if time.Since(start) < maxWait-time.Second {
+				return status("creating"), nil
+			}
+			time.Sleep(time.Until(start.Add(maxWait)) - time.Nanosecond) // returns a nanosecond before the deadline
+			return status("success"), nil
+		}
+		out, err := mustNew(t, thingExists, op, waiter.WithJitter(backoff.Low), waiter.WithFinalReserve(0)).Wait(t.Context(), GetThingInput{"a"}, maxWait)
+		if err != nil || *out.Status != "success" {
+			t.Errorf("Wait = %v, %v; want the final call's success", out, err)
+		}
+	})
+}
+
+// TestTimeoutKeepsLastOutput: a wait whose final call errored times out
+// with the output of the last call that succeeded.
+func TestTimeoutKeepsLastOutput(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n%2 == 0 {
+				return nil, throttled{}
+			}
+			return status(fmt.Sprint("creating ", n)), nil
+		})
+		out, err := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low)).Wait(t.Context(), GetThingInput{"a"}, 7*sec)
+		n := len(rec.times())
+		if !errors.Is(err, waiter.ErrTimeout) || n%2 != 0 || out == nil || *out.Status != fmt.Sprint("creating ", n-1) {
+			t.Errorf("Wait = %v, %v after %d calls; want a timeout with the output of call %d", out, err, n, n-1)
+		}
+	})
+}
+
+// TestTransientStreakWithEmptyQuota: an always-throttling service ends the
+// wait after 3 calls (the standard strategy's limit) whether the retry
+// quota is full or empty.
+func TestTransientStreakWithEmptyQuota(t *testing.T) {
+	for _, capacity := range []int{500, 0} {
+		t.Run(fmt.Sprint("bucket=", capacity), func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				s, err := retry.NewStandard(retry.WithTokenBucket(retry.NewTokenBucket(capacity)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
+				_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+				var we *waiter.Error
+				if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || !errors.Is(err, retry.ErrMaxAttempts) || len(rec.times()) != 3 {
+					t.Fatalf("Wait = %v after %d calls; want FailureTransientLimit after 3", err, len(rec.times()))
+				}
+			})
+		})
+	}
+}
+
+// refused is a connection refused, as the net package reports it.
+type refused struct{}
+
+func (refused) Error() string   { return "dial tcp 127.0.0.1:443: connect: connection refused" }
+func (refused) Timeout() bool   { return false }
+func (refused) Temporary() bool { return true }
+func (refused) Fault() classify.Fault {
+	return classify.FaultServer
+}
+
+// TestTransientLimitSaysWhat: the error after 3 connection refusals says
+// it was 3 transient errors in a row, matches ErrFailure and the
+// strategy's ErrMaxAttempts, and unwraps to the refusal.
+func TestTransientLimitSaysWhat(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, refused{} })
+		_, err := mustNew(t, thingExists, rec.op).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		var we *waiter.Error
+		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, retry.ErrMaxAttempts) || !errors.Is(err, refused{}) ||
+			we.Failure != waiter.FailureTransientLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
+			t.Errorf("Wait = %v (%+v)", err, we)
+		}
+	})
+}
+
+// TestAdaptiveStrategyInWaiter: the adaptive strategy's delays are
+// honoured between polls, and its send-rate limiter is not left in debt:
+// a retry.Do after the wait starts at once.
+func TestAdaptiveStrategyInWaiter(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		a, err := retry.NewAdaptive(retry.WithMaxAttempts(1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
+		w := mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(a), waiter.WithDelays(time.Millisecond, time.Millisecond))
+		_, err = w.Wait(t.Context(), GetThingInput{"a"}, time.Minute)
+		if !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("Wait = %v, want a timeout", err)
+		}
+		if st := a.Rate(); st.Capacity < -1 {
+			t.Errorf("the send-rate limiter is %.0f units in debt after the wait", -st.Capacity)
+		}
+		start := time.Now()
+		retry.Do(t.Context(), a, func(context.Context) (int, error) { return 1, nil })
+		if waited := time.Since(start); waited > 2*sec {
+			t.Errorf("retry.Do after the wait waited %v before its first attempt", waited)
+		}
+		// Every poll after the first throttle waited for the limiter.
+		times := rec.times()
+		for i := 2; i < len(times); i++ {
+			if gap := times[i] - times[i-1]; gap < time.Millisecond {
+				t.Fatalf("polls %d and %d only %v apart", i, i+1, gap)
+			}
+		}
+	})
+}
+
+// TestPollRateLimitAllowsNoCall: a limiter with burst 0 is refused by New
+// instead of timing out every wait after 0 attempts.
+func TestPollRateLimitAllowsNoCall(t *testing.T) {
+	_, err := waiter.New(thingExists, newRecorder(nil).op, waiter.WithPollRateLimit(rate.NewLimiter(10, 0)))
+	if !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "burst 0") {
+		t.Errorf("New = %v, want ErrInvalidOption naming the burst", err)
+	}
+	if _, err := waiter.New(thingExists, newRecorder(nil).op, waiter.WithPollRateLimit(rate.NewLimiter(rate.Inf, 0))); err != nil {
+		t.Errorf("New with an infinite limit = %v", err)
+	}
+}
+
+// TestRunAbandonsHungCall: a Start run whose operation ignores its context
+// ends within the grace after its deadline; the call is reported as
+// abandoned, and what it returns later is discarded.
+func TestRunAbandonsHungCall(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		release := make(chan struct{})
+		returned := make(chan struct{})
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			defer close(returned)
+			<-release // ignores ctx
+			return status("success"), nil
+		}
+		start := time.Now()
+		r := mustNew(t, thingExists, op).Start(t.Context(), GetThingInput{"a"}, 10*sec)
+		var events []waiter.Attempt[*GetThingOutput]
+		for a := range r.Attempts() {
+			events = append(events, a)
+		}
+		_, err := r.Result()
+		if elapsed := time.Since(start); !errors.Is(err, waiter.ErrTimeout) || elapsed > 10*sec+10*time.Millisecond {
+			t.Errorf("Result = %v after %v, want a timeout within 10ms of the 10s deadline", err, elapsed)
+		}
+		if len(events) != 1 || !events[0].Abandoned || !errors.Is(events[0].Err, context.DeadlineExceeded) {
+			t.Errorf("events %+v, want one abandoned attempt", events)
+		}
+		close(release)
+		<-returned
+		if _, err2 := r.Result(); err2 != err {
+			t.Errorf("the late return changed the result to %v", err2)
+		}
+	})
+}
+
+// TestWaitHungCall: Wait calls the operation in the caller's goroutine, so
+// an operation that ignores its context holds it until it returns; its
+// outcome is then not judged, and the wait times out.
+func TestWaitHungCall(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			time.Sleep(time.Minute) // ignores ctx
+			return status("success"), nil
+		}
+		start := time.Now()
+		_, err := mustNew(t, thingExists, op).Wait(t.Context(), GetThingInput{"a"}, 10*sec)
+		if !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != time.Minute {
+			t.Errorf("Wait = %v after %v, want a timeout when the call returns", err, time.Since(start))
+		}
+	})
+}
+
+// panicky is an observer that panics in the method named by where.
+type panicky struct{ where string }
+
+func (p panicky) StartWait(ctx context.Context, w telemetry.Wait, start time.Time) (context.Context, telemetry.WaitObserver) {
+	if p.where == "StartWait" {
+		panic("observer: " + p.where)
+	}
+	return ctx, p
+}
+func (p panicky) Recording() bool { return true }
+func (p panicky) StartAttempt(ctx context.Context, n int, start time.Time) context.Context {
+	if p.where == "StartAttempt" {
+		panic("observer: " + p.where)
+	}
+	return ctx
+}
+func (p panicky) EndAttempt(ctx context.Context, a telemetry.Attempt, end time.Time) {
+	if p.where == "EndAttempt" {
+		panic("observer: " + p.where)
+	}
+}
+func (p panicky) EndWait(o telemetry.Outcome, end time.Time) {
+	if p.where == "EndWait" {
+		panic("observer: " + p.where)
+	}
+}
+
+// TestObserverPanic: an observer that panics in any method neither crashes
+// the process nor changes the wait; the panic goes to OpenTelemetry's
+// error handler.
+func TestObserverPanic(t *testing.T) {
+	var mu sync.Mutex
+	var handled []string
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		handled = append(handled, err.Error())
+		mu.Unlock()
+	}))
+	defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	for _, where := range []string{"StartWait", "StartAttempt", "EndAttempt", "EndWait"} {
+		t.Run(where, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				mu.Lock()
+				handled = nil
+				mu.Unlock()
+				w := mustNew(t, thingExists, readyAfter(3), waiter.WithObserver(panicky{where}), waiter.WithoutTelemetry())
+				if _, err := w.Wait(t.Context(), GetThingInput{"a"}, time.Minute); err != nil {
+					t.Errorf("Wait = %v", err)
+				}
+				if _, err := w.Start(t.Context(), GetThingInput{"a"}, time.Minute).Result(); err != nil {
+					t.Errorf("Start: %v", err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(handled) != 2 || !strings.Contains(handled[0], "observer: "+where) {
+					t.Errorf("the error handler got %q, want the panic once per wait", handled)
+				}
+			})
+		})
+	}
+}
+
+// TestMockDrivesWaiter: clocktest.Mock drives a waiter through every sleep
+// with Step, though the waiter re-arms one timer.
+func TestMockDrivesWaiter(t *testing.T) {
+	m := clocktest.NewMock()
+	rec := newRecorder(func(n int) (*GetThingOutput, error) {
+		if n < 5 {
+			return status("creating"), nil
+		}
+		return status("success"), nil
+	})
+	w := mustNew(t, thingExists, rec.op, waiter.WithClock(m), waiter.WithJitter(backoff.Low), waiter.WithoutTelemetry())
+	r := w.Start(context.Background(), GetThingInput{"a"}, time.Hour)
+	// Arming 1 is the wait's deadline, armed at its start; then one per
+	// sleep: the timer made once, then re-armed.
+	var delays []string
+	for n := 2; n <= 5; n++ {
+		a := m.WaitArmed(n)
+		delays = append(delays, fmt.Sprint(a.Kind, " ", a.Delay))
+		m.Set(a.Deadline())
+	}
+	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[AfterFunc 2s Reset 2s Reset 2s Reset 2s]" {
+		t.Errorf("Result = %v after %d calls, sleeps %v; want success after 5 calls, 2s apart", err, len(rec.times()), delays)
+	}
+}
+
+// TestWaitInCallersGoroutine: Wait calls the operation in the caller's
+// goroutine.
+func TestWaitInCallersGoroutine(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		caller := goroutineID()
+		same := true
+		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
+			same = same && goroutineID() == caller
+			return status("success"), nil
+		}
+		if _, err := mustNew(t, thingExists, op).Wait(t.Context(), GetThingInput{"a"}, time.Minute); err != nil || !same {
+			t.Errorf("Wait = %v; called in the caller's goroutine: %t", err, same)
+		}
+	})
+}
+
+// TestWaitAllocations: a Wait allocates at most one object per poll beyond
+// the operation's output, with default telemetry (no OpenTelemetry SDK
+// installed) as with telemetry off.
+func TestWaitAllocations(t *testing.T) {
+	for _, opts := range [][]waiter.Option{nil, {waiter.WithoutTelemetry()}} {
+		var calls int
+		out := status("creating")
+		done := status("success")
+		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
+			if calls++; calls%11 == 0 {
+				return done, nil
+			}
+			return out, nil
+		}
+		w := mustNew(t, thingExists, op, append(opts, waiter.WithDelays(time.Nanosecond, time.Nanosecond))...)
+		ctx := context.Background()
+		allocs := testing.AllocsPerRun(20, func() {
+			if _, err := w.Wait(ctx, GetThingInput{"a"}, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if perPoll := allocs / 11; perPoll > 1 {
+			t.Errorf("options %d: %.0f allocations per run of 11 polls (%.2f per poll), want at most 1 per poll", len(opts), allocs, perPoll)
+		}
+	}
+}
+
+// goroutineID reads the current goroutine's ID from its stack header.
+func goroutineID() int {
+	var b [64]byte
+	var id int
+	fmt.Sscanf(string(b[:runtime.Stack(b[:], false)]), "goroutine %d ", &id)
+	return id
+}

@@ -1,0 +1,242 @@
+package waiter
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/retry"
+)
+
+// The core: the rules of the Smithy waiter workflow as pure functions of
+// their arguments. Judge applies the acceptors to one call; Step applies
+// one judged call to a wait's State and decides what comes next. Neither
+// reads a clock, starts a goroutine, or keeps anything between calls, so
+// every driver (Wait and Start in this package, a durable workflow, a
+// simulator) runs the same rules, and a wait can stop after any attempt
+// and go on elsewhere from its State.
+
+// Judgment is what the acceptors made of one call.
+type Judgment struct {
+	// Acceptor is the index of the acceptor that matched, or -1. Acceptors
+	// are numbered in the order they are tried: WithMatch functions (or a
+	// NewFunc condition), then WithAcceptors, then the definition's.
+	Acceptor int
+	// Matcher describes the matched acceptor (`output: status
+	// stringEquals "ACTIVE"`, or a WithMatch name).
+	Matcher string
+	// State is the matched acceptor's state or, with no match, the
+	// specification's implicit one: Failure for an error, Retry otherwise.
+	State classify.State
+	// Message is a failure acceptor's message, if it has one.
+	Message string
+	// Failure is the error a NewFunc condition failed the wait with.
+	Failure error
+	// EvalErr reports JMESPath expressions that failed on this output.
+	EvalErr error
+}
+
+// Unmatched reports whether an error was returned that no acceptor
+// matched: the case the retry strategy decides (see [WithRetryStrategy]).
+func (j Judgment) Unmatched(err error) bool { return j.Acceptor < 0 && err != nil }
+
+// Judge applies the waiter's acceptors, in order, to one call: its input
+// and its output or error. It is safe for concurrent use.
+func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
+	if w.cond != nil {
+		return w.judgeCondition(in, out, err)
+	}
+	for i, c := range w.custom {
+		if c.match(in, out, err) {
+			return Judgment{Acceptor: i, Matcher: c.name, State: c.state}
+		}
+	}
+	m := w.set.Match(in, out, err)
+	j := Judgment{Acceptor: m.Index, State: m.State, Message: m.Message, EvalErr: m.Err}
+	if m.Index >= 0 {
+		j.Matcher = w.descs[m.Index]
+		j.Acceptor += len(w.custom)
+	}
+	return j
+}
+
+// RetryAdvice is what the retry strategy said about an error no acceptor
+// matched.
+type RetryAdvice struct {
+	// Retry reports that the error may be retried: the strategy allowed
+	// it, or refused only because its quota was empty (Quota).
+	Retry, Quota bool
+	// Refusal is why the strategy refused, when Retry is false.
+	Refusal error
+	// MinDelay is the least time before the next call: the strategy's
+	// delay, or the service's retry-after hint.
+	MinDelay time.Duration
+}
+
+// Poll is one call of the operation as [Waiter.Step] takes it: when it
+// ran, how long, its error, and what the acceptors and the retry strategy
+// made of it.
+type Poll struct {
+	// Start is when the call started and Latency how long it took.
+	Start   time.Time
+	Latency time.Duration
+	// Err is the call's error (nil if it succeeded).
+	Err error
+	// Late reports a call that returned after the wait's deadline had
+	// passed (its context had ended): it is not judged, and the wait times
+	// out.
+	Late bool
+	// Judgment is what the acceptors made of the call ([Waiter.Judge]).
+	Judgment
+	// Advice is the retry strategy's answer for an unmatched error.
+	Advice RetryAdvice
+}
+
+// Decision is what a wait does after an attempt.
+type Decision struct {
+	// Done reports that the wait ended; Err is then nil for success or
+	// an [*Error].
+	Done bool
+	Err  error
+	// State is where the attempt left the wait: Success and Failure end
+	// it, Retry polls again (or ends it, if time or attempts ran out).
+	State classify.State
+	// Transient reports an unmatched error retried as transient.
+	Transient bool
+	// Delay is the time until the next call when the wait goes on.
+	Delay time.Duration
+}
+
+// Begin returns the State of a wait that starts at now and may last
+// maxWait. No call is made: a driver calls the operation, judges it, and
+// passes the outcome to [Waiter.Step]. seed draws the jitter of the
+// delays (0: a random seed); a durable driver passes one it can replay.
+func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) (State, error) {
+	if maxWait <= 0 {
+		return State{}, fmt.Errorf("%w: waiter %s: maxWait %v is not positive: the Smithy specification requires a total wait time", ErrInvalidOption, w.def.Name, maxWait)
+	}
+	for seed == 0 {
+		seed = rand.Uint64()
+	}
+	return State{Version: StateVersion, Waiter: w.def.Name, Rules: w.rules, Start: now, Deadline: now.Add(maxWait), Seed: seed}, nil
+}
+
+// Step applies one call (a [Poll]) to the wait's State at time now and
+// returns the next State and what to do: end the wait, or call again after
+// Decision.Delay. It is the whole workflow of the Smithy specification:
+// the acceptors' verdict (first match wins; an unmatched error fails the
+// wait unless the retry strategy calls it transient), the waiter's attempt
+// limit, the deadline, and the delay schedule with its last-attempt rule.
+// It is pure: the same arguments give the same result.
+func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
+	s.Attempts++
+	s.MaxLatency = max(s.MaxLatency, o.Latency)
+	s.Next = time.Time{}
+	d := Decision{State: o.State}
+	if o.Late {
+		d.State = classify.Failure
+		return s, w.end(s, d, now, ErrTimeout, 0, o)
+	}
+	var atLeast time.Duration
+	switch {
+	case o.State == classify.Success:
+		s.Transient = 0
+		return s, w.end(s, d, now, nil, 0, o)
+	case o.Unmatched(o.Err) && w.strategy != nil:
+		if !o.Advice.Retry {
+			why := FailureError
+			if errors.Is(o.Advice.Refusal, retry.ErrMaxAttempts) {
+				why = FailureTransientLimit
+				s.Transient++
+			}
+			return s, w.end(s, d, now, ErrFailure, why, o)
+		}
+		s.Transient++
+		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
+			return s, w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
+		}
+		d.State, d.Transient = classify.Retry, true
+		atLeast = o.Advice.MinDelay
+	case o.State == classify.Failure:
+		why := FailureAcceptor
+		if o.Acceptor < 0 {
+			why = FailureError
+		}
+		return s, w.end(s, d, now, ErrFailure, why, o)
+	default:
+		s.Transient = 0
+	}
+	if limit := w.maxAttempts(); limit > 0 && s.Attempts >= limit {
+		return s, w.end(s, d, now, ErrMaxAttempts, 0, o)
+	}
+	reserve := w.reserve(s.MaxLatency)
+	remaining := s.Deadline.Sub(now)
+	delay := w.delay(s, remaining, reserve)
+	if delay > 0 && atLeast > delay {
+		// Never sooner than the service or the strategy asked; if that
+		// leaves no time for a call, the wait times out now.
+		delay = atLeast
+		if delay > remaining-reserve {
+			delay = 0
+		}
+	}
+	if delay <= 0 {
+		return s, w.end(s, d, now, ErrTimeout, 0, o)
+	}
+	s.Next = now.Add(delay)
+	d.Delay = delay
+	return s, d
+}
+
+// delay draws the schedule's delay for the attempt just made: from the
+// State's seed, or through the Jitter given with WithJitter.
+func (w *Waiter[I, O]) delay(s State, remaining, reserve time.Duration) time.Duration {
+	if w.schedule.Jitter != nil {
+		return w.schedule.Delay(s.Attempts, remaining, reserve)
+	}
+	return w.schedule.DelaySeeded(s.Attempts, remaining, reserve, s.Seed)
+}
+
+// end builds the Decision that ends a wait.
+func (w *Waiter[I, O]) end(s State, d Decision, now time.Time, reason error, why Failure, o Poll) Decision {
+	d.Done = true
+	if reason == nil {
+		return d
+	}
+	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: o.Err}
+	switch {
+	case why == FailureAcceptor:
+		e.Acceptor, e.Matcher, e.Message = o.Acceptor, o.Matcher, o.Message
+		if o.Failure != nil {
+			e.Err = o.Failure
+		}
+	case o.Advice.Refusal != nil:
+		e.Err = o.Advice.Refusal // unwraps to the call's error
+	case why == FailureTransientLimit:
+		// The strategy's quota was empty, so the limit was counted here:
+		// say it as the strategy would have.
+		e.Err = &retry.Error{Reason: retry.ErrMaxAttempts, Attempts: s.Transient, Verdict: classify.Classify(o.Err), Err: o.Err}
+	}
+	d.Err = e
+	return d
+}
+
+// finalGrace is the least time a wait keeps for its final call, so that
+// the call starts with a live context even when the reserve is 0 (the
+// current specification's rule, or an instant operation's latency).
+const finalGrace = time.Millisecond
+
+// reserve returns the time to keep for the final call: the fixed reserve
+// if one was set, else the longest latency observed, at most MinDelay; never
+// less than finalGrace (or MinDelay, if that is shorter).
+func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
+	minDelay := w.schedule.MinDelay
+	r := min(maxLatency, minDelay)
+	if w.cfg.reserve != nil {
+		r = min(*w.cfg.reserve, minDelay)
+	}
+	return max(r, min(finalGrace, minDelay))
+}

@@ -1,0 +1,346 @@
+package waiter
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/timers"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
+)
+
+// driver is what the in-process drivers (Wait and Start) share: one wait's
+// contexts, State, retry token and observer, and the making of one
+// attempt. The rules are the core's (Judge, Step); the driver only calls
+// the operation, keeps time and reports.
+type driver[I, O any] struct {
+	w       *Waiter[I, O]
+	clk     clock.Clock
+	in      I
+	parent  context.Context // the caller's context (a Run's own, for Start)
+	ctx     context.Context // the calls' context: ends at the deadline or with parent
+	done    <-chan struct{} // ctx.Done()
+	stop    context.CancelFunc
+	adopted bool // the deadline is parent's, earlier than maxWait
+	s       State
+	tok     retry.Token
+	last    O
+	lastErr error
+	obs     telemetry.WaitObserver
+	sleeper *clock.Timer // Wait's timer between calls, made once
+	woke    time.Time    // when sleep's timer fired: the next call's start
+}
+
+// init sets a wait up: from scratch (from nil) or from a checkpoint. It
+// returns the error that ends the wait before any call: bad arguments, a
+// context already done, no time left.
+func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State) error {
+	d.w, d.clk, d.in, d.parent = w, w.cfg.clock, in, parent
+	now := d.clk.Now()
+	until, hasDeadline := time.Duration(0), false
+	if dl, ok := parent.Deadline(); ok {
+		until, hasDeadline = time.Until(dl), true
+	}
+	if from == nil {
+		if maxWait <= 0 {
+			_, err := w.Begin(now, maxWait, 0)
+			return err
+		}
+		if hasDeadline && until < maxWait {
+			maxWait, d.adopted = max(until, time.Nanosecond), true
+		}
+		s, err := w.Begin(now, maxWait, 0)
+		if err != nil {
+			return err
+		}
+		d.s = s
+	} else {
+		if err := w.check(*from); err != nil {
+			return err
+		}
+		d.s = *from
+		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
+			d.s.Deadline, d.adopted = now.Add(until), true
+		}
+	}
+	spanCtx := parent
+	if w.obs != nil {
+		spanCtx = d.startWait(parent, now)
+	}
+	if err := parent.Err(); err != nil {
+		return d.end(d.w.cancelled(parent, d.s, now, nil))
+	}
+	if !now.Before(d.s.Deadline) {
+		return d.end(d.w.timedOut(d.s, now, nil))
+	}
+	ctx, stop := d.clk.WithDeadline(spanCtx, d.s.Deadline)
+	d.ctx, d.stop, d.done = attemptctx.Mark(ctx), stop, ctx.Done()
+	return nil
+}
+
+// deadlineHit reports whether the calls' context ended because the wait's
+// deadline passed (its own, or the parent's it adopted), not because the
+// caller cancelled.
+func (d *driver[I, O]) deadlineHit() bool {
+	if err := d.parent.Err(); err != nil {
+		return d.adopted && errors.Is(err, context.DeadlineExceeded)
+	}
+	return true
+}
+
+// stopped returns the error of a wait whose calls' context ended between
+// calls.
+func (d *driver[I, O]) stopped() error {
+	now := d.clk.Now()
+	if d.deadlineHit() {
+		return d.w.timedOut(d.s, now, d.lastErr)
+	}
+	return d.w.cancelled(d.parent, d.s, now, d.lastErr)
+}
+
+// admit takes a token from the poll rate limit (WithPollRateLimit) and
+// returns how long to wait for it; ok is false if it would come too late.
+func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
+	lim := d.w.cfg.limiter
+	if lim == nil {
+		return 0, true
+	}
+	now := d.clk.Now()
+	if lim.AllowN(now, 1) {
+		return 0, true
+	}
+	r := lim.ReserveN(now, 1)
+	wait = r.DelayFrom(now)
+	if !r.OK() || !now.Add(wait).Before(d.s.Deadline) {
+		r.CancelAt(now)
+		return 0, false
+	}
+	return wait, true
+}
+
+// sleep waits dur on the driver's timer, or until the calls' context
+// ends (false).
+func (d *driver[I, O]) sleep(dur time.Duration) bool {
+	if d.sleeper == nil {
+		d.sleeper = d.clk.Timer(dur)
+	} else {
+		timers.Reset(d.clk, d.sleeper, dur)
+	}
+	select {
+	case d.woke = <-d.sleeper.C:
+		return true
+	case <-d.done:
+		d.sleeper.Stop()
+		return false
+	}
+}
+
+// call is one call of the operation in progress.
+type call struct {
+	number int
+	start  time.Time
+	actx   context.Context // the attempt's context (with its span), for telemetry
+	opCtx  context.Context // what the operation gets (with the per-attempt timeout)
+	cancel context.CancelFunc
+}
+
+// prepare sets up the next call: its number, start, contexts and span.
+func (d *driver[I, O]) prepare() call {
+	c := call{number: d.s.Attempts + 1, start: d.woke, actx: d.ctx}
+	if c.start.IsZero() {
+		c.start = d.clk.Now()
+	}
+	d.woke = time.Time{}
+	if d.obs != nil {
+		c.actx = d.startAttempt(c.actx, c.number, c.start)
+	}
+	c.opCtx = c.actx
+	if t := d.w.cfg.attemptTimeout; t > 0 {
+		c.opCtx, c.cancel = d.clk.WithTimeout(c.actx, t)
+	}
+	return c
+}
+
+// invoke calls the operation. It touches nothing of the driver, so that a
+// Run can abandon the call while it is in progress. A panic goes through.
+func (d *driver[I, O]) invoke(c *call) (out O, err error, latency time.Duration) {
+	out, err = d.w.op(c.opCtx, d.in)
+	latency = d.clk.Since(c.start)
+	if c.cancel != nil {
+		c.cancel()
+	}
+	return out, err, latency
+}
+
+// complete judges a call's outcome and applies it to the State, and
+// fills *a with the attempt if a is not nil. It reports cancelled when the
+// caller cancelled during the call: the attempt is then reported with
+// State Failure and the wait ends with the cancellation.
+func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, a *Attempt[O]) (dec Decision, cancelled bool) {
+	late := false
+	select {
+	case <-d.done:
+		late = true
+	default:
+	}
+	if err == nil {
+		d.last = out // the last output observed: of the last call that succeeded
+	}
+	d.lastErr = err
+	now := c.start.Add(latency)
+	o := Poll{Start: c.start, Latency: latency, Err: err, Late: late, Judgment: Judgment{Acceptor: -1}}
+	if late && !d.deadlineHit() {
+		d.s.Attempts++
+		d.s.MaxLatency = max(d.s.MaxLatency, latency)
+		d.report(c, a, out, &o, Decision{State: classify.Failure}, now)
+		return dec, true
+	}
+	if !late {
+		o.Judgment = d.w.Judge(d.in, out, err)
+		d.advise(&o)
+	}
+	d.s, dec = d.w.Step(d.s, o, now)
+	d.report(c, a, out, &o, dec, now)
+	return dec, false
+}
+
+// report fills the attempt's event, if one is wanted, and tells the
+// observer.
+func (d *driver[I, O]) report(c *call, a *Attempt[O], out O, o *Poll, dec Decision, now time.Time) {
+	if a != nil {
+		*a = Attempt[O]{Number: c.number, Start: c.start, Latency: o.Latency, Output: out, Err: o.Err,
+			Acceptor: o.Acceptor, Matcher: o.Matcher, State: dec.State, Message: o.Message, Transient: dec.Transient,
+			NextDelay: dec.Delay, EvalErr: o.EvalErr, Checkpoint: d.s}
+	}
+	if d.obs != nil {
+		d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
+			Acceptor: o.Acceptor, State: dec.State.String(), Transient: dec.Transient, NextDelay: dec.Delay, Tokens: -1}, now)
+	}
+}
+
+// attempt makes one call, judges it and applies it to the State (see
+// complete); Wait's, which reports no events.
+func (d *driver[I, O]) attempt() (Decision, bool) {
+	c := d.prepare()
+	out, err, latency := d.invoke(&c)
+	return d.complete(&c, out, err, latency, nil)
+}
+
+// advise consults the retry strategy for an error no acceptor matched, and
+// keeps the strategy's token between the errors of a streak: a success
+// returns it, any other outcome drops it.
+func (d *driver[I, O]) advise(o *Poll) {
+	s := d.w.strategy
+	switch {
+	case s == nil:
+		return
+	case !o.Unmatched(o.Err):
+		if o.Err == nil && d.tok != nil {
+			s.RecordSuccess(d.tok)
+		}
+		d.tok = nil
+		return
+	}
+	if d.tok == nil {
+		d.tok, _ = s.AcquireInitialToken(d.ctx, "")
+		if d.tok == nil {
+			o.Advice = RetryAdvice{Refusal: errors.New("the retry strategy gave no token")}
+			return
+		}
+	}
+	next, err := s.RefreshToken(d.ctx, d.tok, o.Err)
+	d.tok = next
+	switch {
+	case err == nil:
+		o.Advice = RetryAdvice{Retry: true, MinDelay: next.Delay()}
+	case errors.Is(err, retry.ErrQuotaExceeded):
+		// The service fails broadly, but the waiter's schedule already
+		// spaces its calls: keep polling, never sooner than it asked.
+		o.Advice = RetryAdvice{Retry: true, Quota: true, MinDelay: classify.Classify(o.Err).RetryAfter}
+	default:
+		o.Advice = RetryAdvice{Refusal: err}
+	}
+}
+
+// startWait tells the observer a wait starts, guarded against its panics.
+func (d *driver[I, O]) startWait(ctx context.Context, now time.Time) (c context.Context) {
+	c = ctx
+	defer d.guard()
+	c, d.obs = d.w.obs.StartWait(ctx, telemetry.Wait{Kind: "wait", Name: d.w.def.Name, Operation: d.w.def.Operation.ID, MaxWait: d.s.Deadline.Sub(d.s.Start)}, now)
+	return c
+}
+
+func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c context.Context) {
+	c = ctx
+	defer d.guard()
+	return d.obs.StartAttempt(ctx, n, t)
+}
+
+func (d *driver[I, O]) endAttempt(ctx context.Context, a telemetry.Attempt, now time.Time) {
+	if d.obs == nil {
+		return
+	}
+	defer d.guard()
+	d.obs.EndAttempt(ctx, a, now)
+}
+
+// end releases the wait's contexts and timer and tells the observer how it
+// ended; it returns err.
+func (d *driver[I, O]) end(err error) error {
+	d.release()
+	d.endWait(outcomeOf(err), err)
+	return err
+}
+
+// release stops the wait's deadline context and timer.
+func (d *driver[I, O]) release() {
+	if d.stop != nil {
+		d.stop()
+	}
+	if d.sleeper != nil {
+		d.sleeper.Stop()
+	}
+}
+
+func (d *driver[I, O]) endWait(outcome string, err error) {
+	if d.obs == nil {
+		return
+	}
+	defer d.guard()
+	now := d.clk.Now()
+	d.obs.EndWait(telemetry.Outcome{Outcome: outcome, Attempts: d.s.Attempts, Elapsed: now.Sub(d.s.Start), Err: err}, now)
+	d.obs = nil
+}
+
+// guard is deferred around every observer call: an observer that panics
+// is dropped for the rest of the wait, and the panic reported.
+func (d *driver[I, O]) guard() {
+	if p := recover(); p != nil {
+		d.obs = nil
+		telemetry.ReportPanic(&telemetry.ObserverPanic{Value: p, Stack: debug.Stack()})
+	}
+}
+
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return telemetry.OutcomeSuccess
+	case errors.Is(err, ErrTimeout):
+		return telemetry.OutcomeTimeout
+	case errors.Is(err, ErrFailure):
+		return telemetry.OutcomeFailure
+	case errors.Is(err, ErrMaxAttempts):
+		return telemetry.OutcomeMaxAttempts
+	}
+	var p *PanicError
+	if errors.As(err, &p) {
+		return telemetry.OutcomePanic
+	}
+	return telemetry.OutcomeCancelled
+}

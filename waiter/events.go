@@ -1,0 +1,159 @@
+package waiter
+
+import (
+	"iter"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// Attempt is what one call of a wait did and what the waiter made of it.
+type Attempt[O any] struct {
+	// Number counts the wait's calls from 1.
+	Number int
+	// Start is when the call started, on the waiter's clock.
+	Start time.Time
+	// Latency is how long the call took.
+	Latency time.Duration
+	// Output and Err are what the call returned.
+	Output O
+	Err    error
+	// Acceptor is the index of the acceptor that matched, or -1. Acceptors
+	// are numbered in the order they are tried: WithMatch functions (or a
+	// NewFunc condition), then WithAcceptors, then the definition's.
+	Acceptor int
+	// Matcher describes the matched acceptor ("output: status stringEquals
+	// \"ACTIVE\"", or a WithMatch name).
+	Matcher string
+	// State is where the attempt left the wait: Success and Failure end
+	// it, Retry polls again (unless time or attempts ran out).
+	State classify.State
+	// Message is a failure acceptor's message, if it has one.
+	Message string
+	// Transient reports an error that no acceptor matched and that the
+	// retry strategy allowed: it was retried instead of ending the wait.
+	Transient bool
+	// NextDelay is the wait before the next call; 0 when the wait ends.
+	NextDelay time.Duration
+	// EvalErr reports JMESPath expressions that failed on this output.
+	EvalErr error
+	// Abandoned reports a call still running when the wait ended (it
+	// ignored its context past the deadline or a cancellation): Err is the
+	// context's error, and what the call returns later is discarded.
+	Abandoned bool
+	// Checkpoint is the wait's State after this attempt: resume from it
+	// with [Waiter.Resume] or [Waiter.WaitFrom].
+	Checkpoint State
+}
+
+// DefaultEventBuffer is how many unread attempts a wait keeps by default
+// (see [WithEventBuffer]).
+const DefaultEventBuffer = 16
+
+// eventLog holds a Run's attempts until they are read: a ring of the last
+// size attempts until Events is first called, then a channel of that
+// capacity. The poller never blocks on it: when it is full, the oldest
+// attempt is dropped and counted. It is guarded by its Run's mutex.
+type eventLog[O any] struct {
+	size   int
+	ring   []Attempt[O] // in order from head, until ch exists
+	head   int
+	ch     chan Attempt[O]
+	missed int
+	closed bool
+}
+
+// push adds an attempt, dropping the oldest unread one if full.
+func (l *eventLog[O]) push(a Attempt[O]) {
+	if l.ch != nil {
+		select {
+		case l.ch <- a:
+			return
+		default:
+		}
+		select { // full: make room by dropping the oldest (the reader may have just made some)
+		case <-l.ch:
+			l.missed++
+		default:
+		}
+		select {
+		case l.ch <- a:
+		default:
+			l.missed++
+		}
+		return
+	}
+	if len(l.ring) < l.size {
+		l.ring = append(l.ring, a)
+		return
+	}
+	l.ring[l.head] = a
+	l.head = (l.head + 1) % l.size
+	l.missed++
+}
+
+// channel returns the events channel, made on first use with what the
+// ring holds.
+func (l *eventLog[O]) channel() chan Attempt[O] {
+	if l.ch != nil {
+		return l.ch
+	}
+	l.ch = make(chan Attempt[O], l.size)
+	for i := range l.ring {
+		l.ch <- l.ring[(l.head+i)%len(l.ring)]
+	}
+	l.ring = nil
+	if l.closed {
+		close(l.ch)
+	}
+	return l.ch
+}
+
+// close marks the end of the attempts.
+func (l *eventLog[O]) close() {
+	l.closed = true
+	if l.ch != nil {
+		close(l.ch)
+	}
+}
+
+// Events returns the channel of the wait's attempts, in order, closed after
+// the last one. Every call returns the same channel.
+//
+// Polling never waits for a reader. The wait keeps the attempts not yet
+// read, up to its event buffer (16 unless WithEventBuffer says otherwise),
+// from its start (so a reader that comes late still gets the first
+// attempts, if no more than that many were made); beyond that, the oldest
+// unread attempt is dropped, and counted by [Run.Missed] (the numbers of
+// the attempts read then jump). So a run nobody reads holds at most that
+// many attempts, however long it polls, and no goroutine: breaking out of
+// a loop over the channel (or over [Run.Attempts]) leaves nothing behind.
+//
+// When the channel is closed, [Run.Done] is already closed: a reader that
+// ranged over the events gets the result without blocking.
+func (r *Run[O]) Events() <-chan Attempt[O] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ev.channel()
+}
+
+// Attempts returns an iterator over the wait's attempts as they happen: a
+// range over [Run.Events]. Breaking out of the loop releases everything;
+// it does not end the wait (Cancel does).
+func (r *Run[O]) Attempts() iter.Seq[Attempt[O]] {
+	return func(yield func(Attempt[O]) bool) {
+		for a := range r.Events() {
+			if !yield(a) {
+				return
+			}
+		}
+	}
+}
+
+// Missed returns how many attempts were dropped unread because more than
+// the event buffer waited to be read.
+func (r *Run[O]) Missed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ev.missed
+}

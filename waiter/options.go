@@ -1,0 +1,231 @@
+package waiter
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/time/rate"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
+)
+
+type config struct {
+	clock          clock.Clock
+	jitter         backoff.Jitter
+	minDelay       time.Duration
+	maxDelay       time.Duration
+	reserve        *time.Duration
+	maxAttempts    *int
+	attemptTimeout time.Duration
+	strategy       retry.Strategy
+	strategySet    bool
+	acceptors      []classify.Acceptor
+	matches        []matchOption
+	limiter        *rate.Limiter
+	eventBuffer    int
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	logger         *slog.Logger
+	observers      []telemetry.Observer
+	noTelemetry    bool
+	errs           []error
+}
+
+type matchOption struct {
+	state classify.State
+	name  string
+	fn    any // func(I, O, error) bool, checked by New
+}
+
+// Option configures a [Waiter].
+type Option func(*config)
+
+// WithClock sets the clock every delay, deadline and elapsed time goes
+// through (default clock.New()). Tests pass a clocktest.Mock, or run in a
+// clocktest.Run bubble with the default.
+func WithClock(c clock.Clock) Option {
+	return func(cfg *config) {
+		if c == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithClock: clock is nil"))
+		}
+		cfg.clock = c
+	}
+}
+
+// WithJitter sets how delays are drawn from their range; tests pass
+// backoff.Midpoint, backoff.Low or backoff.High for exact times. By default
+// each wait draws its jitter uniformly from a seed kept in its [State], so
+// that a wait resumed from a checkpoint makes the delays it would have
+// made; a Jitter given here is called instead, and is not replayed.
+func WithJitter(j backoff.Jitter) Option {
+	return func(cfg *config) { cfg.jitter = j }
+}
+
+// WithDelays overrides the definition's MinDelay and MaxDelay. Any positive
+// durations are allowed, sub-second ones too (useful in tests and for fast
+// resources, where the specification's one-second minimum for models does
+// not apply); min must not exceed max.
+func WithDelays(minDelay, maxDelay time.Duration) Option {
+	return func(cfg *config) {
+		if minDelay <= 0 || maxDelay <= 0 || minDelay > maxDelay {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithDelays(%v, %v): want 0 < min <= max", minDelay, maxDelay))
+		}
+		cfg.minDelay, cfg.maxDelay = minDelay, maxDelay
+	}
+}
+
+// WithFinalReserve fixes the time kept for the final call (see
+// backoff.WaiterSchedule.Delay): 0 is the current Smithy specification
+// (the last call starts at the deadline's edge), MinDelay the rule as first
+// published. By default the waiter reserves the longest call latency it has
+// observed in the run (at most MinDelay), so that the final call finishes
+// just before the deadline instead of being cut off by it. Whatever the
+// reserve, the final call starts at least 1ms (or MinDelay, if shorter)
+// before the deadline, so that its context is still live.
+func WithFinalReserve(d time.Duration) Option {
+	return func(cfg *config) {
+		if d < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithFinalReserve(%v): negative", d))
+		}
+		cfg.reserve = &d
+	}
+}
+
+// WithMaxAttempts limits the number of calls per run (default: the
+// definition's MaxAttempts; 0 means no limit but the wait time).
+func WithMaxAttempts(n int) Option {
+	return func(cfg *config) {
+		if n < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithMaxAttempts(%d): negative", n))
+		}
+		cfg.maxAttempts = &n
+	}
+}
+
+// WithAttemptTimeout gives each call its own deadline (it never outlives
+// the run's). A call cut off by it is an error like any other: matched by
+// the acceptors, or retried as transient (it is a timeout).
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(cfg *config) {
+		if d <= 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithAttemptTimeout(%v): not positive", d))
+		}
+		cfg.attemptTimeout = d
+	}
+}
+
+// WithRetryStrategy sets the strategy that decides whether an error no
+// acceptor matched is transient (retried on the waiter's schedule, never
+// sooner than the strategy's delay or the error's retry-after; if that
+// leaves no time for another call, the wait times out) or terminal. The default is retry.NewStandard() on the
+// waiter's clock: throttles, timeouts and server faults are retried, up to
+// its attempts in a row (3). An empty token bucket does not end a wait (the
+// waiter's schedule already spaces its calls), but the errors still count
+// toward that limit: a wait whose errors keep coming ends after as many in
+// a row as the strategy allows attempts (a strategy with a MaxAttempts()
+// int method tells its limit; the standard and adaptive ones do). nil
+// gives the specification's letter: every unmatched error is terminal.
+func WithRetryStrategy(s retry.Strategy) Option {
+	return func(cfg *config) { cfg.strategy, cfg.strategySet = s, true }
+}
+
+// WithAcceptors adds acceptors tried before the definition's, in order.
+func WithAcceptors(acceptors ...classify.Acceptor) Option {
+	return func(cfg *config) { cfg.acceptors = append(cfg.acceptors, acceptors...) }
+}
+
+// WithMatch adds an acceptor written in Go, tried before every acceptor of
+// the definition (and of WithAcceptors), in the order given. name
+// describes it in events and errors. I and O must be the Waiter's types:
+// [New] rejects a WithMatch of other types. A WithMatch with state
+// Success counts as the success acceptor the specification requires, so
+// a Definition with no acceptors of its own is fine with one.
+func WithMatch[I, O any](state classify.State, name string, match func(in I, out O, err error) bool) Option {
+	return func(cfg *config) {
+		if match == nil {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithMatch(%q): function is nil", name))
+			return
+		}
+		if !state.Terminal() && state != classify.Retry {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithMatch(%q): %v is not a state", name, state))
+		}
+		cfg.matches = append(cfg.matches, matchOption{state: state, name: name, fn: match})
+	}
+}
+
+// WithPollRateLimit makes every call of every wait take a token from lim
+// first, waiting for it on the waiter's clock: share one limiter between
+// the waiters that poll one API, and thousands of waits stay under its
+// limit together. A wait whose next token would come after its deadline
+// times out at once. The limiter must allow at least one call (a burst of
+// at least 1, or an infinite limit).
+func WithPollRateLimit(lim *rate.Limiter) Option {
+	return func(cfg *config) {
+		switch {
+		case lim == nil:
+			cfg.errs = append(cfg.errs, errors.New("WithPollRateLimit: limiter is nil"))
+		case lim.Limit() != rate.Inf && lim.Burst() < 1:
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithPollRateLimit: burst %d allows no call: it must be at least 1", lim.Burst()))
+		}
+		cfg.limiter = lim
+	}
+}
+
+// WithEventBuffer sets how many attempts a wait started with Start keeps
+// for its events until they are read (default 16, at least 1). Polling
+// never waits for a reader: when more attempts than that are unread, the
+// oldest is dropped and counted (see [Run.Missed]).
+func WithEventBuffer(n int) Option {
+	return func(cfg *config) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithEventBuffer(%d): at least 1", n))
+		}
+		cfg.eventBuffer = n
+	}
+}
+
+// WithTracerProvider sets where the waiter's spans go (default: the
+// OpenTelemetry global provider). See package telemetry for the spans.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(cfg *config) { cfg.tracerProvider = tp }
+}
+
+// WithMeterProvider sets where the waiter's metrics go (default: the
+// OpenTelemetry global provider). See package telemetry for the metrics.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(cfg *config) { cfg.meterProvider = mp }
+}
+
+// WithLogger logs each attempt at Debug and each outcome at Info (Warn when
+// the wait did not succeed) to l. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(cfg *config) { cfg.logger = l }
+}
+
+// WithObserver adds an observer of every wait (see package telemetry). An
+// observer that panics is dropped for the rest of the wait, and the panic
+// is reported to OpenTelemetry's error handler (otel.Handle); it never
+// reaches the wait or the process.
+func WithObserver(o telemetry.Observer) Option {
+	return func(cfg *config) {
+		if o == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithObserver: observer is nil"))
+		}
+		cfg.observers = append(cfg.observers, o)
+	}
+}
+
+// WithoutTelemetry turns off the default OpenTelemetry spans and metrics
+// (a logger or observers given with WithLogger and WithObserver still
+// observe).
+func WithoutTelemetry() Option {
+	return func(cfg *config) { cfg.noTelemetry = true }
+}

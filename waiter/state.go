@@ -1,0 +1,156 @@
+package waiter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"time"
+)
+
+// StateVersion is the version of [State] this package writes and reads.
+const StateVersion = 1
+
+// State is a wait between two calls: everything the waiter's rules need to
+// decide what comes next, as plain data. Every attempt's event carries the
+// State after it (its checkpoint), and so does [Run.Checkpoint]; give one
+// to [Waiter.Resume] (or [Waiter.WaitFrom]) to carry a wait on in another
+// process with the same deadline, attempt numbering and schedule position.
+//
+// A State round-trips through encoding/json; its JSON form carries a
+// checksum, so that a checkpoint damaged in storage is refused rather than
+// resumed wrongly. Its zero value is not a wait: get one from
+// [Waiter.Begin] or from an attempt.
+type State struct {
+	// Version is StateVersion.
+	Version int
+	// Waiter is the name of the waiter whose wait this is, and Rules a
+	// fingerprint of its rules (acceptors, delays, limits): a checkpoint
+	// resumes only with the same waiter and rules.
+	Waiter, Rules string
+	// Start is when the wait began and Deadline when it must end, on the
+	// waiter's clock.
+	Start, Deadline time.Time
+	// Attempts is the number of calls made.
+	Attempts int
+	// Transient is the number of errors retried as transient in a row
+	// (see WithRetryStrategy); any other outcome resets it.
+	Transient int
+	// MaxLatency is the longest call so far: the time kept for the final
+	// call, up to MinDelay.
+	MaxLatency time.Duration
+	// Seed draws the jitter of each delay (with the default jitter), so
+	// that a resumed or replayed wait makes the same delays.
+	Seed uint64
+	// Next is when the next call is due (zero before the first).
+	Next time.Time
+}
+
+// stateJSON is State's JSON form.
+type stateJSON struct {
+	Version    int           `json:"version"`
+	Waiter     string        `json:"waiter"`
+	Rules      string        `json:"rules"`
+	Start      time.Time     `json:"start"`
+	Deadline   time.Time     `json:"deadline"`
+	Attempts   int           `json:"attempts"`
+	Transient  int           `json:"transient"`
+	MaxLatency time.Duration `json:"maxLatencyNs"`
+	Seed       uint64        `json:"seed,string"`
+	Next       time.Time     `json:"next,omitzero"`
+	Sum        string        `json:"sum"`
+}
+
+// sum is the checksum of everything but itself.
+func (j stateJSON) sum() string {
+	j.Sum = ""
+	b, _ := json.Marshal(j) // a struct of plain fields always encodes
+	h := fnv.New64a()
+	h.Write(b)
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// MarshalJSON encodes the state with a checksum.
+func (s State) MarshalJSON() ([]byte, error) {
+	j := stateJSON(s.jsonForm())
+	j.Sum = j.sum()
+	return json.Marshal(j)
+}
+
+func (s State) jsonForm() stateJSON {
+	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
+		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next}
+}
+
+// UnmarshalJSON decodes a state and checks its checksum and version: a
+// damaged or foreign checkpoint is an error matching [ErrCheckpoint].
+func (s *State) UnmarshalJSON(b []byte) error {
+	var j stateJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return &CheckpointError{Problem: ProblemCorrupt, Err: err}
+	}
+	if j.Version != StateVersion {
+		return &CheckpointError{Problem: ProblemVersion, Err: fmt.Errorf("version %d, this package reads version %d", j.Version, StateVersion)}
+	}
+	if j.Sum == "" || j.Sum != j.sum() {
+		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
+	}
+	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
+		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next}
+	return nil
+}
+
+// ErrCheckpoint is matched by errors.Is for every [*CheckpointError].
+var ErrCheckpoint = errors.New("waiter: bad checkpoint")
+
+// Problem says what is wrong with a checkpoint.
+type Problem string
+
+// The problems a checkpoint can have.
+const (
+	ProblemVersion Problem = "version"        // written by an incompatible version of this package
+	ProblemWaiter  Problem = "another waiter" // a checkpoint of another waiter
+	ProblemRules   Problem = "other rules"    // the waiter's acceptors, delays or limits changed since
+	ProblemCorrupt Problem = "corrupt"        // damaged, or not a checkpoint at all
+)
+
+// CheckpointError is a checkpoint that cannot be resumed: which problem,
+// and the details.
+type CheckpointError struct {
+	Problem Problem
+	Err     error
+}
+
+// Error returns "waiter: checkpoint: <problem>: <details>".
+func (e *CheckpointError) Error() string {
+	return fmt.Sprintf("waiter: checkpoint: %s: %v", e.Problem, e.Err)
+}
+
+// Is matches [ErrCheckpoint].
+func (e *CheckpointError) Is(target error) bool { return target == ErrCheckpoint }
+
+// Unwrap returns the details.
+func (e *CheckpointError) Unwrap() error { return e.Err }
+
+// check reports whether s can be resumed by w.
+func (w *Waiter[I, O]) check(s State) error {
+	bad := func(p Problem, format string, args ...any) error {
+		return &CheckpointError{Problem: p, Err: fmt.Errorf(format, args...)}
+	}
+	switch {
+	case s.Version != StateVersion:
+		return bad(ProblemVersion, "version %d, this package reads version %d", s.Version, StateVersion)
+	case s.Waiter != w.def.Name:
+		return bad(ProblemWaiter, "the checkpoint is of waiter %q, not %q", s.Waiter, w.def.Name)
+	case s.Rules != w.rules:
+		return bad(ProblemRules, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
+	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0:
+		return bad(ProblemCorrupt, "attempts %d, transient %d, max latency %v", s.Attempts, s.Transient, s.MaxLatency)
+	case s.Start.IsZero() || !s.Deadline.After(s.Start):
+		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)
+	case s.Attempts > 0 && (s.Next.Before(s.Start) || s.Next.After(s.Deadline)):
+		return bad(ProblemCorrupt, "next call at %v, outside the wait (%v to %v)", s.Next, s.Start, s.Deadline)
+	}
+	return nil
+}
