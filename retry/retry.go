@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/telemetry"
 )
 
@@ -119,9 +120,15 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	o := observe(ctx, s, clk)
 	var last T
 	var lastErr error
+	var t *clock.Timer // made once, re-armed for each delay
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
 	for attempt := 1; ; attempt++ {
 		if d := tok.Delay(); d > 0 {
-			if err := sleep(o.ctx, clk, d); err != nil {
+			if err := sleep(o.ctx, clk, &t, d); err != nil {
 				err := &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
 				o.end(attempt-1, err)
 				return last, err
@@ -146,14 +153,19 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	}
 }
 
-// sleep waits d on clk, or until ctx ends (returning its cause).
-func sleep(ctx context.Context, clk clock.Clock, d time.Duration) error {
-	t := clk.Timer(d)
+// sleep waits d on clk with *t (made on first use, re-armed after), or
+// until ctx ends (returning its cause).
+func sleep(ctx context.Context, clk clock.Clock, t **clock.Timer, d time.Duration) error {
+	if *t == nil {
+		*t = clk.Timer(d)
+	} else {
+		timers.Reset(clk, *t, d)
+	}
 	select {
-	case <-t.C:
+	case <-(*t).C:
 		return nil
 	case <-ctx.Done():
-		t.Stop()
+		(*t).Stop()
 		return context.Cause(ctx)
 	}
 }

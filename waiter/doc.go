@@ -1,16 +1,54 @@
 // Package waiter runs Smithy waiters: it polls an operation until the
 // resource reaches the state you want, or provably never will.
 //
+//	catalog, err := waiter.LoadSmithy(modelFile) // or LoadBotocore, ParseWaitable, a Definition literal
+//	def, _ := catalog.Get("ClusterActive")
+//	w, err := waiter.New(def, describeCluster) // func(context.Context, *In) (*Out, error)
+//	out, err := w.Wait(ctx, &DescribeClusterInput{Name: &name}, 20*time.Minute)
+//	if errors.Is(err, waiter.ErrTimeout) { /* out shows where the cluster was */ }
+//
 // A waiter starts as a [Definition]: acceptors and delays, written in Go or
 // loaded from a model with [ParseWaitable] (the value of a
 // smithy.waiters#waitable trait), [LoadSmithy] (a whole Smithy JSON AST
 // model) or [LoadBotocore] (botocore's waiters-2.json). [Definition.Validate]
 // checks every rule of the specification and reports all problems at once,
-// each naming the waiter, the acceptor and the rule.
+// each naming the waiter, the acceptor and the rule. [NewFunc] builds a
+// waiter from Go functions alone, in the style of Kubernetes'
+// ConditionFunc.
 //
-// What the package deliberately does not do: it does not guess. A model
-// that does not decode, a key it does not know in a waiter or an acceptor
-// (other than the "description" some real models use for documentation),
-// an unknown state or comparator: each is an error naming where it is,
-// never a waiter that silently never matches.
+// # The core and its drivers
+//
+// The rules of the Smithy waiter workflow live in one place, as pure
+// functions: [Waiter.Judge] applies the acceptors to one call, and
+// [Waiter.Step] applies a judged call (a [Poll]) to a wait's [State] and
+// decides what comes next ([Decision]): success, failure, timeout, or the
+// delay before the next call. They read no clock and start no goroutine.
+// Everything else drives them:
+//
+//   - [Waiter.Wait] waits in the caller's goroutine, with one timer.
+//   - [Waiter.Start] waits in the background and returns a [Run]: its
+//     attempts as events ([Run.Events], [Run.Attempts]), its checkpoint,
+//     its result. A Run holds no goroutine between calls.
+//   - [WaitAll] and [Group] wait for many resources at once.
+//   - A wait's State is plain data that round-trips through JSON: every
+//     attempt carries it as its Checkpoint, and [Waiter.Resume] or
+//     [Waiter.WaitFrom] carry a wait on from it in another process. A
+//     durable engine or a simulator can call Begin, Judge and Step
+//     themselves (the examples' schedule simulator does).
+//
+// Time goes through the clock given with [WithClock] (tests use the
+// clocktest package), and each delay's jitter is drawn from a seed kept in
+// the State, so a resumed or replayed wait makes the same delays.
+//
+// # What it deliberately does not do
+//
+// It does not guess. A model that does not decode, a key it does not know
+// in a waiter or an acceptor (other than the "description" some real
+// models use for documentation), an unknown state or comparator: each is
+// an error naming where it is, never a waiter that silently never
+// matches. It does not retry inside a call: the operation is called once
+// per attempt (retry.Do inside it makes a single attempt), and errors no
+// acceptor matches go to the waiter's retry strategy, so that retries are
+// never stacked on retries. And it does not keep what nobody reads: a
+// Run keeps at most its event buffer of unread attempts.
 package waiter

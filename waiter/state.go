@@ -101,6 +101,17 @@ func (s *State) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ParseCheckpoint decodes a State from its JSON form. Unlike
+// json.Unmarshal, whose syntax errors come before a type's own checks, it
+// reports every problem, malformed JSON included, as a [*CheckpointError].
+func ParseCheckpoint(data []byte) (State, error) {
+	var s State
+	if err := s.UnmarshalJSON(data); err != nil {
+		return State{}, err
+	}
+	return s, nil
+}
+
 // ErrCheckpoint is matched by errors.Is for every [*CheckpointError].
 var ErrCheckpoint = errors.New("waiter: bad checkpoint")
 

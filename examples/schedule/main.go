@@ -1,6 +1,6 @@
 // Command schedule prints when a waiter polls: for a configuration (delays,
 // wait time, call latency) it simulates the Smithy delay algorithm over
-// many jitter seeds and shows, for each poll, its earliest, median and
+// many jitter seeds, with the waiter's own core, and shows, for each poll, its earliest, median and
 // latest time, and when the last poll lands; with -svg it also draws the
 // timeline.
 //
@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
 
 type config struct {
@@ -42,36 +44,53 @@ func main() {
 	}
 }
 
-// simulate returns the start time of every call for one jitter.
-func simulate(c config, j backoff.Jitter) []time.Duration {
-	sched := backoff.WaiterSchedule{MinDelay: c.minDelay, MaxDelay: c.maxDelay, Jitter: j}
-	reserve := c.reserve
-	if reserve < 0 {
-		reserve = c.latency
+// simulate returns the start time of every call of one wait, seeded:
+// the waiter's own core (Begin, Step) decides each delay, as it does for
+// a real wait, with no call made and no time spent.
+func simulate(c config, w *waiter.Waiter[struct{}, struct{}], seed uint64) ([]time.Duration, error) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, err := w.Begin(t0, c.maxWait, seed)
+	if err != nil {
+		return nil, err
 	}
+	retry := waiter.Judgment{Acceptor: -1, State: classify.Retry} // the resource never gets there
 	var starts []time.Duration
-	at := time.Duration(0)
-	for attempt := 1; ; attempt++ {
-		starts = append(starts, at)
-		end := at + c.latency
-		d := sched.Delay(attempt, c.maxWait-end, reserve)
-		if d == 0 {
-			return starts
+	at := t0
+	for {
+		starts = append(starts, at.Sub(t0))
+		var d waiter.Decision
+		s, d = w.Step(s, waiter.Poll{Start: at, Latency: c.latency, Judgment: retry}, at.Add(c.latency))
+		if d.Done {
+			return starts, nil
 		}
-		at = end + d
+		at = s.Next
 	}
 }
 
-func run(c config, w io.Writer, svgPath string) error {
-	if err := (backoff.WaiterSchedule{MinDelay: c.minDelay, MaxDelay: c.maxDelay}).Validate(); err != nil {
-		return err
+// newWaiter is a waiter of the configuration's delays that never succeeds.
+func newWaiter(c config) (*waiter.Waiter[struct{}, struct{}], error) {
+	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry()}
+	if c.reserve >= 0 {
+		opts = append(opts, waiter.WithFinalReserve(c.reserve))
 	}
+	never := func(struct{}, struct{}, error) (bool, error) { return false, nil }
+	call := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
+	return waiter.NewFunc("Schedule", call, never, opts...)
+}
+
+func run(c config, w io.Writer, svgPath string) error {
 	if c.maxWait <= 0 || c.seeds < 1 {
 		return fmt.Errorf("schedule: -wait must be positive and -seeds at least 1")
 	}
+	wt, err := newWaiter(c)
+	if err != nil {
+		return err
+	}
 	runs := make([][]time.Duration, c.seeds)
 	for s := range runs {
-		runs[s] = simulate(c, backoff.Seeded(uint64(s)))
+		if runs[s], err = simulate(c, wt, uint64(s)+1); err != nil {
+			return err
+		}
 	}
 	most := 0
 	for _, r := range runs {

@@ -1,0 +1,318 @@
+package waiter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/waiter"
+)
+
+// service is a resource ready at its 7th call, whoever makes it: the
+// process before a restart or the one after.
+type service struct{ calls atomic.Int32 }
+
+func (s *service) op(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+	if s.calls.Add(1) < 7 {
+		return status("creating"), nil
+	}
+	return status("success"), nil
+}
+
+// TestResumeAfterRestart: a wait checkpointed after its 3rd attempt, then
+// dropped (the process died); a new Waiter built from the same definition
+// resumes from the saved JSON: attempt numbering, the deadline and the
+// schedule go on where they were, and the wait succeeds at the 7th call.
+func TestResumeAfterRestart(t *testing.T) {
+	for _, how := range []string{"Resume", "WaitFrom"} {
+		t.Run(how, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				svc := &service{}
+				start := time.Now()
+				first := mustNew(t, thingExists, svc.op)
+				ctx, crash := context.WithCancel(t.Context())
+				defer crash()
+				r := first.Start(ctx, GetThingInput{"a"}, time.Hour)
+				var saved []byte
+				for a := range r.Attempts() {
+					if a.Number == 3 {
+						b, err := json.Marshal(a.Checkpoint)
+						if err != nil {
+							t.Fatal(err)
+						}
+						saved = b
+						crash()
+					}
+				}
+				r.Result()
+
+				clocktest.Advance(time.Second) // the restart takes a second
+				var cp waiter.State
+				if err := json.Unmarshal(saved, &cp); err != nil {
+					t.Fatal(err)
+				}
+				second := mustNew(t, thingExists, svc.op) // a new process: a new Waiter
+				var numbers []int
+				var err error
+				switch how {
+				case "Resume":
+					r2 := second.Resume(t.Context(), GetThingInput{"a"}, cp)
+					for a := range r2.Attempts() {
+						numbers = append(numbers, a.Number)
+						if a.Number == 4 && !a.Start.Equal(cp.Next) {
+							t.Errorf("attempt 4 at %v, want when the checkpoint said: %v", a.Start, cp.Next)
+						}
+						if a.Checkpoint.Deadline != cp.Deadline {
+							t.Errorf("attempt %d's deadline %v, want %v", a.Number, a.Checkpoint.Deadline, cp.Deadline)
+						}
+					}
+					_, err = r2.Result()
+				case "WaitFrom":
+					_, err = second.WaitFrom(t.Context(), GetThingInput{"a"}, cp)
+					numbers = []int{4, 5, 6, 7}
+				}
+				if err != nil || fmt.Sprint(numbers) != "[4 5 6 7]" || svc.calls.Load() != 7 {
+					t.Errorf("resumed: %v, attempts %v, %d calls; want success at attempts 4 to 7", err, numbers, svc.calls.Load())
+				}
+				if !cp.Deadline.Equal(start.Add(time.Hour)) {
+					t.Errorf("checkpoint deadline %v, want %v", cp.Deadline, start.Add(time.Hour))
+				}
+			})
+		})
+	}
+}
+
+// TestResumeReplaysSchedule: with the default jitter, a resumed wait makes
+// the delays the original would have made, because they are drawn from
+// the seed in the State.
+func TestResumeReplaysSchedule(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(9))
+		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		var delays []time.Duration
+		var cp waiter.State
+		for a := range r.Attempts() {
+			delays = append(delays, a.NextDelay)
+			if a.Number == 2 {
+				cp = a.Checkpoint
+			}
+		}
+		w2 := mustNew(t, thingExists, readyAfter(7)) // 7 more calls: attempts 3 to 9
+		r2 := w2.Resume(t.Context(), GetThingInput{"a"}, cp)
+		var replayed []time.Duration
+		for a := range r2.Attempts() {
+			replayed = append(replayed, a.NextDelay)
+		}
+		if fmt.Sprint(replayed) != fmt.Sprint(delays[2:]) {
+			t.Errorf("resumed delays %v, want the original's %v", replayed, delays[2:])
+		}
+	})
+}
+
+// TestCheckpointRefused: checkpoints of another waiter, of other rules, of
+// another version, or damaged are refused, each saying which.
+func TestCheckpointRefused(t *testing.T) {
+	{
+		w := mustNew(t, thingExists, readyAfter(5))
+		cp, err := w.Begin(time.Now(), time.Hour, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, _ := json.Marshal(cp)
+		other := thingExists
+		other.Name = "ThingGone"
+		slower := mustNew(t, thingExists, readyAfter(5), waiter.WithDelays(5*sec, 10*sec))
+		tests := []struct {
+			name string
+			w    *waiter.Waiter[GetThingInput, *GetThingOutput]
+			json []byte
+			want waiter.Problem
+		}{
+			{"another waiter", mustNew(t, other, readyAfter(5)), good, waiter.ProblemWaiter},
+			{"other rules", slower, good, waiter.ProblemRules},
+			{"another version", w, bytes.Replace(good, []byte(`"version":1`), []byte(`"version":2`), 1), waiter.ProblemVersion},
+			{"damaged", w, bytes.Replace(good, []byte(`"attempts":0`), []byte(`"attempts":9`), 1), waiter.ProblemCorrupt},
+			{"truncated", w, good[:len(good)/2], waiter.ProblemCorrupt},
+			{"not a checkpoint", w, []byte(`{"hello":"world"}`), waiter.ProblemVersion},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s, err := waiter.ParseCheckpoint(tt.json)
+				ctx := context.Background()
+				if err == nil {
+					_, err = tt.w.WaitFrom(ctx, GetThingInput{"a"}, s)
+				}
+				var ce *waiter.CheckpointError
+				if !errors.As(err, &ce) || ce.Problem != tt.want || !errors.Is(err, waiter.ErrCheckpoint) {
+					t.Errorf("resume = %v, want a CheckpointError with problem %q", err, tt.want)
+				}
+				if tt.w != w {
+					if _, err := tt.w.Resume(ctx, GetThingInput{"a"}, cp).Result(); !errors.Is(err, waiter.ErrCheckpoint) {
+						t.Errorf("Resume = %v, want ErrCheckpoint", err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStepIsPure: the same State, Poll and time give the same result, and
+// the result does not depend on any clock.
+func TestStepIsPure(t *testing.T) {
+	w := mustNew(t, thingExists, readyAfter(1))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, err := w.Begin(now, time.Hour, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waiter.Poll{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
+	s1, d1 := w.Step(s, p, now.Add(100*time.Millisecond))
+	s2, d2 := w.Step(s, p, now.Add(100*time.Millisecond))
+	if s1 != s2 || fmt.Sprint(d1) != fmt.Sprint(d2) || d1.Done || d1.Delay < 2*sec || d1.Delay > 2*sec || s1.Attempts != 1 {
+		t.Errorf("Step twice = %+v, %+v and %+v, %+v", s1, d1, s2, d2)
+	}
+}
+
+// TestStep checks the core's decisions one by one.
+func TestStep(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxAttempts(5))
+	begin := func() waiter.State { s, _ := w.Begin(now, time.Minute, 1); return s }
+	judge := func(out *GetThingOutput, err error) waiter.Judgment { return w.Judge(GetThingInput{"a"}, out, err) }
+	tests := []struct {
+		name    string
+		s       waiter.State
+		poll    waiter.Poll
+		at      time.Duration
+		done    bool
+		reason  error
+		failure waiter.Failure
+		delay   time.Duration
+	}{
+		{"success", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, 0, true, nil, 0, 0},
+		{"failure acceptor", begin(), waiter.Poll{Judgment: judge(status("failed"), nil)}, 0, true, waiter.ErrFailure, waiter.FailureAcceptor, 0},
+		{"retry", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
+		{"unmatched error refused", begin(), waiter.Poll{Err: accessDenied{}, Judgment: judge(nil, accessDenied{}), Advice: waiter.RetryAdvice{Refusal: errors.New("no")}}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
+		{"transient, not sooner than asked", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 9 * sec}}, 0, false, nil, 0, 9 * sec},
+		{"transient at the limit", func() waiter.State { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
+		{"max attempts", func() waiter.State { s := begin(); s.Attempts = 4; return s }(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxAttempts, 0, 0},
+		{"late", begin(), waiter.Poll{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"success at the deadline", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
+		{"retry at the deadline", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"last attempt", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, d := w.Step(tt.s, tt.poll, now.Add(tt.at))
+			var we *waiter.Error
+			errors.As(d.Err, &we)
+			switch {
+			case d.Done != tt.done, tt.reason == nil && d.Err != nil, tt.reason != nil && !errors.Is(d.Err, tt.reason):
+				t.Errorf("Step = done %t, %v; want done %t, %v", d.Done, d.Err, tt.done, tt.reason)
+			case tt.failure != 0 && (we == nil || we.Failure != tt.failure):
+				t.Errorf("Step error %v, want failure %v", d.Err, tt.failure)
+			case d.Delay != tt.delay || (!d.Done && !s.Next.Equal(now.Add(tt.at+tt.delay))):
+				t.Errorf("Step delay %v, next %v; want %v", d.Delay, s.Next, tt.delay)
+			case s.Attempts != tt.s.Attempts+1:
+				t.Errorf("Step attempts %d, want %d", s.Attempts, tt.s.Attempts+1)
+			}
+		})
+	}
+}
+
+// TestNewFunc: a waiter from Go alone, with sub-second delays: done ends
+// it, an error of the condition's own fails it, and the call's own error
+// returned unchanged goes to the retry strategy.
+func TestNewFunc(t *testing.T) {
+	{
+		errDeleted := errors.New("cluster deleted")
+		cond := func(in string, out *GetThingOutput, err error) (bool, error) {
+			switch {
+			case err != nil:
+				return false, err
+			case *out.Status == "gone":
+				return false, errDeleted
+			}
+			return *out.Status == "ready", nil
+		}
+		script := func(steps ...any) func(context.Context, string) (*GetThingOutput, error) {
+			n := 0
+			return func(context.Context, string) (*GetThingOutput, error) {
+				s := steps[min(n, len(steps)-1)]
+				n++
+				if err, ok := s.(error); ok {
+					return nil, err
+				}
+				return status(s.(string)), nil
+			}
+		}
+		for _, tt := range []struct {
+			name    string
+			op      func(context.Context, string) (*GetThingOutput, error)
+			want    error
+			elapsed time.Duration
+		}{
+			{"ready", script("creating", "creating", "ready"), nil, 400 * time.Millisecond},
+			{"gone", script("creating", "gone"), errDeleted, 200 * time.Millisecond},
+			{"throttled, then ready", script(throttled{}, "ready"), nil, 200 * time.Millisecond},
+			{"access denied", script(accessDenied{}), accessDenied{}, 0},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				clocktest.Run(t, func(t *testing.T) {
+					strategy, err := retry.NewStandard(retry.WithJitter(backoff.Low)) // retries at once; the waiter's 200ms stand
+					if err != nil {
+						t.Fatal(err)
+					}
+					w, err := waiter.NewFunc("ClusterReady", tt.op, cond, waiter.WithDelays(200*time.Millisecond, time.Second), waiter.WithJitter(backoff.Low), waiter.WithRetryStrategy(strategy))
+					if err != nil {
+						t.Fatal(err)
+					}
+					start := time.Now()
+					_, err = w.Wait(t.Context(), "demo", time.Minute)
+					if (tt.want == nil) != (err == nil) || (tt.want != nil && !errors.Is(err, tt.want)) || time.Since(start) != tt.elapsed {
+						t.Errorf("Wait = %v after %v, want %v after %v", err, time.Since(start), tt.want, tt.elapsed)
+					}
+				})
+			})
+		}
+		if _, err := waiter.NewFunc[string, *GetThingOutput]("", nil, nil); !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "name is empty") || !strings.Contains(err.Error(), "condition is nil") {
+			t.Errorf("NewFunc with nothing = %v", err)
+		}
+	}
+}
+
+// TestWithMatchOnEmptyDefinition: a Definition with no acceptors of its
+// own is fine when WithMatch gives the success acceptor.
+func TestWithMatchOnEmptyDefinition(t *testing.T) {
+	w, err := waiter.New(waiter.Definition{Name: "Ready"}, readyAfter(1),
+		waiter.WithMatch(classify.Success, "ready", func(_ GetThingInput, out *GetThingOutput, err error) bool {
+			return err == nil && *out.Status == "success"
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Wait(context.Background(), GetThingInput{"a"}, time.Minute); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSubSecondDefinition: the one-second minimum for definitions names
+// the ways to poll faster from Go.
+func TestSubSecondDefinition(t *testing.T) {
+	def := thingExists
+	def.MinDelay = 200 * time.Millisecond
+	err := def.Validate()
+	if !errors.Is(err, waiter.ErrInvalidDefinition) || !strings.Contains(err.Error(), "WithDelays") || !strings.Contains(err.Error(), "NewFunc") {
+		t.Errorf("Validate = %v, want an error naming WithDelays and NewFunc", err)
+	}
+}
