@@ -29,7 +29,7 @@ const (
 )
 
 // ScaleSides names the implementations of the scaling row.
-var ScaleSides = []string{"waitable", "waitable, telemetry off", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
+var ScaleSides = []string{"waitable WaitAll", "waitable WaitAll, telemetry off", "waitable Start (no goroutine while sleeping)", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
 
 // ScaleStats is one side at one n.
 type ScaleStats struct {
@@ -101,12 +101,32 @@ func scaleSide(t *testing.T, side string, op *scaleOp, n int) (start, finish fun
 	ctx := t.Context()
 	var wg sync.WaitGroup
 	switch side {
-	case "waitable", "waitable, telemetry off":
+	case "waitable WaitAll", "waitable WaitAll, telemetry off":
 		opts := []waiter.Option{waiter.WithDelays(scaleDelay, scaleDelay)}
-		if side == "waitable, telemetry off" {
+		if side == "waitable WaitAll, telemetry off" {
 			opts = append(opts, waiter.WithoutTelemetry())
 		}
 		w, err := waiter.New(readyDef, op.poll, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs := make([]int, n)
+		for i := range inputs {
+			inputs[i] = i
+		}
+		done := make(chan error, 1)
+		return func() {
+				go func() {
+					_, err := waiter.WaitAll(ctx, w, inputs, time.Hour)
+					done <- err
+				}()
+			}, func() {
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+			}
+	case "waitable Start (no goroutine while sleeping)":
+		w, err := waiter.New(readyDef, op.poll, waiter.WithDelays(scaleDelay, scaleDelay))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,19 +131,25 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // limit, the deadline, and the delay schedule with its last-attempt rule.
 // It is pure: the same arguments give the same result.
 func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
+	d := w.step(&s, &o, now)
+	return s, d
+}
+
+// step is Step on the State in place (the drivers' way: no copies).
+func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, o.Latency)
 	s.Next = time.Time{}
 	d := Decision{State: o.State}
 	if o.Late {
 		d.State = classify.Failure
-		return s, w.end(s, d, now, ErrTimeout, 0, o)
+		return w.end(s, d, now, ErrTimeout, 0, o)
 	}
 	var atLeast time.Duration
 	switch {
 	case o.State == classify.Success:
 		s.Transient = 0
-		return s, w.end(s, d, now, nil, 0, o)
+		return w.end(s, d, now, nil, 0, o)
 	case o.Unmatched(o.Err) && w.strategy != nil:
 		if !o.Advice.Retry {
 			why := FailureError
@@ -151,11 +157,11 @@ func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 				why = FailureTransientLimit
 				s.Transient++
 			}
-			return s, w.end(s, d, now, ErrFailure, why, o)
+			return w.end(s, d, now, ErrFailure, why, o)
 		}
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
-			return s, w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
+			return w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
 		}
 		d.State, d.Transient = classify.Retry, true
 		atLeast = o.Advice.MinDelay
@@ -164,12 +170,12 @@ func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 		if o.Acceptor < 0 {
 			why = FailureError
 		}
-		return s, w.end(s, d, now, ErrFailure, why, o)
+		return w.end(s, d, now, ErrFailure, why, o)
 	default:
 		s.Transient = 0
 	}
 	if limit := w.maxAttempts(); limit > 0 && s.Attempts >= limit {
-		return s, w.end(s, d, now, ErrMaxAttempts, 0, o)
+		return w.end(s, d, now, ErrMaxAttempts, 0, o)
 	}
 	reserve := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
@@ -183,16 +189,16 @@ func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 		}
 	}
 	if delay <= 0 {
-		return s, w.end(s, d, now, ErrTimeout, 0, o)
+		return w.end(s, d, now, ErrTimeout, 0, o)
 	}
 	s.Next = now.Add(delay)
 	d.Delay = delay
-	return s, d
+	return d
 }
 
 // delay draws the schedule's delay for the attempt just made: from the
 // State's seed, or through the Jitter given with WithJitter.
-func (w *Waiter[I, O]) delay(s State, remaining, reserve time.Duration) time.Duration {
+func (w *Waiter[I, O]) delay(s *State, remaining, reserve time.Duration) time.Duration {
 	if w.schedule.Jitter != nil {
 		return w.schedule.Delay(s.Attempts, remaining, reserve)
 	}
@@ -200,7 +206,7 @@ func (w *Waiter[I, O]) delay(s State, remaining, reserve time.Duration) time.Dur
 }
 
 // end builds the Decision that ends a wait.
-func (w *Waiter[I, O]) end(s State, d Decision, now time.Time, reason error, why Failure, o Poll) Decision {
+func (w *Waiter[I, O]) end(s *State, d Decision, now time.Time, reason error, why Failure, o *Poll) Decision {
 	d.Done = true
 	if reason == nil {
 		return d

@@ -9,7 +9,6 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
@@ -23,25 +22,25 @@ type driver[I, O any] struct {
 	w       *Waiter[I, O]
 	clk     clock.Clock
 	in      I
-	parent  context.Context // the caller's context (a Run's own, for Start)
-	ctx     context.Context // the calls' context: ends at the deadline or with parent
-	done    <-chan struct{} // ctx.Done()
-	stop    context.CancelFunc
-	adopted bool // the deadline is parent's, earlier than maxWait
+	parent  context.Context // the caller's context
+	spanCtx context.Context // parent, with the wait's span if one records
+	ctx     *waitCtx        // the calls' context: ends at the deadline, with parent, or on Cancel
 	s       State
 	tok     retry.Token
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
 	sleeper *clock.Timer // Wait's timer between calls, made once
+	expiry  *clock.Timer // Wait's timer that ends ctx at the deadline
 	woke    time.Time    // when sleep's timer fired: the next call's start
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
 // returns the error that ends the wait before any call: bad arguments, a
-// context already done, no time left.
+// context already done, no time left. The driver then makes the calls'
+// context (d.ctx) its own way.
 func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State) error {
-	d.w, d.clk, d.in, d.parent = w, w.cfg.clock, in, parent
+	d.w, d.clk, d.in, d.parent, d.spanCtx = w, w.cfg.clock, in, parent, parent
 	now := d.clk.Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
@@ -53,7 +52,7 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 			return err
 		}
 		if hasDeadline && until < maxWait {
-			maxWait, d.adopted = max(until, time.Nanosecond), true
+			maxWait = max(until, time.Nanosecond) // the caller's deadline is the wait's
 		}
 		s, err := w.Begin(now, maxWait, 0)
 		if err != nil {
@@ -66,33 +65,28 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		}
 		d.s = *from
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
-			d.s.Deadline, d.adopted = now.Add(until), true
+			d.s.Deadline = now.Add(until)
 		}
 	}
-	spanCtx := parent
 	if w.obs != nil {
-		spanCtx = d.startWait(parent, now)
+		d.spanCtx = d.startWait(parent, now)
 	}
 	if err := parent.Err(); err != nil {
-		return d.end(d.w.cancelled(parent, d.s, now, nil))
+		if errors.Is(err, context.DeadlineExceeded) {
+			return d.end(d.w.timedOut(d.s, now, nil))
+		}
+		return d.end(d.w.cancelled(err, context.Cause(parent), d.s, now, nil))
 	}
 	if !now.Before(d.s.Deadline) {
 		return d.end(d.w.timedOut(d.s, now, nil))
 	}
-	ctx, stop := d.clk.WithDeadline(spanCtx, d.s.Deadline)
-	d.ctx, d.stop, d.done = attemptctx.Mark(ctx), stop, ctx.Done()
 	return nil
 }
 
 // deadlineHit reports whether the calls' context ended because the wait's
-// deadline passed (its own, or the parent's it adopted), not because the
-// caller cancelled.
-func (d *driver[I, O]) deadlineHit() bool {
-	if err := d.parent.Err(); err != nil {
-		return d.adopted && errors.Is(err, context.DeadlineExceeded)
-	}
-	return true
-}
+// deadline passed (its own, or the caller's earlier one it took), not
+// because the wait was cancelled.
+func (d *driver[I, O]) deadlineHit() bool { return d.ctx.Err() == context.DeadlineExceeded }
 
 // stopped returns the error of a wait whose calls' context ended between
 // calls.
@@ -101,7 +95,7 @@ func (d *driver[I, O]) stopped() error {
 	if d.deadlineHit() {
 		return d.w.timedOut(d.s, now, d.lastErr)
 	}
-	return d.w.cancelled(d.parent, d.s, now, d.lastErr)
+	return d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, d.lastErr)
 }
 
 // admit takes a token from the poll rate limit (WithPollRateLimit) and
@@ -135,7 +129,7 @@ func (d *driver[I, O]) sleep(dur time.Duration) bool {
 	select {
 	case d.woke = <-d.sleeper.C:
 		return true
-	case <-d.done:
+	case <-d.ctx.Done():
 		d.sleeper.Stop()
 		return false
 	}
@@ -178,50 +172,56 @@ func (d *driver[I, O]) invoke(c *call) (out O, err error, latency time.Duration)
 	return out, err, latency
 }
 
-// complete judges a call's outcome and applies it to the State, and
-// fills *a with the attempt if a is not nil. It reports cancelled when the
-// caller cancelled during the call: the attempt is then reported with
-// State Failure and the wait ends with the cancellation.
-func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, a *Attempt[O]) (dec Decision, cancelled bool) {
-	late := false
-	select {
-	case <-d.done:
-		late = true
-	default:
-	}
+// complete judges a call's outcome into *o and applies it to the State.
+// It reports cancelled when the caller cancelled during the call: the
+// attempt is then reported with State Failure and the wait ends with the
+// cancellation.
+func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, o *Poll) (dec Decision, cancelled bool) {
+	late := d.ctx.ended.Load()
 	if err == nil {
 		d.last = out // the last output observed: of the last call that succeeded
 	}
 	d.lastErr = err
 	now := c.start.Add(latency)
-	o := Poll{Start: c.start, Latency: latency, Err: err, Late: late, Judgment: Judgment{Acceptor: -1}}
+	*o = Poll{Start: c.start, Latency: latency, Err: err, Late: late, Judgment: Judgment{Acceptor: -1}}
 	if late && !d.deadlineHit() {
 		d.s.Attempts++
 		d.s.MaxLatency = max(d.s.MaxLatency, latency)
-		d.report(c, a, out, &o, Decision{State: classify.Failure}, now)
+		dec.State = classify.Failure
+		d.reportAttempt(c, o, &dec, now)
 		return dec, true
 	}
 	if !late {
-		o.Judgment = d.w.Judge(d.in, out, err)
-		d.advise(&o)
+		d.judge(out, o)
 	}
-	d.s, dec = d.w.Step(d.s, o, now)
-	d.report(c, a, out, &o, dec, now)
+	dec = d.w.step(&d.s, o, now)
+	d.reportAttempt(c, o, &dec, now)
 	return dec, false
 }
 
-// report fills the attempt's event, if one is wanted, and tells the
-// observer.
-func (d *driver[I, O]) report(c *call, a *Attempt[O], out O, o *Poll, dec Decision, now time.Time) {
-	if a != nil {
-		*a = Attempt[O]{Number: c.number, Start: c.start, Latency: o.Latency, Output: out, Err: o.Err,
-			Acceptor: o.Acceptor, Matcher: o.Matcher, State: dec.State, Message: o.Message, Transient: dec.Transient,
-			NextDelay: dec.Delay, EvalErr: o.EvalErr, Checkpoint: d.s}
+// judge applies the acceptors and asks the retry strategy, in a frame of
+// its own.
+//
+//go:noinline
+func (d *driver[I, O]) judge(out O, o *Poll) {
+	o.Judgment = d.w.Judge(d.in, out, o.Err)
+	d.advise(o)
+}
+
+// event is the attempt just made, as a Run's events carry it.
+func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[O]) {
+	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
+	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
+	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint = dec.Transient, dec.Delay, o.EvalErr, d.s
+}
+
+// reportAttempt tells the observer how an attempt went.
+func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now time.Time) {
+	if d.obs == nil {
+		return
 	}
-	if d.obs != nil {
-		d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
-			Acceptor: o.Acceptor, State: dec.State.String(), Transient: dec.Transient, NextDelay: dec.Delay, Tokens: -1}, now)
-	}
+	d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
+		Acceptor: o.Acceptor, State: dec.State.String(), Transient: dec.Transient, NextDelay: dec.Delay, Tokens: -1}, now)
 }
 
 // attempt makes one call, judges it and applies it to the State (see
@@ -229,7 +229,8 @@ func (d *driver[I, O]) report(c *call, a *Attempt[O], out O, o *Poll, dec Decisi
 func (d *driver[I, O]) attempt() (Decision, bool) {
 	c := d.prepare()
 	out, err, latency := d.invoke(&c)
-	return d.complete(&c, out, err, latency, nil)
+	var o Poll
+	return d.complete(&c, out, err, latency, &o)
 }
 
 // advise consults the retry strategy for an error no acceptor matched, and
@@ -282,6 +283,7 @@ func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c 
 	return d.obs.StartAttempt(ctx, n, t)
 }
 
+//go:noinline
 func (d *driver[I, O]) endAttempt(ctx context.Context, a telemetry.Attempt, now time.Time) {
 	if d.obs == nil {
 		return
@@ -298,10 +300,13 @@ func (d *driver[I, O]) end(err error) error {
 	return err
 }
 
-// release stops the wait's deadline context and timer.
+// release ends the calls' context and stops Wait's timers.
 func (d *driver[I, O]) release() {
-	if d.stop != nil {
-		d.stop()
+	if d.ctx != nil {
+		d.ctx.release()
+	}
+	if d.expiry != nil {
+		d.expiry.Stop()
 	}
 	if d.sleeper != nil {
 		d.sleeper.Stop()

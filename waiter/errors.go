@@ -148,15 +148,15 @@ func plural(n int) string {
 	return "s"
 }
 
-// cancelled is the error of a wait whose context ended (not at its own
-// deadline): it matches the context's error and its cause.
-func (w *Waiter[I, O]) cancelled(ctx context.Context, s State, now time.Time, last error) *Error {
-	e := &Error{Waiter: w.def.Name, Reason: ctx.Err(), Attempts: s.Attempts, Transient: s.Transient,
-		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
-	if e.Reason == nil {
-		e.Reason = context.Canceled
+// cancelled is the error of a wait whose context ended (not at its
+// deadline): it matches the context's error (reason) and its cause.
+func (w *Waiter[I, O]) cancelled(reason, cause error, s State, now time.Time, last error) *Error {
+	if reason == nil {
+		reason = context.Canceled
 	}
-	if cause := context.Cause(ctx); cause != nil && cause != e.Reason {
+	e := &Error{Waiter: w.def.Name, Reason: reason, Attempts: s.Attempts, Transient: s.Transient,
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
+	if cause != nil && cause != reason {
 		e.Cause = cause
 	}
 	return e

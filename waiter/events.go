@@ -64,10 +64,10 @@ type eventLog[O any] struct {
 }
 
 // push adds an attempt, dropping the oldest unread one if full.
-func (l *eventLog[O]) push(a Attempt[O]) {
+func (l *eventLog[O]) push(a *Attempt[O]) {
 	if l.ch != nil {
 		select {
-		case l.ch <- a:
+		case l.ch <- *a:
 			return
 		default:
 		}
@@ -77,19 +77,30 @@ func (l *eventLog[O]) push(a Attempt[O]) {
 		default:
 		}
 		select {
-		case l.ch <- a:
+		case l.ch <- *a:
 		default:
 			l.missed++
 		}
 		return
 	}
-	if len(l.ring) < l.size {
-		l.ring = append(l.ring, a)
-		return
+	switch {
+	case len(l.ring) < cap(l.ring):
+		l.ring = append(l.ring, *a)
+	case len(l.ring) < l.size:
+		// One, then steps of 4: most waits end within a few attempts,
+		// and a sleeping wait should hold little.
+		grow := 4
+		if len(l.ring) == 0 {
+			grow = 1
+		}
+		ring := make([]Attempt[O], len(l.ring), min(l.size, len(l.ring)+grow))
+		copy(ring, l.ring)
+		l.ring = append(ring, *a)
+	default:
+		l.ring[l.head] = *a
+		l.head = (l.head + 1) % l.size
+		l.missed++
 	}
-	l.ring[l.head] = a
-	l.head = (l.head + 1) % l.size
-	l.missed++
 }
 
 // channel returns the events channel, made on first use with what the

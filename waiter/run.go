@@ -27,8 +27,8 @@ import (
 // after its context ended is abandoned (its attempt is reported with
 // Abandoned set, and what it returns later is discarded).
 type Run[O any] struct {
-	done   chan struct{}
-	cancel context.CancelCauseFunc
+	done chan struct{}
+	c    canceler // nil when the wait ended before it began
 
 	mu     sync.Mutex
 	out    O
@@ -37,6 +37,9 @@ type Run[O any] struct {
 	cp     State
 	ev     eventLog[O]
 }
+
+// canceler is a Run's driver, as Cancel sees it.
+type canceler interface{ cancel() }
 
 // Start begins a wait of at most maxWait for the resource that in names,
 // in the background, and returns at once. Its rules are those of
@@ -56,18 +59,16 @@ func (w *Waiter[I, O]) Resume(ctx context.Context, in I, from State) *Run[O] {
 func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *State) *Run[O] {
 	r := &Run[O]{done: make(chan struct{})}
 	r.ev.size = w.cfg.eventBuffer
-	rctx, cancel := context.WithCancelCause(ctx)
-	r.cancel = cancel
 	rn := &runner[I, O]{r: r}
-	if err := rn.init(w, rctx, in, maxWait, from); err != nil {
+	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(rn.last, err, rn.s)
 		return r
 	}
-	r.cp = rn.s
+	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone)
+	r.c, r.cp = rn, rn.s
 	if rn.s.Attempts > 0 { // resumed: the next call is due at s.Next
 		rn.due = rn.s.Next
 	}
-	rn.unwatch = context.AfterFunc(rn.ctx, rn.ctxDone)
 	go rn.step()
 	return r
 }
@@ -75,8 +76,14 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 // Done is closed when the wait's outcome is known.
 func (r *Run[O]) Done() <-chan struct{} { return r.done }
 
-// Cancel ends the wait: its Result then matches context.Canceled.
-func (r *Run[O]) Cancel() { r.cancel(nil) }
+// Cancel ends the wait: its Result then matches context.Canceled. A wait
+// between calls has ended when Cancel returns; a call in progress gets a
+// few milliseconds to return before it is abandoned.
+func (r *Run[O]) Cancel() {
+	if r.c != nil {
+		r.c.cancel()
+	}
+}
 
 // Result blocks until the wait ends and returns the last output observed
 // (even when the wait failed or timed out, so that the caller sees where
@@ -100,7 +107,7 @@ func (r *Run[O]) Checkpoint() State {
 }
 
 // record delivers an attempt to the events and the checkpoint.
-func (r *Run[O]) record(a Attempt[O]) {
+func (r *Run[O]) record(a *Attempt[O]) {
 	r.mu.Lock()
 	r.cp = a.Checkpoint
 	r.ev.push(a)
@@ -120,7 +127,6 @@ func (r *Run[O]) finish(out O, err error, s State) {
 	close(r.done)
 	r.ev.close()
 	r.mu.Unlock()
-	r.cancel(nil) // release the wait's context from its parent
 }
 
 // Who runs a wait now (runner.phase).
@@ -135,14 +141,16 @@ const (
 // ended before a Run abandons it.
 const abandonGrace = 5 * time.Millisecond
 
-// runner drives a Run: the driver, plus who owns the wait now.
+// runner drives a Run: the driver, plus who owns the wait now. One timer
+// does all its timing: it wakes a parked wait, and during a call it fires
+// at the deadline (ending the calls' context), then once more after
+// abandonGrace (abandoning a call that did not return).
 type runner[I, O any] struct {
 	driver[I, O]
 	r        *Run[O]
 	phase    atomic.Int32
 	tmu      sync.Mutex   // guards timer's making and re-arming
-	timer    *clock.Timer // wakes a parked wait
-	unwatch  func() bool  // stops watching the calls' context
+	timer    *clock.Timer // see above
 	due      time.Time    // the next call is not before this (a resumed wait)
 	admitted bool         // a rate-limit token is held for the next call
 	cur      call         // the call in progress, for abandon
@@ -153,7 +161,7 @@ type runner[I, O any] struct {
 // its own (Start's, or the timer's) while the phase is busy.
 func (rn *runner[I, O]) step() {
 	defer rn.recoverPanic()
-	if rn.ctx.Err() != nil {
+	if rn.ctx.ended.Load() {
 		rn.endRun(rn.stopped())
 		return
 	}
@@ -176,7 +184,8 @@ func (rn *runner[I, O]) step() {
 	rn.admitted = false
 	rn.cur = rn.prepare()
 	rn.phase.Store(phaseCalling)
-	if rn.ctx.Err() != nil { // ended before the call: do not make it
+	rn.arm(rn.s.Deadline.Sub(rn.cur.start)) // the deadline, during the call
+	if rn.ctx.ended.Load() {                // ended before the call: do not make it
 		if rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 			rn.endRun(rn.stopped())
 		}
@@ -186,12 +195,21 @@ func (rn *runner[I, O]) step() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 		return // abandoned: the wait ended without this call
 	}
-	var a Attempt[O]
-	dec, cancelled := rn.complete(&rn.cur, out, err, latency, &a)
-	rn.r.record(a)
+	rn.after(out, err, latency)
+}
+
+// after judges the call just made, records it and goes on: the second
+// half of step, in a frame of its own so that the call itself runs on a
+// small stack.
+//
+//go:noinline
+func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
+	var o Poll
+	dec, cancelled := rn.complete(&rn.cur, out, err, latency, &o)
+	rn.record(out, &o, &dec)
 	switch {
 	case cancelled:
-		rn.endRun(rn.w.cancelled(rn.parent, rn.s, rn.clk.Now(), rn.lastErr))
+		rn.endRun(rn.w.cancelled(rn.ctx.Err(), rn.ctx.Cause(), rn.s, rn.clk.Now(), rn.lastErr))
 	case dec.Done:
 		rn.endRun(dec.Err)
 	default:
@@ -199,9 +217,17 @@ func (rn *runner[I, O]) step() {
 	}
 }
 
-// park leaves the wait to its timer for d.
-func (rn *runner[I, O]) park(d time.Duration) {
-	rn.phase.Store(phaseParked)
+// record delivers the attempt just made to the Run's events.
+//
+//go:noinline
+func (rn *runner[I, O]) record(out O, o *Poll, dec *Decision) {
+	var a Attempt[O]
+	rn.event(&rn.cur, out, o, dec, &a)
+	rn.r.record(&a)
+}
+
+// arm makes or re-arms the timer to fire after d.
+func (rn *runner[I, O]) arm(d time.Duration) {
 	rn.tmu.Lock()
 	if rn.timer == nil {
 		rn.timer = rn.clk.AfterFunc(d, rn.wake)
@@ -209,17 +235,28 @@ func (rn *runner[I, O]) park(d time.Duration) {
 		timers.Reset(rn.clk, rn.timer, d)
 	}
 	rn.tmu.Unlock()
+}
+
+// park leaves the wait to its timer for d.
+func (rn *runner[I, O]) park(d time.Duration) {
+	rn.phase.Store(phaseParked)
+	rn.arm(d)
 	// A cancellation that came while the wait was busy found nobody to end
 	// it: take it now.
-	if rn.ctx.Err() != nil {
+	if rn.ctx.ended.Load() {
 		rn.ctxDone()
 	}
 }
 
-// wake is the timer's: the next step, in the timer's goroutine.
+// wake is the timer's: the next step of a parked wait; during a call, the
+// deadline, then the end of the grace.
 func (rn *runner[I, O]) wake() {
-	if rn.phase.CompareAndSwap(phaseParked, phaseBusy) {
+	switch {
+	case rn.phase.CompareAndSwap(phaseParked, phaseBusy):
 		rn.step()
+	case rn.phase.Load() != phaseCalling:
+	case !rn.ctx.end(context.DeadlineExceeded, nil): // ended already: the grace is over
+		rn.abandon()
 	}
 }
 
@@ -230,9 +267,12 @@ func (rn *runner[I, O]) ctxDone() {
 	case rn.phase.CompareAndSwap(phaseParked, phaseBusy):
 		rn.endRun(rn.stopped())
 	case rn.phase.Load() == phaseCalling:
-		rn.clk.AfterFunc(abandonGrace, rn.abandon)
+		rn.arm(abandonGrace)
 	}
 }
+
+// cancel is Run.Cancel's.
+func (rn *runner[I, O]) cancel() { rn.ctx.end(context.Canceled, nil) }
 
 // abandon ends a wait whose call did not return in time after its context
 // ended.
@@ -242,19 +282,18 @@ func (rn *runner[I, O]) abandon() {
 	}
 	now := rn.clk.Now()
 	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start),
-		Err: context.Cause(rn.ctx), Acceptor: -1, State: classify.Failure, Abandoned: true}
+		Err: rn.ctx.Cause(), Acceptor: -1, State: classify.Failure, Abandoned: true}
 	rn.s.Attempts++
 	rn.s.MaxLatency = max(rn.s.MaxLatency, a.Latency)
 	a.Checkpoint = rn.s
 	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: "failure", Tokens: -1}, now)
-	rn.r.record(a)
+	rn.r.record(&a)
 	rn.endRun(rn.stopped())
 }
 
 // endRun ends the wait with err (a Decision's, or the context's).
 func (rn *runner[I, O]) endRun(err error) {
 	rn.phase.Store(phaseEnded)
-	rn.unwatch()
 	rn.tmu.Lock()
 	if rn.timer != nil {
 		rn.timer.Stop()
@@ -286,6 +325,6 @@ func (rn *runner[I, O]) recoverPanic() {
 	}
 	a.Checkpoint = rn.s
 	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe, Acceptor: -1, State: "failure", Tokens: -1}, now)
-	rn.r.record(a)
+	rn.r.record(&a)
 	rn.endRun(pe)
 }

@@ -34,6 +34,16 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 	return d.run()
 }
 
+// arm makes the calls' context of a Wait, ended at the deadline by a
+// timer of its own.
+func (d *driver[I, O]) arm() {
+	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil)
+	d.expiry = d.clk.AfterFunc(d.s.Deadline.Sub(d.clk.Now()), d.expire)
+}
+
+// expire ends the calls' context at the deadline.
+func (d *driver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
+
 // WaitFrom is [Waiter.Wait] resumed from a checkpoint (an attempt's
 // Checkpoint, or [Run.Checkpoint], perhaps saved by another process): the
 // same deadline, attempt numbering, schedule position and jitter. The
@@ -51,6 +61,7 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from State) (O, error
 
 // run makes attempts until the wait ends, sleeping between them.
 func (d *driver[I, O]) run() (out O, err error) {
+	d.arm()
 	returned := false
 	defer func() {
 		if !returned { // the operation panicked: release, and let it go on
@@ -78,7 +89,7 @@ func (d *driver[I, O]) run() (out O, err error) {
 		switch {
 		case cancelled:
 			returned = true
-			return d.last, d.end(d.w.cancelled(d.parent, d.s, d.clk.Now(), d.lastErr))
+			return d.last, d.end(d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, d.clk.Now(), d.lastErr))
 		case dec.Done:
 			returned = true
 			return d.last, d.end(dec.Err)

@@ -1,0 +1,175 @@
+package waiter
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/waitable/waitable/internal/attemptctx"
+)
+
+// waitCtx is the context of a wait's calls: it ends at the wait's
+// deadline, when the caller's context ends, or when the wait is
+// cancelled, and it marks the calls as a waiter's attempts (so that
+// retry.Do inside them makes one attempt). It is one small object per
+// wait, with no timer and no goroutine of its own: the driver ends it at
+// the deadline with the timer it keeps anyway. Contexts derived from it
+// (an operation's WithTimeout) register through its AfterFunc method, as
+// the context package allows, so they cost no goroutine either.
+type waitCtx struct {
+	parent   context.Context
+	deadline time.Time
+	ended    atomic.Bool
+
+	mu     sync.Mutex
+	done   chan struct{} // made on first Done
+	err    error
+	cause  error
+	fns    map[*afterFn]struct{}
+	onEnd  func()      // the driver's, called once, in the goroutine that ends the context
+	unhook func() bool // stops watching parent
+}
+
+type afterFn struct{ f func() }
+
+// closedChan is the Done channel of a context that ended before anyone
+// asked for it.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// newWaitCtx returns the calls' context for a wait under parent that must
+// end at deadline; onEnd (if not nil) runs once when it ends, for any
+// reason.
+func newWaitCtx(parent context.Context, deadline time.Time, onEnd func()) *waitCtx {
+	c := &waitCtx{parent: parent, deadline: deadline, onEnd: onEnd}
+	if parent.Done() != nil {
+		if err := parent.Err(); err != nil {
+			c.end(err, context.Cause(parent))
+		} else {
+			c.unhook = context.AfterFunc(parent, func() { c.end(parent.Err(), context.Cause(parent)) })
+		}
+	}
+	return c
+}
+
+func (c *waitCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *waitCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		if c.err != nil {
+			return closedChan
+		}
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
+
+func (c *waitCtx) Err() error {
+	if !c.ended.Load() {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *waitCtx) Value(key any) any {
+	switch {
+	case attemptctx.IsKey(key):
+		return true
+	case key == cancelCtxKey:
+		// The context package finds a parent's own cancellation with this
+		// key (context.Cause, and the parents of derived contexts); it must
+		// not find the caller's, which has not ended when this one has.
+		return nil
+	}
+	return c.parent.Value(key)
+}
+
+// cancelCtxKey is the context package's key for a context's cancellation
+// state, read once from the key context.Cause asks a context for.
+var cancelCtxKey = func() (key any) {
+	context.Cause(keyProbe{func(k any) { key = k }})
+	return key
+}()
+
+type keyProbe struct{ saw func(any) }
+
+func (keyProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (keyProbe) Done() <-chan struct{}       { return nil }
+func (keyProbe) Err() error                  { return nil }
+func (p keyProbe) Value(key any) any         { p.saw(key); return nil }
+
+// AfterFunc arranges for f to run in its own goroutine once the context
+// ends, as context.AfterFunc does; the context package uses it for the
+// contexts derived from this one.
+func (c *waitCtx) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFn{f: f}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	if c.fns == nil {
+		c.fns = map[*afterFn]struct{}{}
+	}
+	c.fns[a] = struct{}{}
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.fns[a]
+		delete(c.fns, a)
+		return ok
+	}
+}
+
+// end ends the context with err (context.Canceled or DeadlineExceeded)
+// and its cause; the first end wins. It reports whether it ended it.
+func (c *waitCtx) end(err, cause error) bool {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return false
+	}
+	if cause == nil {
+		cause = err
+	}
+	c.err, c.cause = err, cause
+	c.ended.Store(true)
+	if c.done != nil {
+		close(c.done)
+	}
+	fns, onEnd := c.fns, c.onEnd
+	c.fns = nil
+	c.mu.Unlock()
+	for a := range fns {
+		go a.f()
+	}
+	if c.unhook != nil {
+		c.unhook()
+	}
+	if onEnd != nil {
+		onEnd()
+	}
+	return true
+}
+
+// release ends the context, quietly, when the wait is over: calls still
+// running see it cancelled, and the parent no longer holds it.
+func (c *waitCtx) release() {
+	c.mu.Lock()
+	c.onEnd = nil
+	c.mu.Unlock()
+	c.end(context.Canceled, nil)
+}
+
+// Cause returns why the context ended (nil while it has not).
+func (c *waitCtx) Cause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cause
+}
