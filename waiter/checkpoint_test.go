@@ -316,3 +316,63 @@ func TestSubSecondDefinition(t *testing.T) {
 		t.Errorf("Validate = %v, want an error naming WithDelays and NewFunc", err)
 	}
 }
+
+// TestDrivingTheCore: a driver of its own (as a durable workflow is) made
+// of Begin, Call and Step, with its State round-tripped through JSON after
+// every attempt, reaches the outcomes Wait reaches, after as many calls.
+func TestDrivingTheCore(t *testing.T) {
+	scripts := map[string]func(n int) (*GetThingOutput, error){
+		"success at 4": func(n int) (*GetThingOutput, error) {
+			return status(map[bool]string{true: "success", false: "creating"}[n >= 4]), nil
+		},
+		"failure at 3": func(n int) (*GetThingOutput, error) {
+			return status(map[bool]string{true: "failed", false: "creating"}[n >= 3]), nil
+		},
+		"throttled":     func(n int) (*GetThingOutput, error) { return nil, throttled{} },
+		"access denied": func(n int) (*GetThingOutput, error) { return nil, accessDenied{} },
+		"never ready":   func(n int) (*GetThingOutput, error) { return status("creating"), nil },
+		"not found, then": func(n int) (*GetThingOutput, error) {
+			if n < 3 {
+				return nil, notFound{}
+			}
+			return status("success"), nil
+		},
+	}
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				rec := newRecorder(script)
+				w := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Midpoint))
+				_, want := w.Wait(t.Context(), GetThingInput{"a"}, 2*time.Minute)
+				wantCalls := len(rec.times())
+
+				rec2 := newRecorder(script)
+				w2 := mustNew(t, thingExists, rec2.op, waiter.WithJitter(backoff.Midpoint))
+				s, err := w2.Begin(time.Now(), 2*time.Minute, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tok retry.Token
+				var got error
+				for {
+					var p waiter.Poll
+					_, p, tok = w2.Call(t.Context(), GetThingInput{"a"}, tok)
+					var d waiter.Decision
+					s, d = w2.Step(s, p, time.Now())
+					b, _ := json.Marshal(s) // as a durable driver keeps it
+					if s, err = waiter.ParseCheckpoint(b); err != nil {
+						t.Fatal(err)
+					}
+					if d.Done {
+						got = d.Err
+						break
+					}
+					time.Sleep(d.Delay)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) || len(rec2.times()) != wantCalls {
+					t.Errorf("core driver: %v after %d calls; Wait: %v after %d", got, len(rec2.times()), want, wantCalls)
+				}
+			})
+		})
+	}
+}

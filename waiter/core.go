@@ -1,12 +1,14 @@
 package waiter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/retry"
 )
 
@@ -245,4 +247,23 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
 		r = min(*w.cfg.reserve, minDelay)
 	}
 	return max(r, min(finalGrace, minDelay))
+}
+
+// Call makes one call of the operation with in and judges it: the
+// attempt of a driver that keeps the State itself (a durable workflow's
+// activity, say) and then passes the Poll to [Waiter.Step]. ctx is the
+// call's context (retry.Do inside the operation makes a single attempt
+// under it). tok is the retry strategy's token of the current streak of
+// transient errors (nil at its start); Call returns the next one, to pass
+// to the next Call (or nil, which starts a new streak: the State still
+// counts the streak, so a driver that cannot keep tokens loses only the
+// strategy's backoff growth). A panic of the operation goes through.
+func (w *Waiter[I, O]) Call(ctx context.Context, in I, tok retry.Token) (O, Poll, retry.Token) {
+	clk := w.cfg.clock
+	start := clk.Now()
+	out, err := w.op(attemptctx.Mark(ctx), in)
+	p := Poll{Start: start, Latency: clk.Since(start), Err: err, Judgment: w.Judge(in, out, err)}
+	d := driver[I, O]{w: w, tok: tok}
+	d.advise(ctx, &p)
+	return out, p, d.tok
 }

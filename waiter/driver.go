@@ -205,7 +205,7 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 //go:noinline
 func (d *driver[I, O]) judge(out O, o *Poll) {
 	o.Judgment = d.w.Judge(d.in, out, o.Err)
-	d.advise(o)
+	d.advise(d.ctx, o)
 }
 
 // event is the attempt just made, as a Run's events carry it.
@@ -236,7 +236,7 @@ func (d *driver[I, O]) attempt() (Decision, bool) {
 // advise consults the retry strategy for an error no acceptor matched, and
 // keeps the strategy's token between the errors of a streak: a success
 // returns it, any other outcome drops it.
-func (d *driver[I, O]) advise(o *Poll) {
+func (d *driver[I, O]) advise(ctx context.Context, o *Poll) {
 	s := d.w.strategy
 	switch {
 	case s == nil:
@@ -249,13 +249,13 @@ func (d *driver[I, O]) advise(o *Poll) {
 		return
 	}
 	if d.tok == nil {
-		d.tok, _ = s.AcquireInitialToken(d.ctx, "")
+		d.tok, _ = s.AcquireInitialToken(ctx, "")
 		if d.tok == nil {
 			o.Advice = RetryAdvice{Refusal: errors.New("the retry strategy gave no token")}
 			return
 		}
 	}
-	next, err := s.RefreshToken(d.ctx, d.tok, o.Err)
+	next, err := s.RefreshToken(ctx, d.tok, o.Err)
 	d.tok = next
 	switch {
 	case err == nil:
