@@ -21,6 +21,7 @@ import (
 type driver[I, O any] struct {
 	w       *Waiter[I, O]
 	clk     clock.Clock
+	name    string // the wait's name in a fan-out, for its errors
 	in      I
 	parent  context.Context // the caller's context
 	spanCtx context.Context // parent, with the wait's span if one records
@@ -295,6 +296,9 @@ func (d *driver[I, O]) endAttempt(ctx context.Context, a telemetry.Attempt, now 
 // end releases the wait's contexts and timer and tells the observer how it
 // ended; it returns err.
 func (d *driver[I, O]) end(err error) error {
+	if we, ok := err.(*Error); ok && d.name != "" {
+		we.Input = d.name
+	}
 	d.release()
 	d.endWait(outcomeOf(err), err)
 	return err

@@ -3,10 +3,12 @@ package waiter
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // GroupOption configures a fan-out: [WaitAll] or a [Group].
@@ -15,6 +17,7 @@ type GroupOption func(*groupConfig)
 type groupConfig struct {
 	limit    int
 	failFast bool
+	progress func(Progress)
 }
 
 // WithConcurrency runs at most n waits at once (n <= 0: no limit). Further
@@ -24,10 +27,27 @@ func WithConcurrency(n int) GroupOption {
 }
 
 // WithFailFast makes the first failed wait cancel the others (their errors
-// then match context.Canceled). By default every wait runs to its own end
-// and every outcome is collected.
+// then match context.Canceled); waits not yet started make no call. By
+// default every wait runs to its own end and every outcome is collected.
 func WithFailFast() GroupOption {
 	return func(c *groupConfig) { c.failFast = true }
+}
+
+// WithProgress calls f as each wait ends, one call at a time, in the
+// order they end: a progress line, a dashboard, a log.
+func WithProgress(f func(Progress)) GroupOption {
+	return func(c *groupConfig) { c.progress = f }
+}
+
+// Progress is what a fan-out reports as each wait ends.
+type Progress struct {
+	// Name is the wait's name (see [Go]) and Err how it ended (nil:
+	// success).
+	Name string
+	Err  error
+	// Done, Failed and Started count the waits ended so far, those of them
+	// that did not succeed, and the waits started.
+	Done, Failed, Started int
 }
 
 // Outcome is how one wait of a fan-out ended: its last output and its
@@ -37,17 +57,40 @@ type Outcome[O any] struct {
 	Err    error
 }
 
-// Group waits for many runs, of any waiters, together, on an
-// errgroup.Group: a concurrency limit, and either every outcome collected
-// or the first failure cancelling the rest. Share a rate limiter between
-// the waiters (WithPollRateLimit) to keep all their polls under one API's
-// limit. Add waits with [Go]; a Group is used once.
+// Group waits for many resources, with any waiters, together: a
+// concurrency limit, and either every outcome collected or the first
+// failure cancelling the rest. Each wait is a [Run] (its events and
+// checkpoints are there to read) named after its input or a name you
+// give, and every error names its wait. Share a rate limiter between the
+// waiters (WithPollRateLimit) to keep all their polls under one API's
+// limit. Add waits with [Go] or [GoNamed], watch them with
+// [Group.Pending] and [WithProgress], and collect them with [Group.Wait].
+// A Group is safe for concurrent use.
 type Group struct {
-	eg       *errgroup.Group
-	ctx      context.Context
-	failFast bool
-	mu       sync.Mutex
-	errs     []error
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	cfg    groupConfig
+	slots  chan struct{} // nil: no limit
+
+	mu      sync.Mutex
+	pending map[*groupMember]struct{}
+	started int
+	done    int
+	failed  []groupFailure
+	first   int // the failure that cancelled the rest (WithFailFast), 0 if none
+	all     sync.WaitGroup
+	report  sync.Mutex // serializes progress calls
+}
+
+type groupMember struct {
+	name string
+	n    int  // its order in the group
+	slot bool // holds one of the group's concurrency slots
+}
+
+type groupFailure struct {
+	n   int
+	err error
 }
 
 // NewGroup returns a Group whose waits run under ctx.
@@ -56,56 +99,192 @@ func NewGroup(ctx context.Context, opts ...GroupOption) *Group {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	eg, gctx := errgroup.WithContext(ctx)
+	g := &Group{cfg: cfg, pending: map[*groupMember]struct{}{}}
+	g.ctx, g.cancel = context.WithCancelCause(ctx)
 	if cfg.limit > 0 {
-		eg.SetLimit(cfg.limit)
+		g.slots = make(chan struct{}, cfg.limit)
 	}
-	return &Group{eg: eg, ctx: gctx, failFast: cfg.failFast}
+	return g
 }
 
-// Go starts a wait of w for in in the group and returns where its outcome
-// will be once [Group.Wait] has returned. When the group is at its
-// concurrency limit, Go blocks until a wait ends.
-func Go[I, O any](g *Group, w *Waiter[I, O], in I, maxWait time.Duration) *Outcome[O] {
-	o := new(Outcome[O])
-	g.eg.Go(func() error {
-		o.Output, o.Err = w.Wait(g.ctx, in, maxWait)
-		if o.Err == nil {
-			return nil
-		}
-		if g.failFast {
-			return o.Err
-		}
-		g.mu.Lock()
-		g.errs = append(g.errs, o.Err)
-		g.mu.Unlock()
-		return nil
-	})
-	return o
+// Go starts a wait of w for in in the group, named after in (its text for
+// strings, numbers and fmt.Stringers; "#n", its order in the group,
+// otherwise: use [GoNamed] to give a better one), and returns its Run.
+// When the group is at its concurrency limit, Go blocks until a wait ends
+// (or the group is cancelled: the wait then ends at once, making no call).
+func Go[I, O any](g *Group, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
+	return GoNamed(g, "", w, in, maxWait)
 }
 
-// Wait blocks until every wait of the group has ended. It returns the
-// first failure with WithFailFast, and otherwise every failure, joined (nil
-// when all succeeded).
+// GoNamed is [Go] with the wait's name: an instance ID, a table name,
+// what the caller knows the resource by. Errors and progress carry it.
+func GoNamed[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
+	slot := false
+	if g.slots != nil {
+		select {
+		case g.slots <- struct{}{}:
+			slot = true
+		case <-g.ctx.Done(): // the wait ends at once, making no call
+		}
+	}
+	g.mu.Lock()
+	g.started++
+	if name == "" {
+		name = inputName(in, g.started)
+	}
+	m := &groupMember{name: name, n: g.started, slot: slot}
+	g.pending[m] = struct{}{}
+	g.mu.Unlock()
+	g.all.Add(1)
+	return w.start(g.ctx, in, maxWait, nil, name, func(err error) { g.ended(m, err) })
+}
+
+// inputName names a wait after its input when the input reads well.
+func inputName(in any, n int) string {
+	switch v := in.(type) {
+	case string:
+		return v
+	case fmt.Stringer:
+		return v.String()
+	}
+	switch reflect.ValueOf(in).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+		return fmt.Sprint(in)
+	}
+	return fmt.Sprintf("#%d", n)
+}
+
+// ended records a member's end.
+func (g *Group) ended(m *groupMember, err error) {
+	g.mu.Lock()
+	delete(g.pending, m)
+	g.done++
+	if err != nil {
+		g.failed = append(g.failed, groupFailure{m.n, err})
+		if g.cfg.failFast && g.first == 0 {
+			g.first = m.n
+		}
+	}
+	p := Progress{Name: m.name, Err: err, Done: g.done, Failed: len(g.failed), Started: g.started}
+	g.mu.Unlock()
+	if err != nil && g.cfg.failFast {
+		g.cancel(fmt.Errorf("waiter: the group fails fast, and wait %s failed", m.name))
+	}
+	if m.slot {
+		<-g.slots
+	}
+	if g.cfg.progress != nil {
+		g.report.Lock()
+		g.cfg.progress(p)
+		g.report.Unlock()
+	}
+	g.all.Done()
+}
+
+// Pending returns the names of the waits started and not ended yet,
+// sorted.
+func (g *Group) Pending() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	names := make([]string, 0, len(g.pending))
+	for m := range g.pending {
+		names = append(names, m.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Wait blocks until every wait of the group has ended and returns nil if
+// all succeeded, or a [*GroupError] listing the ones that did not, in the
+// order they were started (with WithFailFast, the failure that cancelled
+// the others comes first).
 func (g *Group) Wait() error {
-	if err := g.eg.Wait(); err != nil {
-		return err
+	g.all.Wait()
+	g.cancel(nil)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.failed) == 0 {
+		return nil
 	}
-	return errors.Join(g.errs...)
+	slices.SortFunc(g.failed, func(a, b groupFailure) int {
+		switch {
+		case a.n == g.first:
+			return -1
+		case b.n == g.first:
+			return 1
+		}
+		return a.n - b.n
+	})
+	e := &GroupError{Total: g.started}
+	for _, f := range g.failed {
+		e.Failed = append(e.Failed, f.err)
+	}
+	return e
 }
+
+// GroupError is how a fan-out in which some waits did not succeed ends:
+// each failure is an [*Error] naming its wait (Error.Input). errors.Is and
+// errors.As look through all of them.
+type GroupError struct {
+	Failed []error
+	Total  int
+}
+
+// groupErrorShown is how many failures Error spells out.
+const groupErrorShown = 3
+
+// Error reads like "waiter: 25 of 1000 waits did not succeed: i-1: timed
+// out after 3 attempts in 1m0s; ...; and 22 more".
+func (e *GroupError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "waiter: %d of %d waits did not succeed", len(e.Failed), e.Total)
+	for i, err := range e.Failed[:min(len(e.Failed), groupErrorShown)] {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		b.WriteString(sep)
+		b.WriteString(short(err))
+	}
+	if n := len(e.Failed) - groupErrorShown; n > 0 {
+		fmt.Fprintf(&b, "; and %d more", n)
+	}
+	return b.String()
+}
+
+// short is a member's error without the waiter's name: "input: reason
+// after n attempts in d".
+func short(err error) string {
+	var we *Error
+	if !errors.As(err, &we) {
+		return err.Error()
+	}
+	s := fmt.Sprintf("%s: %v after %d attempt%s in %v", we.Input, we.Reason, we.Attempts, plural(we.Attempts), we.Elapsed)
+	if we.Acceptor >= 0 {
+		s += fmt.Sprintf(" (acceptor %d: %s)", we.Acceptor, we.Matcher)
+	} else if we.Err != nil {
+		s += fmt.Sprintf(" (%v)", we.Err)
+	}
+	return s
+}
+
+// Unwrap returns every failure.
+func (e *GroupError) Unwrap() []error { return e.Failed }
 
 // WaitAll waits for every input with w, at most maxWait each, and returns
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
+// Each wait is named after its input, or "#n" (see [Go]).
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration, opts ...GroupOption) ([]Outcome[O], error) {
 	g := NewGroup(ctx, opts...)
-	outs := make([]*Outcome[O], len(inputs))
+	runs := make([]*Run[O], len(inputs))
 	for i, in := range inputs {
-		outs[i] = Go(g, w, in, maxWait)
+		runs[i] = Go(g, w, in, maxWait)
 	}
 	err := g.Wait()
-	res := make([]Outcome[O], len(outs))
-	for i, o := range outs {
-		res[i] = *o
+	res := make([]Outcome[O], len(runs))
+	for i, r := range runs {
+		res[i].Output, res[i].Err = r.Result()
 	}
 	return res, err
 }

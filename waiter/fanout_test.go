@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +101,7 @@ func TestGroupConcurrencyLimit(t *testing.T) {
 		w := mustNew(t, thingExists, f.op)
 		other := mustNew(t, thingExists, f.op, waiter.WithDelays(time.Second, time.Second))
 		g := waiter.NewGroup(t.Context(), waiter.WithConcurrency(3))
-		var outs []*waiter.Outcome[*GetThingOutput]
+		var outs []*waiter.Run[*GetThingOutput]
 		for i := range 20 {
 			ww := w
 			if i%2 == 0 {
@@ -110,9 +112,9 @@ func TestGroupConcurrencyLimit(t *testing.T) {
 		if err := g.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		for i, o := range outs {
-			if o.Err != nil || *o.Output.Status != "success" {
-				t.Errorf("wait %d: %v, %v", i, o.Output, o.Err)
+		for i, r := range outs {
+			if out, err := r.Result(); err != nil || *out.Status != "success" {
+				t.Errorf("wait %d: %v, %v", i, out, err)
 			}
 		}
 		if p := f.peak.Load(); p > 3 {
@@ -156,5 +158,63 @@ func TestFanOutUnderRateLimit(t *testing.T) {
 			t.Errorf("%d calls for %d resources", len(f.calls), n)
 		}
 		t.Logf("%d calls in %v for %d resources", len(f.calls), f.calls[len(f.calls)-1], n)
+	})
+}
+
+// TestGroupNamesAndWatches: every failed wait is named in the group's
+// error (by its input, or the name given), the waits still pending can be
+// listed while the group runs, progress comes once per wait, and each
+// wait's Run streams its attempts.
+func TestGroupNamesAndWatches(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i) * time.Second }, doomed: func(i int) bool { return i >= 6 }}
+		w := mustNew(t, thingExists, f.op, waiter.WithDelays(time.Second, time.Second))
+		var progress []string
+		g := waiter.NewGroup(t.Context(), waiter.WithProgress(func(p waiter.Progress) {
+			progress = append(progress, fmt.Sprintf("%s %t %d/%d", p.Name, p.Err == nil, p.Done, p.Started))
+		}))
+		runs := map[string]*waiter.Run[*GetThingOutput]{}
+		for i := range 10 {
+			name := fmt.Sprintf("thing-%d", i)
+			runs[name] = waiter.GoNamed(g, name, w, GetThingInput{fmt.Sprint(i)}, time.Minute)
+		}
+		clocktest.Advance(3500 * time.Millisecond)
+		if got := fmt.Sprint(g.Pending()); got != "[thing-4 thing-5]" {
+			t.Errorf("Pending() after 3.5s = %v, want [thing-4 thing-5]", got)
+		}
+		var numbers []int
+		for a := range runs["thing-5"].Attempts() {
+			numbers = append(numbers, a.Number)
+		}
+		err := g.Wait()
+		var ge *waiter.GroupError
+		if !errors.As(err, &ge) || len(ge.Failed) != 4 || ge.Total != 10 || !errors.Is(err, waiter.ErrFailure) {
+			t.Fatalf("Wait = %v, want a GroupError with 4 failures of 10", err)
+		}
+		var we *waiter.Error
+		if !errors.As(ge.Failed[0], &we) || we.Input != "thing-6" || !strings.HasPrefix(err.Error(), "waiter: 4 of 10 waits did not succeed: thing-6: failure after 1 attempt") || !strings.HasSuffix(err.Error(), "; and 1 more") {
+			t.Errorf("Wait error %q, want the first failures named, then a count", err)
+		}
+		if len(progress) != 10 || !slices.Contains(progress, "thing-5 true 10/10") || fmt.Sprint(numbers) != "[1 2 3 4 5 6]" {
+			t.Errorf("progress %v, thing-5's attempts %v", progress, numbers)
+		}
+	})
+}
+
+// TestGoNamesInputs: waits are named after inputs that read well, and by
+// their order otherwise.
+func TestGoNamesInputs(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		denied := func(context.Context, string) (*GetThingOutput, error) { return nil, accessDenied{} }
+		w, err := waiter.New(thingExists, func(ctx context.Context, in any) (*GetThingOutput, error) { return denied(ctx, "") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = waiter.WaitAll(t.Context(), w, []any{"i-0abc", 42, &GetThingInput{"x"}}, time.Minute)
+		for _, want := range []string{": i-0abc: failure", "; 42: failure", "; #3: failure"} {
+			if !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("WaitAll error %q lacks %q", err, want)
+			}
+		}
 	})
 }

@@ -27,8 +27,9 @@ import (
 // after its context ended is abandoned (its attempt is reported with
 // Abandoned set, and what it returns later is discarded).
 type Run[O any] struct {
-	done chan struct{}
-	c    canceler // nil when the wait ended before it began
+	done  chan struct{}
+	c     canceler        // nil when the wait ended before it began
+	onEnd func(err error) // a Group's, called once the outcome is known
 
 	mu     sync.Mutex
 	out    O
@@ -46,20 +47,23 @@ type canceler interface{ cancel() }
 // [Waiter.Wait]; the first call happens in a goroutine of its own.
 // Cancelling ctx (or calling [Run.Cancel]) ends the wait.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
-	return w.start(ctx, in, maxWait, nil)
+	return w.start(ctx, in, maxWait, nil, "", nil)
 }
 
 // Resume carries on, in the background, a wait from a checkpoint (see
 // [Waiter.WaitFrom] for what it keeps and refuses); a refused checkpoint
 // ends the Run at once with the error.
 func (w *Waiter[I, O]) Resume(ctx context.Context, in I, from State) *Run[O] {
-	return w.start(ctx, in, 0, &from)
+	return w.start(ctx, in, 0, &from, "", nil)
 }
 
-func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *State) *Run[O] {
-	r := &Run[O]{done: make(chan struct{})}
+// start begins a Run; name names it in its errors (a Group's member), and
+// onEnd is called once its outcome is known.
+func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *State, name string, onEnd func(error)) *Run[O] {
+	r := &Run[O]{done: make(chan struct{}), onEnd: onEnd}
 	r.ev.size = w.cfg.eventBuffer
 	rn := &runner[I, O]{r: r}
+	rn.name = name
 	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(rn.last, err, rn.s)
 		return r
@@ -127,6 +131,9 @@ func (r *Run[O]) finish(out O, err error, s State) {
 	close(r.done)
 	r.ev.close()
 	r.mu.Unlock()
+	if r.onEnd != nil {
+		r.onEnd(err)
+	}
 }
 
 // Who runs a wait now (runner.phase).

@@ -1,6 +1,7 @@
 // Command fanout waits for 1,000 simulated resources at once with
 // waiter.WaitAll: at most 200 waits at a time, all polls under one shared
-// rate limit, a live progress line, and a summary.
+// rate limit, a live progress line fed by waiter.WithProgress, and a
+// summary.
 //
 //	go run ./examples/fanout
 package main
@@ -17,7 +18,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -32,24 +32,6 @@ var volumeAvailable = waiter.Definition{
 		{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "available")},
 		{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "error")},
 	},
-}
-
-// progress counts finished waits (an observer of every run).
-type progress struct{ done, failed atomic.Int64 }
-
-func (p *progress) StartWait(ctx context.Context, w telemetry.Wait, start time.Time) (context.Context, telemetry.WaitObserver) {
-	return ctx, p
-}
-func (p *progress) Recording() bool { return false }
-func (p *progress) StartAttempt(ctx context.Context, n int, start time.Time) context.Context {
-	return ctx
-}
-func (p *progress) EndAttempt(ctx context.Context, a telemetry.Attempt, end time.Time) {}
-func (p *progress) EndWait(o telemetry.Outcome, end time.Time) {
-	p.done.Add(1)
-	if o.Outcome != telemetry.OutcomeSuccess {
-		p.failed.Add(1)
-	}
 }
 
 func main() {
@@ -79,10 +61,11 @@ func run(ctx context.Context, out io.Writer, n int, tick time.Duration) error {
 		}
 		return v, nil
 	}
-	p := &progress{}
+	var done, failed atomic.Int64
+	progress := waiter.WithProgress(func(p waiter.Progress) { done.Store(int64(p.Done)); failed.Store(int64(p.Failed)) })
 	lim := rate.NewLimiter(2000, 100) // the API allows 2,000 calls a second
 	w, err := waiter.New(volumeAvailable, describe, waiter.WithDelays(100*time.Millisecond, 500*time.Millisecond),
-		waiter.WithPollRateLimit(lim), waiter.WithObserver(p))
+		waiter.WithPollRateLimit(lim))
 	if err != nil {
 		return err
 	}
@@ -99,16 +82,16 @@ func run(ctx context.Context, out io.Writer, n int, tick time.Duration) error {
 		for {
 			select {
 			case <-t.C:
-				fmt.Fprintf(out, "\r%4d/%d done, %d failed, %d calls", p.done.Load(), n, p.failed.Load(), calls.Load())
+				fmt.Fprintf(out, "\r%4d/%d done, %d failed, %d calls", done.Load(), n, failed.Load(), calls.Load())
 			case <-stop:
 				return
 			}
 		}
 	}()
-	outs, err := waiter.WaitAll(ctx, w, ids, time.Minute, waiter.WithConcurrency(200))
+	outs, err := waiter.WaitAll(ctx, w, ids, time.Minute, waiter.WithConcurrency(200), progress)
 	close(stop)
 	<-ticked
-	fmt.Fprintf(out, "\r%4d/%d done, %d failed, %d calls\n", p.done.Load(), n, p.failed.Load(), calls.Load())
+	fmt.Fprintf(out, "\r%4d/%d done, %d failed, %d calls\n", done.Load(), n, failed.Load(), calls.Load())
 	available := 0
 	for _, o := range outs {
 		if o.Err == nil {
