@@ -31,6 +31,9 @@ type config struct {
 	matches        []matchOption
 	limiter        *rate.Limiter
 	eventBuffer    int
+	batchSize      int
+	batchCalls     int
+	missing        any // func(K) error, checked by NewBatch
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 	logger         *slog.Logger
@@ -228,4 +231,41 @@ func WithObserver(o telemetry.Observer) Option {
 // observe).
 func WithoutTelemetry() Option {
 	return func(cfg *config) { cfg.noTelemetry = true }
+}
+
+// WithBatchSize sets the most keys a [Batch] puts in one call (default
+// 100): what the API accepts (EC2's DescribeInstances takes up to 1,000
+// instance IDs, ECS's DescribeServices 10).
+func WithBatchSize(n int) Option {
+	return func(cfg *config) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchSize(%d): at least 1", n))
+		}
+		cfg.batchSize = n
+	}
+}
+
+// WithBatchCalls sets how many calls a [Batch] has in flight at most
+// (default 4); the poll rate limit spaces them.
+func WithBatchCalls(n int) Option {
+	return func(cfg *config) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchCalls(%d): at least 1", n))
+		}
+		cfg.batchCalls = n
+	}
+}
+
+// WithMissing sets the error a [Batch] judges a key missing from a call's
+// answer by: the error the single-resource call would have returned (an
+// API error whose ErrorCode the definition's errorType acceptors know). K
+// must be the Batch's key type: NewBatch rejects a WithMissing of another.
+func WithMissing[K any](f func(key K) error) Option {
+	return func(cfg *config) {
+		if f == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithMissing: function is nil"))
+			return
+		}
+		cfg.missing = f
+	}
 }

@@ -46,7 +46,14 @@ func newWaitCtx(parent context.Context, deadline time.Time, onEnd func()) *waitC
 		if err := parent.Err(); err != nil {
 			c.end(err, context.Cause(parent))
 		} else {
-			c.unhook = context.AfterFunc(parent, func() { c.end(parent.Err(), context.Cause(parent)) })
+			stop := context.AfterFunc(parent, func() { c.end(parent.Err(), context.Cause(parent)) })
+			c.mu.Lock()
+			c.unhook = stop
+			ended := c.err != nil
+			c.mu.Unlock()
+			if ended { // the parent ended while we registered
+				stop()
+			}
 		}
 	}
 	return c
@@ -143,14 +150,14 @@ func (c *waitCtx) end(err, cause error) bool {
 	if c.done != nil {
 		close(c.done)
 	}
-	fns, onEnd := c.fns, c.onEnd
+	fns, onEnd, unhook := c.fns, c.onEnd, c.unhook
 	c.fns = nil
 	c.mu.Unlock()
 	for a := range fns {
 		go a.f()
 	}
-	if c.unhook != nil {
-		c.unhook()
+	if unhook != nil {
+		unhook()
 	}
 	if onEnd != nil {
 		onEnd()

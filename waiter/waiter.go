@@ -118,7 +118,7 @@ func NewFunc[I, O any](name string, op func(context.Context, I) (O, error), cond
 
 // newWaiter applies the options and everything New and NewFunc share.
 func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error), opts []Option) (*Waiter[I, O], config, []error) {
-	cfg := config{clock: clock.New(), eventBuffer: DefaultEventBuffer}
+	cfg := config{clock: clock.New(), eventBuffer: DefaultEventBuffer, batchSize: 100, batchCalls: 4}
 	for _, o := range opts {
 		o(&cfg)
 	}
