@@ -12,7 +12,7 @@ func TestFanoutScenario(t *testing.T) {
 	const n = 1000
 	ind := RunScenario(t, "independent", n, 7)
 	wt := RunScenario(t, "waitable", n, 7)
-	lb := LowerBound(n, 7)
+	lb := LowerBound(n, 1, 7)
 	t.Logf("%v\n%v\n%v", ind, wt, lb)
 	if wt.Undetected != 0 || wt.Throttled != 0 {
 		t.Errorf("waitable: %v, want every resource detected and no call throttled", wt)
@@ -38,8 +38,26 @@ func TestFanoutScenarioDeterministic(t *testing.T) {
 // TestLowerBound checks the round-robin bound on a case small enough to
 // work out by hand: every resource ready at once is found in one sweep.
 func TestLowerBound(t *testing.T) {
-	st := LowerBound(1000, 7)
+	st := LowerBound(1000, 1, 7)
 	if st.Undetected != 0 || st.P50 <= 0 || st.P99 < st.P50 || st.P99 > 20*time.Minute {
-		t.Errorf("LowerBound(1000, 7) = %v", st)
+		t.Errorf("LowerBound(1000, 1, 7) = %v", st)
+	}
+}
+
+// TestBatchedScenario: polling 10 or 100 resources a call under the same
+// budget detects within seconds, never throttled, with full calls (the
+// last few resources of a run cannot fill one, hence 9.5 of 10).
+func TestBatchedScenario(t *testing.T) {
+	const n = 1000
+	for _, tt := range []struct {
+		client  string
+		p50     time.Duration
+		perCall float64
+	}{{"waitable batch 10", 5 * time.Second, 9.5}, {"waitable batch 100", time.Second, 50}} {
+		st := RunScenario(t, tt.client, n, 7)
+		t.Log(st)
+		if st.Undetected != 0 || st.Throttled != 0 || st.P50 > tt.p50 || float64(st.Polled) < tt.perCall*float64(st.Calls) {
+			t.Errorf("%v; want all detected, none throttled, p50 at most %v, at least %.1f resources a call", st, tt.p50, tt.perCall)
+		}
 	}
 }

@@ -29,8 +29,9 @@ type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, 
 // deadline, events, checkpoint and result, judged by the acceptors on its
 // own output (the value the batch call returned for it); the Batch
 // coalesces the keys whose next poll is due, most overdue first, into
-// calls of at most WithBatchSize keys, each call taking one token of the
-// poll rate limit (WithPollRateLimit). So a budget of 50 calls a second
+// calls of at most WithBatchSize keys (a batch not full waits up to
+// WithBatchLinger for more keys to come due), each call taking one token
+// of the poll rate limit (WithPollRateLimit). So a budget of 50 calls a second
 // polls up to 50 times the batch size of resources a second.
 //
 // A key missing from a call's answer is judged as an error: by default one
@@ -269,13 +270,31 @@ func (b *Batch[K, O]) schedule() {
 			}
 		}
 		b.mu.Lock()
-		batch := b.take(b.clk.Now())
+		now = b.clk.Now()
+		batch := b.take(now)
+		if wait := b.linger(batch, now); wait > 0 {
+			for _, m := range batch { // not full yet: let more keys come due
+				heap.Push(&b.due, m)
+			}
+			b.mu.Unlock()
+			sleep(wait)
+			continue
+		}
 		if len(batch) > 0 {
 			b.inFlight++
 			go b.call(batch)
 		}
 		b.mu.Unlock()
 	}
+}
+
+// linger returns how long a batch that is not full may wait for more
+// keys to come due: until its oldest key has waited the linger time.
+func (b *Batch[K, O]) linger(batch []*member[K, O], now time.Time) time.Duration {
+	if len(batch) == 0 || len(batch) >= b.size {
+		return 0
+	}
+	return batch[0].s.Next.Add(b.w.cfg.batchLinger).Sub(now)
 }
 
 // expire times out the members between calls whose deadline has passed.

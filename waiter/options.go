@@ -33,6 +33,8 @@ type config struct {
 	eventBuffer    int
 	batchSize      int
 	batchCalls     int
+	batchLinger    time.Duration
+	lingerSet      bool
 	missing        any // func(K) error, checked by NewBatch
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
@@ -267,5 +269,17 @@ func WithMissing[K any](f func(key K) error) Option {
 			return
 		}
 		cfg.missing = f
+	}
+}
+
+// WithBatchLinger sets how long a [Batch] holds a call that is not full
+// for more keys to come due (default a quarter of MinDelay): fuller calls,
+// fewer of them, for at most that much more delay.
+func WithBatchLinger(d time.Duration) Option {
+	return func(cfg *config) {
+		if d < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchLinger(%v): negative", d))
+		}
+		cfg.batchLinger, cfg.lingerSet = d, true
 	}
 }

@@ -134,6 +134,9 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 		w.schedule.MinDelay, w.schedule.MaxDelay = cfg.minDelay, cfg.maxDelay
 	}
 	w.schedule.Jitter = cfg.jitter
+	if !cfg.lingerSet {
+		w.cfg.batchLinger = w.schedule.MinDelay / 4
+	}
 	if !cfg.strategySet {
 		if s, err := retry.NewStandard(retry.WithClock(cfg.clock)); err != nil {
 			errs = append(errs, err)
