@@ -49,7 +49,7 @@ const (
 type ScenarioStats struct {
 	Client, Told                            string
 	N, Calls, Polled, Throttled, Undetected int
-	P50, P99                        time.Duration // from ready to detected; never: -1
+	P50, P99                                time.Duration // from ready to detected; never: -1
 }
 
 func (s ScenarioStats) String() string {
