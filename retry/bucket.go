@@ -45,9 +45,14 @@ func (b *TokenBucket) take(n int) bool {
 	return true
 }
 
-// give returns n tokens, up to the capacity.
+// give returns n tokens, up to the capacity (without overflowing, however
+// large the capacity).
 func (b *TokenBucket) give(n int) {
 	b.mu.Lock()
-	b.available = min(b.available+n, b.capacity)
+	if n >= b.capacity-b.available {
+		b.available = b.capacity
+	} else {
+		b.available += n
+	}
 	b.mu.Unlock()
 }

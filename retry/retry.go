@@ -70,6 +70,9 @@ type Error struct {
 	Verdict classify.Verdict
 	// Err is the operation's last error.
 	Err error
+	// Backoff is how long a long-polling call (WithLongPoll) refused for
+	// an empty quota waits before the error is returned; Do waits it.
+	Backoff time.Duration
 }
 
 // Error returns "retry: <reason> after <n> attempts: <last error>".
@@ -145,6 +148,10 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 		next, rerr := s.RefreshToken(ctx, tok, err)
 		if rerr != nil {
 			o.endAttempt(actx, attempt, err, rerr, 0)
+			var re *Error
+			if errors.As(rerr, &re) && re.Backoff > 0 {
+				sleep(o.ctx, clk, &t, re.Backoff) // a long poll: back off before giving up
+			}
 			o.end(attempt, rerr)
 			return v, rerr
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,10 @@ type Standard struct {
 
 type standardConfig struct {
 	maxAttempts     int
+	attemptsSet     bool // WithMaxAttempts was given
+	backoffSet      bool // WithBackoff was given
+	service         string
+	longPoll        bool
 	backoff         backoff.Policy
 	throttleBackoff backoff.Policy
 	jitter          backoff.Jitter
@@ -85,14 +90,41 @@ func WithMaxAttempts(n int) Option {
 		if n < 1 {
 			c.errs = append(c.errs, fmt.Errorf("max attempts %d is less than 1", n))
 		}
-		c.maxAttempts = n
+		c.maxAttempts, c.attemptsSet = n, true
 	}
 }
 
 // WithBackoff sets the backoff policy for ordinary retries (default
 // backoff.Exponential(50ms, 20s)).
 func WithBackoff(p backoff.Policy) Option {
-	return func(c *standardConfig) { c.backoff = p }
+	return func(c *standardConfig) { c.backoff, c.backoffSet = p, true }
+}
+
+// WithService applies the retry defaults AWS publishes for a service (its
+// SDK ID, as "DynamoDB" or "dynamodb"), as of the AWS SDKs' 2026 retry
+// behavior: DynamoDB and DynamoDB Streams retry transient errors from a
+// 25ms base, 4 attempts in all; other services keep the defaults (50ms, 3
+// attempts). WithMaxAttempts and WithBackoff still take precedence.
+func WithService(sdkID string) Option {
+	return func(c *standardConfig) { c.service = sdkID }
+}
+
+// serviceDefaults are the services whose defaults differ.
+var serviceDefaults = map[string]struct {
+	base     time.Duration
+	attempts int
+}{
+	"dynamodb":        {25 * time.Millisecond, 4},
+	"dynamodbstreams": {25 * time.Millisecond, 4},
+}
+
+// WithLongPoll marks calls that wait on the server (SQS ReceiveMessage,
+// Step Functions GetActivityTask): when the retry quota is empty, Do
+// waits the backoff delay before returning the error, instead of
+// returning at once, so that a loop of long polls does not spin against
+// a failing service.
+func WithLongPoll() Option {
+	return func(c *standardConfig) { c.longPoll = true }
 }
 
 // WithThrottleBackoff sets the backoff policy for retries after a throttle
@@ -224,6 +256,14 @@ func newConfig(opts []Option) (standardConfig, error) {
 	}
 	for _, o := range opts {
 		o(&c)
+	}
+	if d, ok := serviceDefaults[strings.ToLower(strings.ReplaceAll(c.service, " ", ""))]; ok {
+		if !c.attemptsSet {
+			c.maxAttempts = d.attempts
+		}
+		if !c.backoffSet {
+			c.backoff = backoff.Exponential(d.base, c.maxBackoff)
+		}
 	}
 	for _, p := range []backoff.Policy{c.backoff, c.throttleBackoff} {
 		if err := p.Validate(); err != nil {
@@ -358,7 +398,11 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 	}
 	next, reason := s.refresh(ctx, tk, *v)
 	if reason != nil {
-		return nil, &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
+		e := &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
+		if next != nil { // a long poll refused for quota: wait before giving up
+			e.Backoff = next.delay
+		}
+		return nil, e
 	}
 	return next, nil
 }
@@ -378,10 +422,13 @@ func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (
 	case v.Timeout && s.cfg.timeoutCost > 0:
 		cost = s.cfg.timeoutCost
 	}
+	delay := min(policy.Delay(tk.count+1, tk.delay), s.cfg.maxBackoff)
 	if !tk.bucket.take(cost) {
+		if s.cfg.longPoll {
+			return &token{delay: delay}, ErrQuotaExceeded
+		}
 		return nil, ErrQuotaExceeded
 	}
-	delay := min(policy.Delay(tk.count+1, tk.delay), s.cfg.maxBackoff)
 	if v.RetryAfter > delay {
 		delay = min(v.RetryAfter, delay+s.cfg.retryAfterSlack)
 	}

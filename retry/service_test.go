@@ -1,0 +1,84 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/retry"
+)
+
+// TestBucketNeverOverflows: a bucket of the largest capacity stays full
+// after a success instead of wrapping to a negative level.
+func TestBucketNeverOverflows(t *testing.T) {
+	b := retry.NewTokenBucket(math.MaxInt)
+	s, err := retry.NewStandard(retry.WithTokenBucket(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := s.AcquireInitialToken(context.Background(), "")
+	s.RecordSuccess(tok)
+	if got := b.Available(); got != math.MaxInt {
+		t.Fatalf("Available() after a success = %d, want %d", got, math.MaxInt)
+	}
+	tok, _ = s.AcquireInitialToken(context.Background(), "")
+	if _, err := s.RefreshToken(context.Background(), tok, unavailable{}); err != nil {
+		t.Errorf("RefreshToken = %v, want a retry", err)
+	}
+}
+
+// TestServiceDefaults: DynamoDB's 2026 defaults (25ms base, 4 attempts)
+// unless the caller set its own; other services keep 50ms and 3.
+func TestServiceDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		service  string
+		opts     []retry.Option
+		attempts int
+		first    time.Duration // the first retry's delay, jitter at its highest
+	}{
+		{"DynamoDB", nil, 4, 25 * time.Millisecond},
+		{"dynamodb streams", nil, 4, 25 * time.Millisecond},
+		{"DynamoDB", []retry.Option{retry.WithMaxAttempts(2)}, 2, 25 * time.Millisecond},
+		{"S3", nil, 3, 50 * time.Millisecond},
+	} {
+		s, err := retry.NewStandard(append(tt.opts, retry.WithService(tt.service), retry.WithJitter(backoff.High))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := s.AcquireInitialToken(context.Background(), "")
+		next, err := s.RefreshToken(context.Background(), tok, unavailable{})
+		if err != nil || s.MaxAttempts() != tt.attempts || next.Delay() != tt.first {
+			t.Errorf("WithService(%q): %d attempts, first delay %v, %v; want %d and %v", tt.service, s.MaxAttempts(), next.Delay(), err, tt.attempts, tt.first)
+		}
+	}
+}
+
+// TestLongPollKeepsBackingOff: with an empty quota, a long-polling call
+// waits its backoff before giving up, instead of failing at once.
+func TestLongPollKeepsBackingOff(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		for _, longPoll := range []bool{false, true} {
+			opts := []retry.Option{retry.WithTokenBucket(retry.NewTokenBucket(0)), retry.WithJitter(backoff.High)}
+			if longPoll {
+				opts = append(opts, retry.WithLongPoll())
+			}
+			s, err := retry.NewStandard(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = retry.Do(t.Context(), s, func(context.Context) (int, error) { return 0, unavailable{} })
+			want := time.Duration(0)
+			if longPoll {
+				want = 50 * time.Millisecond
+			}
+			if !errors.Is(err, retry.ErrQuotaExceeded) || time.Since(start) != want {
+				t.Errorf("long poll %t: Do = %v after %v, want ErrQuotaExceeded after %v", longPoll, err, time.Since(start), want)
+			}
+		}
+	})
+}
