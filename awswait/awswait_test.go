@@ -1,0 +1,136 @@
+package awswait_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/waiter"
+)
+
+func dynamo(s *scripted) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: s,
+		BaseEndpoint: aws.String("http://dynamodb.local")})
+}
+
+func dynamoTable(status string) response {
+	return response{200, map[string]string{"Content-Type": "application/x-amz-json-1.0"}, `{"Table":{"TableName":"orders","TableStatus":"` + status + `"}}`}
+}
+
+func dynamoError(status int, code string) response {
+	return response{status, map[string]string{"Content-Type": "application/x-amz-json-1.0"}, `{"__type":"com.amazonaws.dynamodb.v20120810#` + code + `","message":"no"}`}
+}
+
+// TestOneRequestPerPoll: a throttled DynamoDB DescribeTable through the
+// adapter makes one HTTP request per poll (the client's retryer would make
+// three), each marked with the SDK waiters' user-agent feature.
+func TestOneRequestPerPoll(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s := &scripted{latency: 100 * time.Millisecond, script: []response{dynamoError(400, "ThrottlingException"), dynamoError(400, "ThrottlingException"), dynamoTable("ACTIVE")}}
+		client := dynamo(s)
+		w, err := awswait.New(client.DescribeTable, "TableExists")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Wait(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, 10*time.Minute)
+		if err != nil || string(out.Table.TableStatus) != "ACTIVE" || s.count() != 3 {
+			t.Fatalf("Wait = %v after %d requests; want ACTIVE after 3", err, s.count())
+		}
+		for _, r := range s.requests {
+			if ua := r.Header.Get("User-Agent"); !strings.Contains(ua, "m/") || !strings.Contains(ua[strings.Index(ua, "m/"):], "B") {
+				t.Errorf("User-Agent %q lacks the waiter feature (m/...B...)", ua)
+			}
+		}
+		// The client itself still retries outside the waiter.
+		s2 := &scripted{latency: 100 * time.Millisecond, script: []response{dynamoError(400, "ThrottlingException"), dynamoError(400, "ThrottlingException"), dynamoTable("ACTIVE")}}
+		if _, err := dynamo(s2).DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}); err != nil || s2.count() != 3 {
+			t.Errorf("a plain call: %v after %d requests; want the client's own retries", err, s2.count())
+		}
+	})
+}
+
+// TestRetryAfterHonoured: an x-amz-retry-after of 7s on a throttle holds
+// the next poll back at least that long (within the strategy's clamp of
+// the backoff plus 5s).
+func TestRetryAfterHonoured(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		throttle := dynamoError(400, "ThrottlingException")
+		throttle.headers["x-amz-retry-after"] = "7000"
+		s := &scripted{latency: 100 * time.Millisecond, script: []response{throttle, dynamoTable("ACTIVE")}}
+		client := dynamo(s)
+		// The throttle backoff at its highest (1s), so that the clamp is
+		// exact: the hint, 7s, at most the backoff plus 5s, 6s.
+		strategy, err := retry.NewStandard(retry.WithService("DynamoDB"), retry.WithJitter(backoff.High))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := awswait.New(client.DescribeTable, "TableExists", waiter.WithDelays(time.Second, time.Second), waiter.WithRetryStrategy(strategy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := w.Wait(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		// Two calls of 100ms each, and between them the service's 7s,
+		// clamped to the 1s throttle backoff plus 5s.
+		if got := time.Since(start); got != 6*time.Second+200*time.Millisecond {
+			t.Errorf("the wait took %v, want 6.2s: two calls of 100ms and a delay of 6s", got)
+		}
+	})
+}
+
+// TestNewFindsAWSWaiters: AWS's waiters by name, from a Smithy model
+// (DynamoDB) or botocore (EC2, whose Smithy model is not in the corpus),
+// with their paths checked against the SDK's types; a wrong name or the
+// wrong operation is an error that says what would fit.
+func TestNewFindsAWSWaiters(t *testing.T) {
+	ddb := dynamodb.New(dynamodb.Options{Region: "us-east-1"})
+	e := ec2.New(ec2.Options{Region: "us-east-1"})
+	if _, err := awswait.New(ddb.DescribeTable, "TableExists"); err != nil {
+		t.Errorf("TableExists: %v", err)
+	}
+	if _, err := awswait.New(e.DescribeInstances, "InstanceRunning"); err != nil {
+		t.Errorf("InstanceRunning: %v", err)
+	}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{second(awswait.New(ddb.DescribeTable, "TableExist")), `dynamodb has no waiter "TableExist" (did you mean TableExists?)`},
+		{second(awswait.New(ddb.ListTables, "TableExists")), "dynamodb.TableExists polls DescribeTable, not the operation of dynamodb.ListTablesInput"},
+		{second(awswait.New(e.DescribeVolumes, "InstanceRunning")), "ec2.InstanceRunning polls DescribeInstances"},
+	} {
+		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("error %v, want it to contain %q", tt.err, tt.want)
+		}
+	}
+	if names := awswait.Names(e.DescribeInstances); len(names) < 40 {
+		t.Errorf("Names(ec2) = %d waiters, want EC2's 40-odd", len(names))
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// TestOpRejectsNonSDKOptions: Op needs an SDK client's Options.
+func TestOpRejectsNonSDKOptions(t *testing.T) {
+	type opts struct{ Region string }
+	method := func(context.Context, *struct{}, ...func(*opts)) (*struct{}, error) { return nil, nil }
+	if _, err := awswait.Op(method); err == nil || !strings.Contains(err.Error(), "Retryer") {
+		t.Errorf("Op = %v, want an error naming the missing Retryer", err)
+	}
+	if _, err := awswait.Op[struct{}, struct{}, dynamodb.Options](nil); err == nil {
+		t.Error("Op(nil) accepted")
+	}
+	_ = errors.New
+}

@@ -1,0 +1,196 @@
+package awswait
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// waitersJSON is AWS's published waiter definitions: every waiter of the
+// Smithy models in aws/api-models-aws, and, for the services whose Smithy
+// model is not there (EC2 among them), the newest waiters-2.json of
+// botocore. It is made from the repository's testdata/aws by
+// TestEmbeddedWaiters (go test -run TestEmbeddedWaiters -update).
+//
+//go:embed waiters.json
+var waitersJSON []byte
+
+// embedded is waiters.json's shape.
+type embedded struct {
+	// Smithy holds one entry per waiter of the Smithy models.
+	Smithy []smithyEntry `json:"smithy"`
+	// Botocore holds, by botocore service name, a waiters-2.json document.
+	Botocore map[string]json.RawMessage `json:"botocore"`
+}
+
+type smithyEntry struct {
+	SDKID     string          `json:"sdkId"`
+	Operation string          `json:"operation"`
+	Output    string          `json:"output,omitempty"`
+	Errors    []string        `json:"errors"`
+	Name      string          `json:"name"`
+	Waiter    json.RawMessage `json:"waiter"`
+}
+
+// botocoreNames maps the Go package of a service whose botocore name
+// differs to that name.
+var botocoreNames = map[string]string{
+	"elasticloadbalancing":     "elb",
+	"elasticloadbalancingv2":   "elbv2",
+	"directoryservice":         "ds",
+	"databasemigrationservice": "dms",
+	"lexmodelsv2":              "lexv2-models",
+}
+
+// services is every service's waiters, by Go package name (the SDK ID in
+// lower case with no spaces, as aws-sdk-go-v2 names its packages).
+var services = sync.OnceValues(func() (map[string][]waiter.Definition, error) {
+	var e embedded
+	if err := json.Unmarshal(waitersJSON, &e); err != nil {
+		return nil, fmt.Errorf("awswait: the embedded waiters do not decode: %w", err)
+	}
+	out := map[string][]waiter.Definition{}
+	var errs []error
+	for _, s := range e.Smithy {
+		trait, _ := json.Marshal(map[string]json.RawMessage{s.Name: s.Waiter})
+		defs, err := waiter.ParseWaitable(trait)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		d := defs[0]
+		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors}
+		pkg := packageName(s.SDKID)
+		out[pkg] = append(out[pkg], d)
+	}
+	for name, doc := range e.Botocore {
+		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pkg := name
+		for p, b := range botocoreNames {
+			if b == name {
+				pkg = p
+			}
+		}
+		for _, n := range c.Names() {
+			d, _ := c.Get(n)
+			out[pkg] = append(out[pkg], d)
+		}
+	}
+	return out, errors.Join(errs...)
+})
+
+var notAlnum = regexp.MustCompile(`[^a-z0-9]`)
+
+// packageName is the aws-sdk-go-v2 package of a service's SDK ID.
+func packageName(sdkID string) string { return notAlnum.ReplaceAllString(strings.ToLower(sdkID), "") }
+
+// Names returns the names of AWS's waiters for the service of method,
+// sorted.
+func Names[In, Out, Options any](method Method[In, Out, Options]) []string {
+	defs, _ := services()
+	var names []string
+	for _, d := range defs[servicePackage[In]()] {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// servicePackage is the Go package name of an aws-sdk-go-v2 service's
+// input type: "dynamodb" for dynamodb.DescribeTableInput.
+func servicePackage[In any]() string {
+	p := reflect.TypeFor[In]().PkgPath()
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// Definition returns AWS's waiter named name for the service of method,
+// checking that it polls method's operation.
+func Definition[In, Out, Options any](method Method[In, Out, Options], name string) (waiter.Definition, error) {
+	all, err := services()
+	if err != nil {
+		return waiter.Definition{}, err
+	}
+	pkg := servicePackage[In]()
+	defs := all[pkg]
+	if len(defs) == 0 {
+		return waiter.Definition{}, fmt.Errorf("awswait: AWS publishes no waiters for %s (the package of %v)", pkg, reflect.TypeFor[In]())
+	}
+	i := slices.IndexFunc(defs, func(d waiter.Definition) bool { return d.Name == name })
+	if i < 0 {
+		return waiter.Definition{}, fmt.Errorf("awswait: %s has no waiter %q%s", pkg, name, nearest(name, Names(method)))
+	}
+	d := defs[i]
+	op := d.Operation.ID[strings.LastIndexByte(d.Operation.ID, '#')+1:]
+	if in := reflect.TypeFor[In]().Name(); strings.TrimSuffix(in, "Input") != op {
+		return waiter.Definition{}, fmt.Errorf("awswait: %s.%s polls %s, not the operation of %s.%s", pkg, name, op, pkg, in)
+	}
+	return d, nil
+}
+
+// New returns AWS's waiter named name (such as "InstanceRunning") for the
+// service of method (such as client.DescribeInstances), calling it through
+// [Op]: one line from an aws-sdk-go-v2 client to a waiter. Its acceptors'
+// paths are checked against the SDK's Go types, and its retry strategy is
+// the standard one with the service's published defaults
+// (retry.WithService), unless opts say otherwise.
+func New[In, Out, Options any](method Method[In, Out, Options], name string, opts ...waiter.Option) (*waiter.Waiter[*In, *Out], error) {
+	def, err := Definition(method, name)
+	if err != nil {
+		return nil, err
+	}
+	op, err := Op(method)
+	if err != nil {
+		return nil, err
+	}
+	return waiter.New(def, op, append(serviceStrategy(servicePackage[In]()), opts...)...)
+}
+
+// nearest suggests the names closest to name.
+func nearest(name string, names []string) string {
+	var close []string
+	for _, n := range names {
+		if d := distance(strings.ToLower(n), strings.ToLower(name)); d <= max(2, len(name)/4) {
+			close = append(close, n)
+		}
+	}
+	if len(close) == 0 {
+		if len(names) > 8 {
+			names = append(names[:8:8], "…")
+		}
+		return fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
+	}
+	return fmt.Sprintf(" (did you mean %s?)", strings.Join(close, " or "))
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,37 @@
+package awswait_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/waiter"
+)
+
+// A real DynamoDB client (its HTTP answers scripted here): AWS's
+// TableExists waiter in one line.
+func ExampleNew() {
+	http := &scripted{script: []response{dynamoTable("CREATING"), dynamoTable("ACTIVE")}}
+	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: http})
+
+	w, err := awswait.New(client.DescribeTable, "TableExists",
+		waiter.WithDelays(time.Millisecond, time.Millisecond)) // AWS's are 20s: shortened for the example
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := w.Wait(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, time.Minute)
+	fmt.Println(out.Table.TableStatus, err, len(http.requests), "requests")
+	// Output: ACTIVE <nil> 2 requests
+}
+
+// Names lists AWS's waiters for a client's service.
+func ExampleNames() {
+	client := dynamodb.New(dynamodb.Options{Region: "us-east-1"})
+	fmt.Println(awswait.Names(client.DescribeTable))
+	// Output: [TableExists TableNotExists]
+}

@@ -1,0 +1,144 @@
+package awswait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// Method is an aws-sdk-go-v2 operation method, such as
+// (*dynamodb.Client).DescribeTable: the input, the output, and the
+// per-call options of the service's client.
+type Method[In, Out, Options any] func(context.Context, *In, ...func(*Options)) (*Out, error)
+
+// Op adapts an operation method of an aws-sdk-go-v2 client into a waiter's
+// operation. Each call of it makes exactly one HTTP request: the client's
+// retryer is replaced, for these calls only, by one that never retries,
+// because a waiter's schedule and retry strategy decide when to call again
+// (retrying inside each poll would multiply the requests of a throttled
+// service). The calls carry the user-agent feature the SDK's generated
+// waiters add, and an error response's Retry-After (seconds or an HTTP
+// date) or x-amz-retry-after (milliseconds) header is on the error as a
+// RetryAfter() duration, which the waiter's retry strategy honours as a
+// minimum before the next poll (clamped as it clamps every hint).
+//
+// optFns are applied to every call before those changes. Op fails if
+// Options is not an aws-sdk-go-v2 client's Options (a struct with a
+// Retryer and APIOptions).
+func Op[In, Out, Options any](method Method[In, Out, Options], optFns ...func(*Options)) (func(context.Context, *In) (*Out, error), error) {
+	if method == nil {
+		return nil, errors.New("awswait: the operation method is nil")
+	}
+	set, err := waiterOptions[Options]()
+	if err != nil {
+		return nil, err
+	}
+	fns := append(append(make([]func(*Options), 0, len(optFns)+1), optFns...), set)
+	return func(ctx context.Context, in *In) (*Out, error) {
+		out, err := method(ctx, in, fns...)
+		if err != nil {
+			err = withRetryAfter(err)
+		}
+		return out, err
+	}, nil
+}
+
+var (
+	retryerType    = reflect.TypeFor[aws.Retryer]()
+	apiOptionsType = reflect.TypeFor[[]func(*middleware.Stack) error]()
+)
+
+// waiterOptions returns the per-call option that turns a client's retries
+// off and marks the call as a waiter's, for the service's Options type.
+// It finds the two fields once, by reflection, and sets them by offset.
+func waiterOptions[Options any]() (func(*Options), error) {
+	t := reflect.TypeFor[Options]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("awswait: %v is not an aws-sdk-go-v2 client's Options struct", t)
+	}
+	retryer, ok1 := t.FieldByName("Retryer")
+	api, ok2 := t.FieldByName("APIOptions")
+	if !ok1 || !ok2 || retryer.Type != retryerType || api.Type != apiOptionsType || len(retryer.Index) != 1 || len(api.Index) != 1 {
+		return nil, fmt.Errorf("awswait: %v has no Retryer aws.Retryer and APIOptions []func(*middleware.Stack) error fields: is it an aws-sdk-go-v2 client's Options?", t)
+	}
+	return func(o *Options) {
+		p := unsafe.Pointer(o)
+		*(*aws.Retryer)(unsafe.Add(p, retryer.Offset)) = aws.NopRetryer{}
+		opts := (*[]func(*middleware.Stack) error)(unsafe.Add(p, api.Offset))
+		*opts = append(*opts, addWaiterUserAgent)
+	}, nil
+}
+
+// addWaiterUserAgent adds the waiter feature to the request's user agent,
+// as the SDK's generated waiters do.
+func addWaiterUserAgent(stack *middleware.Stack) error {
+	id := (*awsmiddleware.RequestUserAgent)(nil).ID()
+	mw, ok := stack.Build.Get(id)
+	if !ok {
+		mw = awsmiddleware.NewRequestUserAgent()
+		if err := stack.Build.Add(mw, middleware.After); err != nil {
+			return err
+		}
+	}
+	ua, ok := mw.(*awsmiddleware.RequestUserAgent)
+	if !ok {
+		return fmt.Errorf("awswait: the %s middleware is a %T", id, mw)
+	}
+	ua.AddUserAgentFeature(awsmiddleware.UserAgentFeatureWaiter)
+	return nil
+}
+
+// retryAfterError is an error response that said when to call again.
+type retryAfterError struct {
+	err   error
+	after time.Duration
+}
+
+func (e *retryAfterError) Error() string             { return e.err.Error() }
+func (e *retryAfterError) Unwrap() error             { return e.err }
+func (e *retryAfterError) RetryAfter() time.Duration { return e.after }
+
+// withRetryAfter returns err with the response's retry-after hint, if it
+// has one.
+func withRetryAfter(err error) error {
+	var re *smithyhttp.ResponseError
+	if !errors.As(err, &re) || re.Response == nil {
+		return err
+	}
+	if d, ok := retryAfter(re.Response.Header, time.Now()); ok {
+		return &retryAfterError{err: err, after: d}
+	}
+	return err
+}
+
+// retryAfter reads x-amz-retry-after (milliseconds), then Retry-After
+// (seconds, or an HTTP date); values that do not parse, or are negative,
+// are ignored.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := h.Get("x-amz-retry-after"); v != "" {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 && ms < 1<<40 {
+			return time.Duration(ms) * time.Millisecond, true
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 && s < 1<<30 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now), true
+	}
+	return 0, false
+}
