@@ -12,6 +12,7 @@ require (
 	github.com/jmespath/go-jmespath v0.4.0
 	github.com/sethvargo/go-retry v0.5.0
 	github.com/waitable/waitable v0.0.0
+	github.com/waitable/waitable/awswait v0.0.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.15.0
 	k8s.io/apimachinery v0.35.4
@@ -31,9 +32,10 @@ require (
 	go.opentelemetry.io/otel v1.46.0 // indirect
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/utils v0.0.0-20251002143259-bc988d571ff4 // indirect
 )
 
 replace github.com/waitable/waitable => ../
+
+replace github.com/waitable/waitable/awswait => ../awswait

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"time"
 )
@@ -80,21 +79,15 @@ func timeOps(s Side, n int) (cpu, wall float64) {
 	return float64(c1-c0) / float64(n), float64(w1.Sub(w0)) / float64(n)
 }
 
-var allocSamples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
-
-// allocsPerOp counts the heap allocations of n ops.
+// allocsPerOp counts the heap allocations of n ops (all of them: the
+// runtime/metrics counter leaves out tiny allocations).
 func allocsPerOp(s Side, n int) (allocs, bytes float64) {
 	runtime.GC()
-	before := readAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	s.Op(n)
-	after := readAllocs()
-	return float64(after[0]-before[0]) / float64(n), float64(after[1]-before[1]) / float64(n)
-}
-
-func readAllocs() [2]uint64 {
-	m := slices.Clone(allocSamples)
-	metrics.Read(m)
-	return [2]uint64{m[0].Value.Uint64(), m[1].Value.Uint64()}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / float64(n), float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
 }
 
 // Ratio is how many times more CPU per op b takes than a, round by round:

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/waitable/waitable/awswait"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
 )
@@ -61,16 +62,15 @@ var tableExists = waiter.Definition{
 // sdkSides are the SDK rows' sides: one op is a run of 11 polls (10
 // CREATING, then ACTIVE) through the real aws-sdk-go-v2 DynamoDB client,
 // whose HTTP client returns canned responses, with the given delay between
-// polls: Waitable's waiter against the SDK's generated TableExistsWaiter.
+// polls: Waitable's waiter, through the awswait adapter (one HTTP request
+// per poll, the client's retryer off), against the SDK's generated
+// TableExistsWaiter.
 func sdkSides(delay time.Duration) []Side {
 	in := &dynamodb.DescribeTableInput{TableName: aws.String("orders")}
 	return []Side{
-		{Name: "waitable", Op: func(n int) {
+		{Name: "waitable (awswait)", Op: func(n int) {
 			client := dynamoClient()
-			describe := func(ctx context.Context, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
-				return client.DescribeTable(ctx, in)
-			}
-			w, err := waiter.New(tableExists, describe, waiter.WithDelays(delay, delay))
+			w, err := awswait.New(client.DescribeTable, "TableExists", waiter.WithDelays(delay, delay))
 			if err != nil {
 				panic(err)
 			}
