@@ -1,6 +1,11 @@
 // Package backoff computes delays: the Smithy waiter schedule
 // ([WaiterSchedule]) and the usual retry backoff strategies ([Policy]).
 //
+//	s := backoff.WaiterSchedule{MinDelay: 2 * time.Second, MaxDelay: 2 * time.Minute}
+//	d := s.Delay(attempt, remaining, s.MinDelay) // 0: no time left for another call
+//	p := backoff.Exponential(50*time.Millisecond, 20*time.Second)
+//	d = p.Delay(retry, prev)
+//
 // Use it when you need the numbers without the loop: a waiter or retry loop
 // of your own, a simulator that prints a schedule, a test that checks the
 // exact times a poller should wake. The waiter and retry packages of this

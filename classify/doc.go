@@ -2,6 +2,10 @@
 // of a waiter matches it ([Set.Match]), and whether an error is worth a
 // retry ([Classify]).
 //
+//	set, err := classify.Compile[*DescribeTableInput, *DescribeTableOutput](def.Acceptors)
+//	m := set.Match(in, out, callErr) // m.State: success, failure or retry; m.Index: which acceptor
+//	v := classify.Classify(callErr)  // v.Safety, v.Throttle, v.RetryAfter, v.Code...
+//
 // Acceptors follow the Smithy waiters specification: a [State], a
 // [Matcher] (output, inputOutput, success or errorType) and, on failure
 // acceptors, an optional message. [Compile] turns a list of them into a

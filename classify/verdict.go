@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// Safety says whether a failed call may be retried (the seeds' RetrySafety).
+// Safety says whether a failed call may be retried (RetrySafety in the
+// Smithy retry guide).
 type Safety uint8
 
 const (

@@ -1,6 +1,12 @@
 // Package clocktest makes tests of waiting code deterministic: exact virtual
 // times, no real sleeps, no races between the test and the code it drives.
 //
+//	func TestWaitsAnHour(t *testing.T) {
+//		clocktest.Run(t, func(t *testing.T) {
+//			_, err := w.Wait(t.Context(), in, time.Hour) // an hour of polling, at once
+//		})
+//	}
+//
 // The module's packages take a [github.com/benbjohnson/clock.Clock]; this
 // package offers two ways to drive one.
 //

@@ -73,3 +73,26 @@ func ExampleNewAdaptive() {
 	// limited: false
 	// limited: true retry: true 1
 }
+
+// An error that says nothing of whether a retry is safe (a plain error,
+// from a call the strategy knows nothing about) is not retried, unless the
+// call is marked idempotent: then retrying it is safe.
+func ExampleWithIdempotent() {
+	s, _ := retry.NewStandard(retry.WithBackoff(backoff.Immediate()))
+	flaky := func() func(context.Context) (string, error) {
+		calls := 0
+		return func(context.Context) (string, error) {
+			if calls++; calls < 3 {
+				return "", errors.New("connection hiccup")
+			}
+			return "ok", nil
+		}
+	}
+	_, err := retry.Do(context.Background(), s, flaky())
+	fmt.Println(err)
+	out, err := retry.Do(retry.WithIdempotent(context.Background()), s, flaky())
+	fmt.Println(out, err)
+	// Output:
+	// retry: error not retryable after 1 attempt (the error says nothing of whether a retry is safe, and the call is not marked idempotent (retry.WithIdempotent(ctx) allows retrying it)): connection hiccup
+	// ok <nil>
+}

@@ -15,8 +15,8 @@ import (
 	"github.com/waitable/waitable/telemetry"
 )
 
-// Token carries the state of one call across its attempts (the seeds'
-// RetryToken). A token is used once: passed to RefreshToken or
+// Token carries the state of one call across its attempts (RetryToken
+// in the Smithy retry guide). A token is used once: passed to RefreshToken or
 // RecordSuccess, it is spent.
 type Token interface {
 	// RetryCount is the number of attempts made so far minus the first.
@@ -25,8 +25,8 @@ type Token interface {
 	Delay() time.Duration
 }
 
-// Strategy decides whether and when a failed call is retried (the seeds'
-// RetryStrategy). Implementations are safe for concurrent use: one strategy
+// Strategy decides whether and when a failed call is retried
+// (RetryStrategy in the Smithy retry guide). Implementations are safe for concurrent use: one strategy
 // serves every call of a client.
 type Strategy interface {
 	// AcquireInitialToken is called before the first attempt. scope
@@ -75,12 +75,35 @@ type Error struct {
 	Backoff time.Duration
 }
 
-// Error returns "retry: <reason> after <n> attempts: <last error>".
+// Error returns "retry: <reason> after <n> attempts (<why>): <last
+// error>"; why is said for an error that was not retryable.
 func (e *Error) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("retry: %v after %d attempt%s", e.Reason, e.Attempts, plural(e.Attempts))
+	s := fmt.Sprintf("retry: %v after %d attempt%s", e.Reason, e.Attempts, plural(e.Attempts))
+	if why := e.why(); why != "" {
+		s += " (" + why + ")"
 	}
-	return fmt.Sprintf("retry: %v after %d attempt%s: %v", e.Reason, e.Attempts, plural(e.Attempts), e.Err)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// why explains a refusal for an error that was not retryable.
+func (e *Error) why() string {
+	if !errors.Is(e.Reason, ErrNotRetryable) {
+		return ""
+	}
+	switch v := e.Verdict; {
+	case v.Safety == classify.SafetyMaybe:
+		return "the error says nothing of whether a retry is safe, and the call is not marked idempotent (retry.WithIdempotent(ctx) allows retrying it)"
+	case v.Reason == "client fault":
+		return "a client fault: the request is wrong as it is"
+	case v.Reason == "cancelled":
+		return "the context was cancelled"
+	case v.Reason != "":
+		return "the error says it is not retryable: " + v.Reason
+	}
+	return ""
 }
 
 // Is reports whether target is the reason: errors.Is(err, ErrMaxAttempts),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,3 +83,39 @@ func TestLongPollKeepsBackingOff(t *testing.T) {
 		}
 	})
 }
+
+// TestNotRetryableSaysWhy: the error of a call that was not retried says
+// why, and how to change it when an option can.
+func TestNotRetryableSaysWhy(t *testing.T) {
+	s, err := retry.NewStandard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"plain error", context.Background(), errors.New("boom"),
+			"the error says nothing of whether a retry is safe, and the call is not marked idempotent (retry.WithIdempotent(ctx) allows retrying it)"},
+		{"client fault", context.Background(), forbidden{}, "a client fault: the request is wrong as it is"},
+		{"says so", context.Background(), notRetryable{}, "the error says it is not retryable"},
+	} {
+		calls := 0
+		_, err := retry.Do(tt.ctx, s, func(context.Context) (int, error) { calls++; return 0, tt.err })
+		if !errors.Is(err, retry.ErrNotRetryable) || calls != 1 || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Do = %v after %d calls, want ErrNotRetryable after 1 saying %q", tt.name, err, calls, tt.want)
+		}
+	}
+}
+
+type forbidden struct{}
+
+func (forbidden) Error() string       { return "403 forbidden" }
+func (forbidden) HTTPStatusCode() int { return 403 }
+
+type notRetryable struct{}
+
+func (notRetryable) Error() string        { return "nope" }
+func (notRetryable) RetryableError() bool { return false }

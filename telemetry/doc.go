@@ -2,9 +2,14 @@
 // when a wait (or a retried call) starts, when each attempt starts and
 // ends, and how it ended, with times from the caller's injected clock.
 //
+//	w, err := waiter.New(def, op,
+//		waiter.WithTracerProvider(tp), waiter.WithMeterProvider(mp), // default: OpenTelemetry's global providers
+//		waiter.WithLogger(slog.Default()))                           // a record per attempt
+//
 // The waiter and retry packages observe through [OTel] by default, on
-// OpenTelemetry's global providers, which cost almost nothing until an SDK
-// is installed; give them providers of your own (waiter.WithTracerProvider,
+// OpenTelemetry's global providers: until an application installs an SDK,
+// they record nothing, and a wait spends nothing on them (each wait checks,
+// as it starts, whether an SDK is there); give them providers of your own (waiter.WithTracerProvider,
 // waiter.WithMeterProvider), a [Logger] for one slog record per attempt,
 // or any Observer, combined with [Multi].
 //

@@ -1,27 +1,33 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
-// A wait's spans, exported with OpenTelemetry's stdout exporter. The
-// example prints only each span's name, parent and attribute count from
-// the JSON the exporter writes; a real program would print it all. (The
-// 1ms delays only keep the example fast.)
-func ExampleOTel() {
-	var out bytes.Buffer
-	exp, _ := stdouttrace.New(stdouttrace.WithWriter(&out))
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+// attemptPrinter is an Observer of one's own: it prints each attempt.
+type attemptPrinter struct{}
 
+func (attemptPrinter) StartWait(ctx context.Context, w telemetry.Wait, start time.Time) (context.Context, telemetry.WaitObserver) {
+	return ctx, attemptPrinter{}
+}
+func (attemptPrinter) Recording() bool { return false }
+func (attemptPrinter) StartAttempt(ctx context.Context, n int, start time.Time) context.Context {
+	return ctx
+}
+func (attemptPrinter) EndAttempt(ctx context.Context, a telemetry.Attempt, end time.Time) {
+	fmt.Printf("attempt %d: %s\n", a.Number, a.State)
+}
+func (attemptPrinter) EndWait(o telemetry.Outcome, end time.Time) {
+	fmt.Printf("%s after %d attempts\n", o.Outcome, o.Attempts)
+}
+
+// An Observer of one's own, beside (or instead of) OpenTelemetry.
+func ExampleObserver() {
 	calls := 0
 	op := func(ctx context.Context, name string) (Output, error) {
 		if calls++; calls < 3 {
@@ -29,30 +35,12 @@ func ExampleOTel() {
 		}
 		return Output{"ACTIVE"}, nil
 	}
-	wt, _ := waiter.New(tableActive, op, waiter.WithTracerProvider(tp), waiter.WithDelays(time.Millisecond, time.Millisecond))
-	wt.Wait(context.Background(), "orders", time.Minute)
-	tp.Shutdown(context.Background())
-
-	dec := json.NewDecoder(&out)
-	for {
-		var span struct {
-			Name       string
-			Parent     struct{ SpanID string }
-			Attributes []struct{ Key string }
-			Events     []struct{ Name string }
-		}
-		if dec.Decode(&span) != nil {
-			break
-		}
-		parent := "caller"
-		if span.Parent.SpanID != "0000000000000000" {
-			parent = "wait"
-		}
-		fmt.Printf("%-16s parent=%-6s %d attributes, %d events\n", span.Name, parent, len(span.Attributes), len(span.Events))
-	}
+	w, _ := waiter.New(tableActive, op, waiter.WithObserver(attemptPrinter{}),
+		waiter.WithDelays(time.Microsecond, time.Microsecond)) // short delays keep the example fast
+	w.Wait(context.Background(), "orders", time.Minute)
 	// Output:
-	// attempt          parent=wait   4 attributes, 0 events
-	// attempt          parent=wait   4 attributes, 0 events
-	// attempt          parent=wait   4 attributes, 0 events
-	// wait TableActive parent=caller 6 attributes, 2 events
+	// attempt 1: retry
+	// attempt 2: retry
+	// attempt 3: success
+	// success after 3 attempts
 }

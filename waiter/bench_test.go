@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
 )
@@ -92,25 +88,4 @@ func BenchmarkIdleRun(b *testing.B) {
 			<-r.Done()
 		}
 	}
-}
-
-// BenchmarkPollTelemetry is BenchmarkPoll's run with telemetry off, with
-// the default (OpenTelemetry's global providers, no SDK installed), and
-// with a real SDK recording every span into memory and every metric into a
-// manual reader.
-func BenchmarkPollTelemetry(b *testing.B) {
-	run := benchWaits
-	b.Run("telemetry=off", func(b *testing.B) { run(b, waiter.WithoutTelemetry()) })
-	b.Run("telemetry=global-noop", func(b *testing.B) { run(b) })
-	b.Run("telemetry=sdk", func(b *testing.B) {
-		exp := tracetest.NewInMemoryExporter()
-		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-		b.Cleanup(func() {
-			tp.Shutdown(context.Background())
-			mp.Shutdown(context.Background())
-		})
-		run(b, waiter.WithTracerProvider(tp), waiter.WithMeterProvider(mp))
-		exp.Reset()
-	})
 }
