@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/waitable/waitable/internal/suggest"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -162,7 +163,7 @@ func New[In, Out, Options any](method Method[In, Out, Options], name string, opt
 func nearest(name string, names []string) string {
 	var close []string
 	for _, n := range names {
-		if d := distance(strings.ToLower(n), strings.ToLower(name)); d <= max(2, len(name)/4) {
+		if d := suggest.Distance(strings.ToLower(n), strings.ToLower(name)); d <= max(2, len(name)/4) {
 			close = append(close, n)
 		}
 	}
@@ -173,24 +174,4 @@ func nearest(name string, names []string) string {
 		return fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
 	}
 	return fmt.Sprintf(" (did you mean %s?)", strings.Join(close, " or "))
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

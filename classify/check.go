@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	nearname "github.com/waitable/waitable/internal/suggest"
 )
 
 // Check reports, for an expression compared by c on values of Go type
@@ -253,7 +255,7 @@ func suggest(t reflect.Type, name string) string {
 		if !f.IsExported() {
 			continue
 		}
-		if d := distance(strings.ToLower(f.Name), strings.ToLower(name)); d < bestD {
+		if d := nearname.Distance(strings.ToLower(f.Name), strings.ToLower(name)); d < bestD {
 			best, bestD = f.Name, d
 		}
 	}
@@ -261,25 +263,4 @@ func suggest(t reflect.Type, name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

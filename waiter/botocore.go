@@ -54,9 +54,13 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 	if err != nil {
 		return nil, &ModelError{Err: err}
 	}
+	src := source{data}
+	if kind := src.sniff(); kind != "botocore" && kind != "" {
+		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, "LoadBotocore"))}
+	}
 	var f botocoreFile
-	if err := strictDecode(data, &f); err != nil {
-		return nil, &ModelError{Err: fmt.Errorf("not a botocore waiters-2.json document: %w", err)}
+	if err := src.decode(data, &f); err != nil {
+		return nil, &ModelError{Err: err}
 	}
 	if f.Version != 2 {
 		return nil, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)}
@@ -65,7 +69,7 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 	c := newCatalog()
 	var errs []error
 	for _, name := range names {
-		d, err := parseBotocoreWaiter(name, f.Waiters[name], "waiters."+name)
+		d, err := src.parseBotocoreWaiter(name, f.Waiters[name], "waiters."+name)
 		if err == nil {
 			err = d.Validate()
 		}
@@ -82,9 +86,9 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 	return c, nil
 }
 
-func parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
 	var w botocoreWaiter
-	if err := strictDecode(data, &w); err != nil {
+	if err := src.decode(data, &w); err != nil {
 		return Definition{}, &ModelError{Where: where, Err: err}
 	}
 	var errs []error
@@ -106,7 +110,7 @@ func parseBotocoreWaiter(name string, data []byte, where string) (Definition, er
 	for i, raw := range w.Acceptors {
 		at := fmt.Sprintf("%s.acceptors[%d]", where, i)
 		var b botocoreAcceptor
-		if err := strictDecode(raw, &b); err != nil {
+		if err := src.decode(raw, &b); err != nil {
 			errs = append(errs, &ModelError{Where: at, Err: err})
 			continue
 		}

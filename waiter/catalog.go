@@ -1,10 +1,13 @@
 package waiter
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/waitable/waitable/internal/suggest"
 )
 
 // Catalog holds the waiter definitions of one model, by name. Names are
@@ -34,10 +37,41 @@ func (c *Catalog) add(d Definition) error {
 	return nil
 }
 
-// Get returns the definition named name (exactly), and whether there is one.
-func (c *Catalog) Get(name string) (Definition, bool) {
-	d, ok := c.defs[name]
-	return d, ok
+// ErrUnknownWaiter is matched by errors.Is for the error [Catalog.Get]
+// returns when no waiter has the name asked for.
+var ErrUnknownWaiter = errors.New("waiter: no such waiter")
+
+// Get returns the definition named name (exactly). For any other name it
+// returns an error matching [ErrUnknownWaiter] that suggests the nearest
+// name the catalog holds.
+func (c *Catalog) Get(name string) (Definition, error) {
+	if d, ok := c.defs[name]; ok {
+		return d, nil
+	}
+	return Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
+}
+
+// Has reports whether the catalog holds a waiter named name (exactly).
+func (c *Catalog) Has(name string) bool {
+	_, ok := c.defs[name]
+	return ok
+}
+
+type unknownWaiterError struct{ name, suggestion string }
+
+func (e *unknownWaiterError) Error() string {
+	if e.suggestion == "" {
+		return fmt.Sprintf("waiter: no waiter %q in the model", e.name)
+	}
+	return fmt.Sprintf("waiter: no waiter %q in the model; did you mean %s?", e.name, e.suggestion)
+}
+
+func (e *unknownWaiterError) Is(target error) bool { return target == ErrUnknownWaiter }
+
+// nearest returns the name that differs from name only in case, or else
+// the one fewest edits away when that is at most a third of its length.
+func (c *Catalog) nearest(name string) string {
+	return suggest.Nearest(name, c.Names(), len(name)/3)
 }
 
 // Names returns the names of every definition, sorted.

@@ -139,9 +139,9 @@ func TestSmithyModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ok := c.Get("CertificateValidated")
-	if !ok {
-		t.Fatalf("CertificateValidated not found in %v", c.Names())
+	d, err := c.Get("CertificateValidated")
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := waiter.Operation{
 		ID: "com.amazonaws.acm#DescribeCertificate", Service: "com.amazonaws.acm#CertificateManager",

@@ -2,7 +2,7 @@
 // resource reaches the state you want, or provably never will.
 //
 //	catalog, err := waiter.LoadSmithy(modelFile) // or LoadBotocore, ParseWaitable, a Definition literal
-//	def, _ := catalog.Get("ClusterActive")
+//	def, err := catalog.Get("ClusterActive") // errors.Is(err, waiter.ErrUnknownWaiter) for a misspelled name
 //	w, err := waiter.New(def, describeCluster) // func(context.Context, *In) (*Out, error)
 //	out, err := w.Wait(ctx, &DescribeClusterInput{Name: &name}, 20*time.Minute)
 //	if errors.Is(err, waiter.ErrTimeout) { /* out shows where the cluster was */ }

@@ -125,9 +125,9 @@ func TestBotocoreInstanceRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ok := c.Get("InstanceRunning")
-	if !ok {
-		t.Fatalf("InstanceRunning not in %v", c.Names())
+	d, err := c.Get("InstanceRunning")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if d.MinDelay != 15*time.Second || d.MaxAttempts != 40 || d.Operation.ID != "DescribeInstances" {
 		t.Errorf("InstanceRunning = delay %v, attempts %d, op %s", d.MinDelay, d.MaxAttempts, d.Operation.ID)

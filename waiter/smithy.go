@@ -1,7 +1,6 @@
 package waiter
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,19 +55,29 @@ type smithyWaiter struct {
 // sorted by name, each validated. It reports every problem at once.
 // Operation is left empty: the trait does not say which operation it is on.
 func ParseWaitable(data []byte) ([]Definition, error) {
-	return parseWaitable(data, "")
+	src := source{data}
+	if kind := src.sniff(); kind == "smithy" || kind == "botocore" {
+		return nil, &ModelError{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
+	}
+	return src.parseWaitable(data, "")
 }
 
-func parseWaitable(data []byte, where string) ([]Definition, error) {
+func (src source) parseWaitable(data []byte, where string) ([]Definition, error) {
 	var raw map[string]json.RawMessage
-	if err := strictDecode(data, &raw); err != nil {
+	if err := src.decode(data, &raw); err != nil {
 		return nil, &ModelError{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
 	}
 	names := slices.Sorted(maps.Keys(raw))
 	var defs []Definition
 	var errs []error
+	lower := map[string]string{}
 	for _, name := range names {
-		d, err := parseSmithyWaiter(name, raw[name], join(where, name))
+		if twin, ok := lower[strings.ToLower(name)]; ok {
+			errs = append(errs, &DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
+			continue
+		}
+		lower[strings.ToLower(name)] = name
+		d, err := src.parseSmithyWaiter(name, raw[name], join(where, name))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -89,9 +98,9 @@ func join(where, name string) string {
 	return where + "." + name
 }
 
-func parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
 	var w smithyWaiter
-	if err := strictDecode(data, &w); err != nil {
+	if err := src.decode(data, &w); err != nil {
 		return Definition{}, &ModelError{Where: where, Err: err}
 	}
 	d := Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
@@ -113,27 +122,13 @@ func parseSmithyWaiter(name string, data []byte, where string) (Definition, erro
 	d.MaxDelay = seconds("maxDelay", w.MaxDelay)
 	for i, raw := range w.Acceptors {
 		var a classify.Acceptor
-		if err := strictDecode(raw, &a); err != nil {
+		if err := src.decode(raw, &a); err != nil {
 			errs = append(errs, &ModelError{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
 			continue
 		}
 		d.Acceptors = append(d.Acceptors, a)
 	}
 	return d, errors.Join(errs...)
-}
-
-// strictDecode decodes one JSON value into v, rejecting unknown fields and
-// trailing data.
-func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("unexpected data after the JSON value")
-	}
-	return nil
 }
 
 // smithyModel is the part of a Smithy JSON AST this package reads.
@@ -172,9 +167,13 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 	if err != nil {
 		return nil, &ModelError{Err: err}
 	}
+	src := source{data}
+	if kind := src.sniff(); kind != "smithy" && kind != "" {
+		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy"))}
+	}
 	var m smithyModel
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, &ModelError{Err: fmt.Errorf("not a Smithy JSON AST model: %w", err)}
+		return nil, &ModelError{Err: src.explain(data, err, 0)}
 	}
 	if !strings.HasPrefix(m.Smithy, "1.") && !strings.HasPrefix(m.Smithy, "2.") {
 		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", m.Smithy)}
@@ -194,7 +193,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 			errs = append(errs, &ModelError{Where: where, Err: fmt.Errorf("the trait is on a %s, not an operation", op.Type)})
 			continue
 		}
-		defs, err := parseWaitable(trait, where)
+		defs, err := src.parseWaitable(trait, where)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -210,6 +209,12 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		}
 		for _, d := range defs {
 			d.Operation = info
+			if info.Output == "" {
+				if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
+					errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
+					continue
+				}
+			}
 			if err := c.add(d); err != nil {
 				errs = append(errs, err)
 			}

@@ -76,7 +76,10 @@ func run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	def, _ := catalog.Get("ClusterActive")
+	def, err := catalog.Get("ClusterActive")
+	if err != nil {
+		return err
+	}
 
 	eks := &simulatedEKS{created: time.Now(), readyAfter: 2 * time.Second}
 	w, err := waiter.New(def, eks.DescribeCluster,
