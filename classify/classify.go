@@ -169,7 +169,6 @@ type Match struct {
 // inputOutput matchers are tried only when err is nil; success matchers
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
-	var outV reflect.Value
 	var evalErrs []error
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
@@ -185,10 +184,7 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case err != nil:
 			continue
 		case m.Output != nil:
-			if !outV.IsValid() {
-				outV = reflect.ValueOf(out)
-			}
-			ok, e = c.expr.compare(outV, c.path.Comparator, c.path.Expected)
+			ok, e = c.expr.compare(out, c.path.Comparator, c.path.Expected)
 		case m.InputOutput != nil:
 			ok, e = matchInputOutput(c, in, out)
 		}
@@ -222,7 +218,7 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 //
 //go:noinline
 func matchInputOutput[I, O any](c *compiled, in I, out O) (bool, error) {
-	return c.expr.compare(reflect.ValueOf(ioDoc[I, O]{Input: in, Output: out}), c.path.Comparator, c.path.Expected)
+	return c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
 }
 
 // message evaluates a failure acceptor's message on {input, output}.

@@ -247,7 +247,7 @@ func TestValidate(t *testing.T) {
 		`acceptor 3: comparator: "stringEqual" is not`,
 		`acceptor 4: expected: booleanEquals expects "true" or "false", not "yes"`,
 		`acceptor 5: path: classify: JMESPath expression "a["`,
-		`acceptor 6: path: classify: JMESPath expression "@(foo)": go-jmespath panicked`,
+		`acceptor 6: path: classify: JMESPath expression "@(foo)": syntax error at offset 1: only a name can be called`,
 		"acceptor 7: message: a message is allowed on failure acceptors only, not on success",
 		`acceptor 8: message: classify: JMESPath expression "foo["`,
 		"acceptor 9: path: the path is empty",

@@ -14,22 +14,24 @@
 // a field the type lacks is an error before any call is made), and then
 // evaluated on each attempt.
 //
-// JMESPath reads Go values through the specification's data model, as
+// JMESPath runs on package [github.com/waitable/waitable/jmespath]: Go
+// values are read in place through the specification's data model, as
 // aws-sdk-go-v2 shapes them: pointers are followed, typed string enums are
 // strings, every numeric kind is a number, time.Time is epoch seconds,
 // []byte is base64, a nil slice is an empty array, and a struct field is
-// found by its Smithy member name (status finds Status). Simple paths such
-// as Reservations[].Instances[].State.Name are evaluated directly on the Go
-// value with a per-type plan, allocating nothing per element; other
-// expressions (functions, filters, comparisons) convert the value and run
-// github.com/jmespath/go-jmespath. Either way the answer is the same.
+// found by its Smithy member name (status finds Status). A path such as
+// Reservations[].Instances[].State.Name runs on a plan of field offsets
+// made once per Go type, allocating nothing; every other expression
+// (functions, filters, comparisons) runs on the same values through the
+// same engine's evaluator.
 //
 // What the package deliberately does not do:
 //   - It does not call operations, sleep or retry: it only judges an
 //     outcome. The waiter and retry packages act on its verdicts.
-//   - It does not panic on bad input. An expression that go-jmespath cannot
-//     parse, or that makes it panic, is an error at [Compile]; one that
-//     fails on a particular value does not match, and the failure is
+//   - It does not panic on bad input. An expression that does not parse,
+//     or nests deeper than [jmespath.MaxDepth], is an error at [Compile];
+//     one that fails on a particular value (a function given the wrong
+//     type, a cyclic value read whole) does not match, and the failure is
 //     reported in [Match.Err].
 //   - It does not make an unmatched error terminal or retryable: [Match]
 //     reports the specification's implicit state, and the waiter decides,

@@ -102,7 +102,6 @@ type node struct {
 	name  string // opField
 	index int    // opIndex
 	l, r  *node  // opSub: l then r; opIndex: l; opProject/opValues: l, then r per element; opFlatten: l
-	field fieldCache
 }
 
 type nodeOp uint8

@@ -118,7 +118,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown matcher", `{"A": {"acceptors": [{"state": "success", "matcher": {"outptu": {}}}]}}`, `A.acceptors[0]: line 1, column 22: matcher: unknown member "outptu"`},
 		{"unknown comparator", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "a", "expected": "x", "comparator": "equals"}}}]}}`, `waiter A: acceptor 0: comparator: "equals" is not`},
 		{"invalid JMESPath", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "a[?", "expected": "x", "comparator": "stringEquals"}}}]}}`, `waiter A: acceptor 0: path: classify: JMESPath expression "a[?"`},
-		{"panicking JMESPath", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "@(foo)", "expected": "x", "comparator": "stringEquals"}}}]}}`, "go-jmespath panicked"},
+		{"JMESPath calling a non-function", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "@(foo)", "expected": "x", "comparator": "stringEquals"}}}]}}`, "only a name can be called as a function"},
 		{"empty acceptors", `{"A": {"acceptors": []}}`, "waiter A: acceptors: there are none"},
 		{"two matcher members", `{"A": {"acceptors": [{"state": "success", "matcher": {"success": true, "errorType": "X"}}]}}`, "success, errorType are all set"},
 		{"empty errorType", `{"A": {"acceptors": [{"state": "success", "matcher": {"errorType": ""}}]}}`, "errorType is empty"},

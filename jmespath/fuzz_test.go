@@ -1,0 +1,133 @@
+package jmespath
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	gojmespath "github.com/jmespath/go-jmespath"
+)
+
+func seedCorpus(f *testing.F) {
+	for _, suites := range loadCompliance(f) {
+		for _, s := range suites {
+			given, _ := json.Marshal(s.Given)
+			for _, c := range s.Cases {
+				f.Add(c.Expression, string(given))
+			}
+		}
+	}
+}
+
+// FuzzCompile: any expression compiles or is refused with an error; any
+// that compiles evaluates on a document without panicking.
+func FuzzCompile(f *testing.F) {
+	seedCorpus(f)
+	f.Fuzz(func(t *testing.T, expr, doc string) {
+		e, err := Compile(expr)
+		if err != nil {
+			return
+		}
+		var v any
+		if json.Unmarshal([]byte(doc), &v) != nil {
+			v = nil
+		}
+		e.Search(v)
+		if m, ok := mirrorOf(fromJSON(v)); ok {
+			e.Search(m.Interface())
+		}
+	})
+}
+
+// knownFaults are expressions where go-jmespath v0.4.0 is wrong, so a
+// difference from it is expected: it panics on a call of a non-name
+// (@(foo)), accepts [:::] and other slices of four parts, and reads '\\'
+// as unterminated; a bare &expression is a value it returns as {}.
+func knownFault(expr string) bool {
+	return strings.ContainsAny(expr, `(&\`) || strings.Contains(expr, ":::")
+}
+
+// FuzzDifferential: on JSON values, this engine and go-jmespath agree on
+// whether an expression compiles and on its result, except where
+// go-jmespath has a known fault.
+func FuzzDifferential(f *testing.F) {
+	seedCorpus(f)
+	f.Fuzz(func(t *testing.T, expr, doc string) {
+		if knownFault(expr) || len(expr) > 200 {
+			return
+		}
+		var v any
+		if json.Unmarshal([]byte(doc), &v) != nil {
+			return
+		}
+		theirs, theirErr := func() (res any, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = errPanic
+				}
+			}()
+			return gojmespath.Search(expr, v)
+		}()
+		if theirErr == errPanic {
+			return
+		}
+		e, err := Compile(expr)
+		if err != nil {
+			// go-jmespath accepts much the grammar refuses ({a:b c:d}, *[0,
+			// slices with step 0 on non-arrays): a refusal of ours is
+			// checked by the compliance suite's syntax cases, not here.
+			return
+		}
+		ours, err := e.Search(v)
+		if (err != nil) != (theirErr != nil) {
+			if theirErr != nil && strings.Contains(theirErr.Error(), "nvalid") {
+				return // go-jmespath's type errors are raised on fewer paths than the specification's
+			}
+			t.Fatalf("%q on %s: error %v, go-jmespath error %v", expr, doc, err, theirErr)
+		}
+		if err == nil {
+			if strings.ContainsAny(expr, "*") || strings.Contains(expr, "values") || strings.Contains(expr, "keys") {
+				// An object's members have no order: compare as multisets.
+				ours, theirs = unordered(ours), unordered(theirs)
+			}
+			a, _ := json.Marshal(ours)
+			b, _ := json.Marshal(theirs)
+			if string(a) != string(b) {
+				t.Fatalf("%q on %s: %s, go-jmespath %s", expr, doc, a, b)
+			}
+		}
+	})
+}
+
+var errPanic = jsonErr("go-jmespath panicked")
+
+type jsonErr string
+
+func (e jsonErr) Error() string { return string(e) }
+
+// unordered sorts every array in x by its elements' JSON.
+func unordered(x any) any {
+	switch x := x.(type) {
+	case []any:
+		out := make([]any, len(x))
+		keys := make([]string, len(x))
+		for i, e := range x {
+			out[i] = unordered(e)
+			b, _ := json.Marshal(out[i])
+			keys[i] = string(b)
+		}
+		idx := sortIndex(keys)
+		sorted := make([]any, len(x))
+		for i, j := range idx {
+			sorted[i] = out[j]
+		}
+		return sorted
+	case map[string]any:
+		out := map[string]any{}
+		for k, v := range x {
+			out[k] = unordered(v)
+		}
+		return out
+	}
+	return x
+}

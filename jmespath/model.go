@@ -1,0 +1,412 @@
+package jmespath
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"math/big"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The Smithy JMESPath data model for Go values, as this package reads them:
+//
+//	Go value                                  JMESPath
+//	nil pointer, nil interface                null
+//	bool                                      boolean
+//	string and string kinds (typed enums)     string
+//	[]byte                                    string (standard base64)
+//	ints, uints, floats, *big.Int, *big.Float number (a float32 as its shortest decimal: 1.2, not 1.2000000476837158)
+//	time.Time                                 number: epoch seconds with fraction
+//	slice, array (a nil slice too)            array (a nil slice is [], not null)
+//	map with string keys (a nil map too)      object
+//	struct                                    object of its exported fields
+//	a Smithy document (MarshalSmithyDocument) the JSON it marshals to
+//	an aws-sdk-go-v2 union member             object of one key, the member's name
+//	anything else (chan, func, complex)       null
+//
+// An expression's name finds a struct field by its `jmespath:"name"` tag,
+// then by the exact field name, then by the name with its first letter
+// upper-cased (Smithy's member "status" is aws-sdk-go-v2's field Status).
+// Where an object's keys are listed (keys(), values(), *, to_string, an
+// object in a result), a field's key is its tag, or else its Go name, or
+// the member name given by [WithMemberNames].
+
+// Kind is the type of a JMESPath value.
+type Kind uint8
+
+// The JMESPath types.
+const (
+	Null Kind = iota
+	Boolean
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
+
+// String returns the type's name as the JMESPath type() function does.
+func (k Kind) String() string { return kindNames[k] }
+
+// goVal is a composite Go value (struct, map with string keys, slice or
+// array) read lazily: nothing under it is converted until an expression
+// reaches it.
+type goVal struct {
+	v     reflect.Value
+	names *memberNames
+}
+
+// expref is a &expression, an argument of sort_by and the like.
+type expref struct{ n *node }
+
+var (
+	timeType     = reflect.TypeFor[time.Time]()
+	bigIntType   = reflect.TypeFor[big.Int]()
+	bigFloatType = reflect.TypeFor[big.Float]()
+	docType      = reflect.TypeFor[interface{ MarshalSmithyDocument() ([]byte, error) }]()
+)
+
+// fromGo returns v's value in the data model: a scalar as bool, float64 or
+// string, a composite as a goVal, null as nil.
+func fromGo(v reflect.Value, names *memberNames) any {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+		if v.IsNil() {
+			return nil
+		}
+		if v.Type().Implements(docType) {
+			return fromDocument(v)
+		}
+		if v.Kind() == reflect.Pointer && (v.Type().Elem() == bigIntType || v.Type().Elem() == bigFloatType) {
+			return bigNumber(v)
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() {
+		return nil
+	}
+	t := v.Type()
+	switch t.Kind() {
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.String:
+		return v.String()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(v.Uint())
+	case reflect.Float32:
+		return float32to64(float32(v.Float()))
+	case reflect.Float64:
+		return v.Float()
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return base64.StdEncoding.EncodeToString(v.Bytes())
+		}
+		return goVal{v, names}
+	case reflect.Array:
+		return goVal{v, names}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return nil
+		}
+		return goVal{v, names}
+	case reflect.Struct:
+		switch t {
+		case timeType:
+			tm := v.Interface().(time.Time)
+			return float64(tm.Unix()) + float64(tm.Nanosecond())/1e9
+		case bigIntType, bigFloatType:
+			if v.CanAddr() {
+				return bigNumber(v.Addr())
+			}
+			return nil
+		}
+		if name, ok := unionMember(t); ok {
+			return unionVal{name: names.unionKey(t, name), v: v.Field(0), names: names}
+		}
+		return goVal{v, names}
+	}
+	return nil
+}
+
+// float32to64 widens f to the float64 nearest its shortest decimal, so
+// that a float32 1.2 compares equal to the literal 1.2.
+func float32to64(f float32) float64 {
+	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
+		return float64(f)
+	}
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	return x
+}
+
+func bigNumber(p reflect.Value) any {
+	switch b := p.Interface().(type) {
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(b).Float64()
+		return f
+	case *big.Float:
+		f, _ := b.Float64()
+		return f
+	}
+	return nil
+}
+
+// fromDocument reads a Smithy document (smithy-go's document.Interface)
+// as the JSON it marshals to.
+func fromDocument(v reflect.Value) any {
+	data, err := v.Interface().(interface{ MarshalSmithyDocument() ([]byte, error) }).MarshalSmithyDocument()
+	if err != nil {
+		return nil
+	}
+	var x any
+	d := json.NewDecoder(strings.NewReader(string(data)))
+	d.UseNumber()
+	if d.Decode(&x) != nil {
+		return nil
+	}
+	return fromJSON(x)
+}
+
+// fromJSON turns encoding/json's json.Number into float64 throughout.
+func fromJSON(x any) any {
+	switch x := x.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = fromJSON(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = fromJSON(x[k])
+		}
+	}
+	return x
+}
+
+// unionVal is an aws-sdk-go-v2 union member: a struct named
+// <Union>Member<Name> whose one field is Value. It reads as an object of
+// one key.
+type unionVal struct {
+	name  string
+	v     reflect.Value
+	names *memberNames
+}
+
+func unionMember(t reflect.Type) (string, bool) {
+	if t.NumField() != 1 || t.Field(0).Name != "Value" {
+		return "", false
+	}
+	i := strings.LastIndex(t.Name(), "Member")
+	if i < 0 || i+len("Member") == len(t.Name()) {
+		return "", false
+	}
+	return t.Name()[i+len("Member"):], true
+}
+
+// kindOf returns the JMESPath type of a data model value.
+func kindOf(x any) Kind {
+	switch x := x.(type) {
+	case nil:
+		return Null
+	case bool:
+		return Boolean
+	case float64:
+		return Number
+	case string:
+		return String
+	case []any:
+		return Array
+	case map[string]any, unionVal:
+		return Object
+	case goVal:
+		switch x.v.Kind() {
+		case reflect.Slice, reflect.Array:
+			return Array
+		}
+		return Object
+	case expref:
+		return Null
+	}
+	return Null
+}
+
+// arrayLen returns the length of an array value.
+func arrayLen(x any) int {
+	switch x := x.(type) {
+	case []any:
+		return len(x)
+	case goVal:
+		return x.v.Len()
+	}
+	return 0
+}
+
+// arrayAt returns element i of an array value.
+func arrayAt(x any, i int) any {
+	switch x := x.(type) {
+	case []any:
+		return x[i]
+	case goVal:
+		return fromGo(x.v.Index(i), x.names)
+	}
+	return nil
+}
+
+// field returns member name of an object value, or null.
+func field(x any, name string) any {
+	switch x := x.(type) {
+	case map[string]any:
+		return x[name]
+	case unionVal:
+		if name == x.name || strings.EqualFold(name, x.name) && upperFirst(name) == upperFirst(x.name) {
+			return fromGo(x.v, x.names)
+		}
+	case goVal:
+		switch x.v.Kind() {
+		case reflect.Map:
+			v := x.v.MapIndex(reflect.ValueOf(name).Convert(x.v.Type().Key()))
+			return fromGo(v, x.names)
+		case reflect.Struct:
+			idx := structOf(x.v.Type()).lookup(name, x.names)
+			if idx == nil {
+				return nil
+			}
+			f, err := x.v.FieldByIndexErr(idx)
+			if err != nil {
+				return nil
+			}
+			return fromGo(f, x.names)
+		}
+	}
+	return nil
+}
+
+// eachMember calls yield with every key and value of an object value, in
+// a stable order (a struct's field order, a map's sorted keys).
+func eachMember(x any, yield func(string, any) bool) {
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if !yield(k, x[k]) {
+				return
+			}
+		}
+	case unionVal:
+		yield(x.name, fromGo(x.v, x.names))
+	case goVal:
+		switch x.v.Kind() {
+		case reflect.Map:
+			keys := x.v.MapKeys()
+			strs := make([]string, len(keys))
+			for i, k := range keys {
+				strs[i] = k.String()
+			}
+			order := sortIndex(strs)
+			for _, i := range order {
+				if !yield(strs[i], fromGo(x.v.MapIndex(keys[i]), x.names)) {
+					return
+				}
+			}
+		case reflect.Struct:
+			for _, f := range structOf(x.v.Type()).fields {
+				fv, err := x.v.FieldByIndexErr(f.index)
+				if err != nil {
+					continue
+				}
+				if !yield(x.names.key(x.v.Type(), f), fromGo(fv, x.names)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// structInfo is what this package knows of one struct type.
+type structInfo struct {
+	fields []structField // exported, non-embedded, in order
+	byName sync.Map      // name → []int (nil: none)
+	t      reflect.Type
+}
+
+type structField struct {
+	name  string // Go name
+	key   string // tag or Go name
+	index []int
+}
+
+var structs sync.Map // reflect.Type → *structInfo
+
+func structOf(t reflect.Type) *structInfo {
+	if s, ok := structs.Load(t); ok {
+		return s.(*structInfo)
+	}
+	s := &structInfo{t: t}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		key := f.Name
+		if tag, ok := f.Tag.Lookup("jmespath"); ok {
+			key = tag
+		}
+		s.fields = append(s.fields, structField{name: f.Name, key: key, index: f.Index})
+	}
+	got, _ := structs.LoadOrStore(t, s)
+	return got.(*structInfo)
+}
+
+// lookup finds the field an expression's name refers to.
+func (s *structInfo) lookup(name string, names *memberNames) []int {
+	if idx, ok := s.byName.Load(name); ok {
+		return idx.([]int)
+	}
+	var idx []int
+	if goName, ok := names.field(s.t, name); ok {
+		for _, f := range s.fields {
+			if f.name == goName {
+				idx = f.index
+			}
+		}
+	}
+	if idx == nil {
+		idx = s.find(name)
+	}
+	if names == nil {
+		s.byName.Store(name, idx)
+	}
+	return idx
+}
+
+func (s *structInfo) find(name string) []int {
+	for _, f := range s.fields {
+		if f.key == name && f.key != f.name {
+			return f.index
+		}
+	}
+	upper := upperFirst(name)
+	for _, want := range []string{name, upper} {
+		for _, f := range s.fields {
+			if f.name == want && f.key == f.name {
+				return f.index
+			}
+		}
+	}
+	return nil
+}
+
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

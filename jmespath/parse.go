@@ -1,0 +1,420 @@
+package jmespath
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// MaxDepth is how deeply an expression may nest (parentheses, brackets,
+// sub-expressions, operators): deeper ones are a *SyntaxError rather than
+// a parser that recurses without bound. Real waiters nest fewer than 10
+// levels.
+const MaxDepth = 256
+
+type op uint8
+
+const (
+	opIdentity op = iota // @, or nothing
+	opField              // name
+	opSub                // l.r
+	opIndex              // [num], on l
+	opSlice              // [a:b:c], on l; projects
+	opProject            // l[*].r or l[].r (l flattens)
+	opValues             // l.*.r
+	opFilter             // l[?cond].r
+	opFlatten            // l[]
+	opLiteral            // `json` or 'raw'
+	opList               // [a, b]
+	opHash               // {k: a}
+	opOr
+	opAnd
+	opNot
+	opCmp
+	opPipe
+	opCall
+	opExpref
+)
+
+// node is one node of a parsed expression.
+type node struct {
+	op       op
+	name     string // field name, function name, or comparison
+	num      int    // index
+	slice    [3]*int
+	lit      any // literal value (JSON data model)
+	l, r     *node
+	cond     *node   // filter condition
+	args     []*node // list items, hash values, call arguments
+	keys     []string
+	fn       *function
+	cmp      tokKind
+	position int
+}
+
+// children returns n's sub-nodes.
+func (n *node) children() []*node {
+	out := make([]*node, 0, 3+len(n.args))
+	for _, c := range []*node{n.l, n.r, n.cond} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return append(out, n.args...)
+}
+
+// height returns the depth of the tree under n, without recursion (a
+// left-nested chain such as a.a.a… builds a deep tree from a flat loop).
+func height(n *node) int {
+	type item struct {
+		n *node
+		d int
+	}
+	maxD, stack := 0, []item{{n, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		maxD = max(maxD, it.d)
+		for _, c := range it.n.children() {
+			stack = append(stack, item{c, it.d + 1})
+		}
+	}
+	return maxD
+}
+
+var bindingPower = [...]int{
+	tPipe: 1, tOr: 2, tAnd: 3, tEQ: 5, tNE: 5, tLT: 5, tLE: 5, tGT: 5, tGE: 5,
+	tFlatten: 9, tStar: 20, tFilter: 21, tDot: 40, tNot: 45, tLBrace: 50, tLBracket: 55, tLParen: 60,
+	tExpref: 0, tCurrent: 0, tEOF: 0,
+}
+
+const projectionStop = 10
+
+type parser struct {
+	src   string
+	toks  []token
+	i     int
+	depth int
+}
+
+func parse(src string) (*node, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: toks}
+	n, err := p.expression(0)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.cur(); t.kind != tEOF {
+		return nil, p.errAt(t, "unexpected %s", t.kind)
+	}
+	if height(n) > MaxDepth {
+		return nil, syntaxErr(src, 0, "expression nested deeper than %d levels", MaxDepth)
+	}
+	return n, nil
+}
+
+func (p *parser) cur() token                              { return p.toks[p.i] }
+func (p *parser) peek(k int) tokKind                      { return p.toks[min(p.i+k, len(p.toks)-1)].kind }
+func (p *parser) advance() token                          { t := p.toks[p.i]; p.i = min(p.i+1, len(p.toks)-1); return t }
+func (p *parser) errAt(t token, f string, a ...any) error { return syntaxErr(p.src, t.pos, f, a...) }
+
+func (p *parser) expect(k tokKind) error {
+	if t := p.cur(); t.kind != k {
+		return p.errAt(t, "expected %s, found %s", k, t.kind)
+	}
+	p.advance()
+	return nil
+}
+
+func (p *parser) expression(bp int) (*node, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > MaxDepth {
+		return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", MaxDepth)
+	}
+	left, err := p.nud(p.advance())
+	if err != nil {
+		return nil, err
+	}
+	for steps := 1; bp < bindingPower[p.cur().kind]; steps++ {
+		// Each step nests the tree one level deeper: a.a.a… is as deep
+		// as it is long.
+		if p.depth+steps > MaxDepth {
+			return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", MaxDepth)
+		}
+		if left, err = p.led(p.advance(), left); err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+var identity = &node{op: opIdentity}
+
+func (p *parser) nud(t token) (*node, error) {
+	switch t.kind {
+	case tLiteral:
+		v, err := parseLiteral(t.text)
+		if err != nil {
+			return nil, p.errAt(t, "bad JSON literal: %v", err)
+		}
+		return &node{op: opLiteral, lit: v}, nil
+	case tRawString:
+		return &node{op: opLiteral, lit: t.text}, nil
+	case tIdent:
+		return &node{op: opField, name: t.text, position: t.pos}, nil
+	case tQuoted:
+		if p.cur().kind == tLParen {
+			return nil, p.errAt(t, "a quoted identifier cannot name a function")
+		}
+		return &node{op: opField, name: t.text, position: t.pos}, nil
+	case tStar:
+		if p.cur().kind == tRBracket {
+			return &node{op: opValues, l: identity, r: identity}, nil
+		}
+		r, err := p.projectionRHS(bindingPower[tStar])
+		return &node{op: opValues, l: identity, r: r}, err
+	case tFilter:
+		return p.filter(identity)
+	case tLBrace:
+		return p.hash()
+	case tFlatten:
+		r, err := p.projectionRHS(bindingPower[tFlatten])
+		return &node{op: opProject, l: &node{op: opFlatten, l: identity}, r: r}, err
+	case tLBracket:
+		switch {
+		case p.cur().kind == tNumber || p.cur().kind == tColon:
+			return p.indexOrSlice(identity)
+		case p.cur().kind == tStar && p.peek(1) == tRBracket:
+			p.advance()
+			p.advance()
+			r, err := p.projectionRHS(bindingPower[tStar])
+			return &node{op: opProject, l: identity, r: r}, err
+		}
+		return p.list()
+	case tCurrent:
+		return identity, nil
+	case tExpref:
+		x, err := p.expression(bindingPower[tExpref])
+		return &node{op: opExpref, l: x}, err
+	case tNot:
+		x, err := p.expression(bindingPower[tNot])
+		return &node{op: opNot, l: x}, err
+	case tLParen:
+		x, err := p.expression(0)
+		if err != nil {
+			return nil, err
+		}
+		return x, p.expect(tRParen)
+	}
+	return nil, p.errAt(t, "unexpected %s", t.kind)
+}
+
+func (p *parser) led(t token, left *node) (*node, error) {
+	switch t.kind {
+	case tDot:
+		if p.cur().kind == tStar {
+			p.advance()
+			r, err := p.projectionRHS(bindingPower[tDot])
+			return &node{op: opValues, l: left, r: r}, err
+		}
+		r, err := p.dotRHS(bindingPower[tDot])
+		return &node{op: opSub, l: left, r: r}, err
+	case tPipe, tOr, tAnd:
+		r, err := p.expression(bindingPower[t.kind])
+		o := map[tokKind]op{tPipe: opPipe, tOr: opOr, tAnd: opAnd}[t.kind]
+		return &node{op: o, l: left, r: r}, err
+	case tEQ, tNE, tLT, tLE, tGT, tGE:
+		r, err := p.expression(bindingPower[t.kind])
+		return &node{op: opCmp, cmp: t.kind, l: left, r: r}, err
+	case tLParen:
+		if left.op != opField {
+			return nil, p.errAt(t, "only a name can be called as a function")
+		}
+		call := &node{op: opCall, name: left.name, position: left.position}
+		for p.cur().kind != tRParen {
+			if len(call.args) > 0 {
+				if err := p.expect(tComma); err != nil {
+					return nil, err
+				}
+			}
+			a, err := p.expression(0)
+			if err != nil {
+				return nil, err
+			}
+			call.args = append(call.args, a)
+		}
+		p.advance()
+		return call, resolveCall(p.src, call)
+	case tFilter:
+		return p.filter(left)
+	case tFlatten:
+		r, err := p.projectionRHS(bindingPower[tFlatten])
+		return &node{op: opProject, l: &node{op: opFlatten, l: left}, r: r}, err
+	case tLBracket:
+		if k := p.cur().kind; k == tNumber || k == tColon {
+			return p.indexOrSlice(left)
+		}
+		if err := p.expect(tStar); err != nil {
+			return nil, err
+		}
+		if err := p.expect(tRBracket); err != nil {
+			return nil, err
+		}
+		r, err := p.projectionRHS(bindingPower[tStar])
+		return &node{op: opProject, l: left, r: r}, err
+	}
+	return nil, p.errAt(t, "unexpected %s", t.kind)
+}
+
+func (p *parser) projectionRHS(bp int) (*node, error) {
+	switch k := p.cur().kind; {
+	case bindingPower[k] < projectionStop:
+		return identity, nil
+	case k == tLBracket || k == tFilter:
+		return p.expression(bp)
+	case k == tDot:
+		p.advance()
+		return p.dotRHS(bp)
+	}
+	return nil, p.errAt(p.cur(), "unexpected %s after a projection", p.cur().kind)
+}
+
+func (p *parser) dotRHS(bp int) (*node, error) {
+	switch p.cur().kind {
+	case tIdent, tQuoted, tStar:
+		return p.expression(bp)
+	case tLBracket:
+		p.advance()
+		return p.list()
+	case tLBrace:
+		p.advance()
+		return p.hash()
+	}
+	return nil, p.errAt(p.cur(), "expected a name, \"*\", \"[\" or \"{\" after \".\", found %s", p.cur().kind)
+}
+
+func (p *parser) filter(left *node) (*node, error) {
+	cond, err := p.expression(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(tRBracket); err != nil {
+		return nil, err
+	}
+	r := identity
+	if p.cur().kind != tFlatten {
+		if r, err = p.projectionRHS(bindingPower[tFilter]); err != nil {
+			return nil, err
+		}
+	}
+	return &node{op: opFilter, l: left, r: r, cond: cond}, nil
+}
+
+func (p *parser) indexOrSlice(left *node) (*node, error) {
+	if p.cur().kind == tNumber && p.peek(1) == tRBracket {
+		n := p.advance().num
+		p.advance()
+		return &node{op: opIndex, l: left, num: n}, nil
+	}
+	s := &node{op: opSlice, l: left}
+	part := 0
+	for p.cur().kind != tRBracket {
+		switch t := p.cur(); t.kind {
+		case tColon:
+			part++
+			if part > 2 {
+				return nil, p.errAt(t, "a slice has at most three parts")
+			}
+		case tNumber:
+			if s.slice[part] != nil {
+				return nil, p.errAt(t, "expected \":\" or \"]\", found a number")
+			}
+			n := t.num
+			s.slice[part] = &n
+		default:
+			return nil, p.errAt(t, "expected a number, \":\" or \"]\" in a slice, found %s", t.kind)
+		}
+		p.advance()
+	}
+	p.advance()
+	if s.slice[2] != nil && *s.slice[2] == 0 {
+		return nil, syntaxErr(p.src, p.toks[p.i-1].pos, "a slice's step cannot be 0")
+	}
+	r, err := p.projectionRHS(bindingPower[tStar])
+	if err != nil {
+		return nil, err
+	}
+	return &node{op: opProject, l: s, r: r}, nil
+}
+
+func (p *parser) list() (*node, error) {
+	n := &node{op: opList}
+	for {
+		x, err := p.expression(0)
+		if err != nil {
+			return nil, err
+		}
+		n.args = append(n.args, x)
+		if p.cur().kind == tRBracket {
+			p.advance()
+			return n, nil
+		}
+		if err := p.expect(tComma); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *parser) hash() (*node, error) {
+	n := &node{op: opHash}
+	for {
+		t := p.advance()
+		if t.kind != tIdent && t.kind != tQuoted {
+			return nil, p.errAt(t, "expected a key in a multi-select hash, found %s", t.kind)
+		}
+		if err := p.expect(tColon); err != nil {
+			return nil, err
+		}
+		x, err := p.expression(0)
+		if err != nil {
+			return nil, err
+		}
+		n.keys = append(n.keys, t.text)
+		n.args = append(n.args, x)
+		if p.cur().kind == tRBrace {
+			p.advance()
+			return n, nil
+		}
+		if err := p.expect(tComma); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// parseLiteral decodes a JSON literal. Like the other JMESPath
+// implementations, it reads text that is not JSON as a string (the
+// specification's deprecated form).
+func parseLiteral(text string) (any, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errors.New("empty")
+	}
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	if err == nil {
+		if !d.More() {
+			return fromJSON(v), nil
+		}
+		err = errors.New("data after the JSON value")
+	}
+	var s string
+	if json.Unmarshal([]byte(`"`+strings.TrimLeft(text, " ")+`"`), &s) == nil {
+		return s, nil
+	}
+	return nil, err
+}

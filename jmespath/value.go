@@ -1,0 +1,146 @@
+package jmespath
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// A Value is the result of an expression, read from the Go value in place.
+// The zero Value is null.
+type Value struct {
+	kind Kind
+	s    string
+	b    bool
+	n    float64
+	x    any // a composite from the evaluator
+	e    *Expr
+
+	plan *plan // a projection planned on static types
+	p    unsafe.Pointer
+}
+
+func valueOf(x any, e *Expr) Value {
+	switch x := x.(type) {
+	case nil:
+		return Value{}
+	case bool:
+		return Value{kind: Boolean, b: x}
+	case float64:
+		return Value{kind: Number, n: x}
+	case string:
+		return Value{kind: String, s: x}
+	}
+	return Value{kind: kindOf(x), x: x, e: e}
+}
+
+// Kind returns the value's JMESPath type.
+func (v Value) Kind() Kind {
+	if v.x != nil {
+		return kindOf(v.x)
+	}
+	return v.kind
+}
+
+// String returns the value if it is a string.
+func (v Value) String() (string, bool) {
+	if v.x != nil {
+		s, ok := v.x.(string)
+		return s, ok
+	}
+	return v.s, v.kind == String
+}
+
+// Bool returns the value if it is a boolean.
+func (v Value) Bool() (bool, bool) {
+	if v.x != nil {
+		b, ok := v.x.(bool)
+		return b, ok
+	}
+	return v.b, v.kind == Boolean
+}
+
+// Number returns the value if it is a number.
+func (v Value) Number() (float64, bool) {
+	if v.x != nil {
+		n, ok := v.x.(float64)
+		return n, ok
+	}
+	return v.n, v.kind == Number
+}
+
+// Elements calls yield with each element of an array, in order, until
+// yield returns false; for any other value it does nothing.
+func (v Value) Elements(yield func(Value) bool) {
+	if v.plan != nil {
+		walk(v.plan.each, v.p, func(at unsafe.Pointer) bool {
+			return yield(v.plan.leafValue(at))
+		})
+		return
+	}
+	if v.x == nil || kindOf(v.x) != Array {
+		return
+	}
+	for i := range arrayLen(v.x) {
+		if !yield(valueOf(arrayAt(v.x, i), v.e)) {
+			return
+		}
+	}
+}
+
+// Interface returns the value in the types of encoding/json: nil, bool,
+// float64, string, []any or map[string]any. It fails with ErrTooLarge on
+// a value that is cyclic or too large to read whole.
+func (v Value) Interface() (any, error) {
+	switch {
+	case v.plan != nil:
+		out := []any{}
+		v.Elements(func(e Value) bool {
+			x, _ := e.Interface()
+			out = append(out, x)
+			return true
+		})
+		return out, nil
+	case v.x != nil:
+		ev := evaluator{e: v.e}
+		x, err := ev.materialize(v.x, 0)
+		if err != nil {
+			src := ""
+			if v.e != nil {
+				src = v.e.src
+			}
+			return nil, &Error{Expr: src, Err: err}
+		}
+		return x, nil
+	}
+	switch v.kind {
+	case Boolean:
+		return v.b, nil
+	case Number:
+		return v.n, nil
+	case String:
+		return v.s, nil
+	}
+	return nil, nil
+}
+
+// CountString returns, for an array, how many of its elements are strings
+// equal to want and how many elements it has; for any other value, 0 and 0.
+// It is the loop behind Smithy's allStringEquals and anyStringEquals
+// comparators, without a call per element.
+func (v Value) CountString(want string) (equal, total int) {
+	if v.plan != nil {
+		// Only a Go string reads as a string here; a []byte or a pointer
+		// (a document) may too, and goes element by element.
+		if k := v.plan.kind; k != reflect.Pointer && (k != reflect.Slice || v.plan.leaf.Elem().Kind() != reflect.Uint8) {
+			return v.plan.countString(v.plan.each, v.p, want)
+		}
+	}
+	v.Elements(func(x Value) bool {
+		total++
+		if s, ok := x.String(); ok && s == want {
+			equal++
+		}
+		return true
+	})
+	return equal, total
+}
