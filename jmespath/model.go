@@ -14,29 +14,6 @@ import (
 	"unicode/utf8"
 )
 
-// The Smithy JMESPath data model for Go values, as this package reads them:
-//
-//	Go value                                  JMESPath
-//	nil pointer, nil interface                null
-//	bool                                      boolean
-//	string and string kinds (typed enums)     string
-//	[]byte                                    string (standard base64)
-//	ints, uints, floats, *big.Int, *big.Float number (a float32 as its shortest decimal: 1.2, not 1.2000000476837158)
-//	time.Time                                 number: epoch seconds with fraction
-//	slice, array (a nil slice too)            array (a nil slice is [], not null)
-//	map with string keys (a nil map too)      object
-//	struct                                    object of its exported fields
-//	a Smithy document (MarshalSmithyDocument) the JSON it marshals to
-//	an aws-sdk-go-v2 union member             object of one key, the member's name
-//	anything else (chan, func, complex)       null
-//
-// An expression's name finds a struct field by its `jmespath:"name"` tag,
-// then by the exact field name, then by the name with its first letter
-// upper-cased (Smithy's member "status" is aws-sdk-go-v2's field Status).
-// Where an object's keys are listed (keys(), values(), *, to_string, an
-// object in a result), a field's key is its tag, or else its Go name, or
-// the member name given by [WithMemberNames].
-
 // Kind is the type of a JMESPath value.
 type Kind uint8
 

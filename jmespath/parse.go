@@ -3,6 +3,7 @@ package jmespath
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 )
 
@@ -258,9 +259,10 @@ func (p *parser) led(t token, left *node) (*node, error) {
 		if k := p.cur().kind; k == tNumber || k == tColon {
 			return p.indexOrSlice(left)
 		}
-		if err := p.expect(tStar); err != nil {
-			return nil, err
+		if p.cur().kind != tStar {
+			return nil, p.errAt(p.cur(), `expected a number, ":" or "*" after "[", found %s`, p.cur().kind)
 		}
+		p.advance()
 		if err := p.expect(tRBracket); err != nil {
 			return nil, err
 		}
@@ -395,26 +397,18 @@ func (p *parser) hash() (*node, error) {
 	}
 }
 
-// parseLiteral decodes a JSON literal. Like the other JMESPath
-// implementations, it reads text that is not JSON as a string (the
-// specification's deprecated form).
+// parseLiteral decodes a JSON literal. The specification's deprecated
+// form, text that is not JSON read as a string, is refused, as
+// go-jmespath and the current specification do.
 func parseLiteral(text string) (any, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, errors.New("empty")
-	}
 	d := json.NewDecoder(strings.NewReader(text))
 	d.UseNumber()
 	var v any
-	err := d.Decode(&v)
-	if err == nil {
-		if !d.More() {
-			return fromJSON(v), nil
-		}
-		err = errors.New("data after the JSON value")
+	if err := d.Decode(&v); err != nil {
+		return nil, err
 	}
-	var s string
-	if json.Unmarshal([]byte(`"`+strings.TrimLeft(text, " ")+`"`), &s) == nil {
-		return s, nil
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON value")
 	}
-	return nil, err
+	return fromJSON(v), nil
 }
