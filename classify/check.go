@@ -21,7 +21,7 @@ import (
 // reachable from root. A nil root, or an interface root, is not checked.
 func (e *Expr) Check(root reflect.Type, c Comparator) error {
 	root = derefType(root)
-	if root == nil || root.Kind() == reflect.Interface {
+	if root == nil || root.Kind() == reflect.Interface || isDocument(root) {
 		return nil
 	}
 	if e.simple == nil {
@@ -42,7 +42,7 @@ func (n *node) staticType(t reflect.Type) (rt reflect.Type, list bool, err error
 	if n.op == opIdentity {
 		return t, false, nil
 	}
-	if t == nil || t.Kind() == reflect.Interface {
+	if t == nil || t.Kind() == reflect.Interface || isDocument(t) {
 		return nil, n.projects(), nil
 	}
 	switch n.op {
@@ -205,6 +205,11 @@ func (e *Expr) checkNames(root reflect.Type) error {
 			return
 		}
 		seen[t] = true
+		switch {
+		case isDocument(t):
+			open = true
+			return
+		}
 		switch t.Kind() {
 		case reflect.Interface:
 			open = true
@@ -263,4 +268,12 @@ func suggest(t reflect.Type, name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// documentType is a Smithy document (smithy-go's document.Interface, or
+// any type that marshals itself so): its shape is known only at run time.
+var documentType = reflect.TypeFor[interface{ MarshalSmithyDocument() ([]byte, error) }]()
+
+func isDocument(t reflect.Type) bool {
+	return t.Implements(documentType) || reflect.PointerTo(t).Implements(documentType)
 }

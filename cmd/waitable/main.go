@@ -1,0 +1,126 @@
+// Command waitable waits on anything from a shell, the way a Smithy waiter
+// does: it polls an HTTP endpoint or a command whose output is JSON until a
+// success condition holds, stops early when a failure condition holds, and
+// reports the last state it saw when time runs out. It also shows when a
+// waiter's polls happen (schedule) and checks waiter models (lint, list).
+//
+//	waitable http https://api.example.com/jobs/42 --success "status == 'done'" --failure "status == 'failed'"
+//	waitable exec --success "Table.TableStatus == 'ACTIVE'" -- aws dynamodb describe-table --table-name t
+//	waitable schedule --min-delay 2s --max-delay 120s --max-wait 10m --svg schedule.svg
+//	waitable lint model.json waiters-2.json
+//
+// Install it with
+//
+//	go install github.com/waitable/waitable/cmd/waitable@latest
+//
+// Exit statuses: 0 the success condition held; 1 a failure condition held
+// (or the call kept failing); 2 the wait timed out; 3 lint found problems;
+// 64 bad usage or input; 130 interrupted (Ctrl-C cancels the call in
+// flight).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit statuses.
+const (
+	exitSuccess     = 0
+	exitFailure     = 1
+	exitTimeout     = 2
+	exitLint        = 3
+	exitUsage       = 64
+	exitInterrupted = 130
+)
+
+const usage = `waitable: wait on anything from a shell, the way a Smithy waiter does.
+
+Usage:
+  waitable http URL [flags]          poll an HTTP endpoint whose body is JSON
+  waitable exec [flags] -- CMD ARGS  poll a command whose standard output is JSON
+  waitable schedule [flags]          show when a waiter's polls happen
+  waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files
+  waitable list MODEL...             list the waiters in model files
+
+Conditions (http and exec), tried in the order given; the first that holds
+decides:
+  --success COND   the wait succeeds       --failure COND   the wait fails now
+  --retry COND     poll again
+where COND is a JMESPath expression on the JSON output that must be true
+(status == 'ready', length(items[?phase != 'Running']) == ` + "`0`" + `), or
+  ok               the call succeeded      error            the call failed
+  error=CODE       the call failed with CODE (HTTP 404, exit 3)
+  status=N         the HTTP status was N (http only)
+Or --waiter FILE [--name NAME]: the JSON value of a smithy.waiters#waitable
+trait instead of conditions.
+
+Run 'waitable COMMAND --help' for a command's flags.
+
+Exit statuses: 0 success; 1 failure; 2 timeout; 3 lint found problems;
+64 bad usage or input; 130 interrupted.
+
+Examples:
+  waitable http http://localhost:8080/health --success ok --max-wait 30s
+  waitable http https://api.example.com/jobs/42 -H 'Authorization: Bearer '"$TOKEN" \
+      --success "state == 'done'" --failure "state == 'failed'" --json | jq .
+  waitable exec --success "Table.TableStatus == 'ACTIVE'" -- \
+      aws dynamodb describe-table --table-name orders
+  waitable schedule --min-delay 15s --max-delay 15s --max-wait 10m
+  waitable lint testdata/aws/models/*.json
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is bad usage or input: exit status 64.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// run runs the command with args and returns its exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var code int
+	var err error
+	switch args[0] {
+	case "http", "exec":
+		code, err = waitCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "schedule":
+		code, err = scheduleCommand(args[1:], stdout)
+	case "lint":
+		code, err = lintCommand(args[1:], stdout, false)
+	case "list":
+		code, err = lintCommand(args[1:], stdout, true)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitSuccess
+	default:
+		fmt.Fprintf(stderr, "waitable: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "waitable %s: %v\n", args[0], err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		if code == exitSuccess {
+			code = exitFailure
+		}
+	}
+	return code
+}

@@ -1,0 +1,401 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// binary is the built command the tests run.
+var binary string
+
+func TestMain(m *testing.M) {
+	// Run as the polled command of the exec tests.
+	if counter := os.Getenv("WAITABLE_TEST_COMMAND"); counter != "" {
+		os.Exit(fakeCommand(counter))
+	}
+	dir, err := os.MkdirTemp("", "waitable-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "waitable")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(goTool, "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := 0
+	func() {
+		defer os.RemoveAll(dir)
+		goleak.VerifyTestMain(exitCatcher{m, &code})
+	}()
+	os.Exit(code)
+}
+
+// exitCatcher lets TestMain clean up before exiting.
+type exitCatcher struct {
+	m    *testing.M
+	code *int
+}
+
+func (e exitCatcher) Run() int { *e.code = e.m.Run(); return *e.code }
+
+// fakeCommand counts its runs in a file and prints {"n": count, "state":
+// …}: pending until the third run, then the state WAITABLE_TEST_STATE
+// (default done); WAITABLE_TEST_EXIT makes it exit with that status.
+func fakeCommand(counter string) int {
+	n := 1
+	if b, err := os.ReadFile(counter); err == nil {
+		n, _ = strconv.Atoi(string(b))
+		n++
+	}
+	os.WriteFile(counter, []byte(strconv.Itoa(n)), 0o644)
+	if code := os.Getenv("WAITABLE_TEST_EXIT"); code != "" {
+		fmt.Fprintln(os.Stderr, "boom")
+		c, _ := strconv.Atoi(code)
+		return c
+	}
+	state := "pending"
+	if n >= 3 {
+		state = os.Getenv("WAITABLE_TEST_STATE")
+		if state == "" {
+			state = "done"
+		}
+	}
+	fmt.Printf(`{"n": %d, "state": %q}`+"\n", n, state)
+	return 0
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runBinary(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// jobServer answers {"state": "pending"} until call ready, then state;
+// the first storm calls answer 503.
+func jobServer(t *testing.T, ready int, state string, storm int) (*httptest.Server, *atomic.Int32) {
+	var calls atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(calls.Add(1))
+		if r.Header.Get("X-Token") != "secret" {
+			http.Error(w, `{"message": "no token"}`, http.StatusUnauthorized)
+			return
+		}
+		if n <= storm {
+			http.Error(w, `{"message": "slow down"}`, http.StatusServiceUnavailable)
+			return
+		}
+		st := "pending"
+		if n >= ready {
+			st = state
+		}
+		fmt.Fprintf(w, `{"state": %q, "call": %d}`, st, n)
+	}))
+	t.Cleanup(s.Close)
+	return s, &calls
+}
+
+var fast = []string{"--min-delay", "5ms", "--max-delay", "5ms", "-H", "X-Token: secret"}
+
+func TestHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		ready, storm int
+		state        string
+		args         []string
+		code         int
+		stdout       string
+		stderr       []string
+	}{
+		{"ready after 3 polls", 3, 0, "done", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
+			0, `{"state": "done", "call": 3}`, []string{"#1", "#3", "success after 3 attempts"}},
+		{"failure state stops at once", 2, 0, "failed", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
+			1, `{"state": "failed", "call": 2}`, []string{"failure after 2 attempts", `state == 'failed'`}},
+		{"a 503 storm, retried by condition", 1, 6, "done", []string{"--retry", "status=503", "--success", "state == 'done'"},
+			0, `{"state": "done", "call": 7}`, []string{"#7", "(status: 503)", "(state == 'done')"}},
+		{"a 503 storm without a condition: transient errors, then failure", 1, 100, "done", []string{"--success", "state == 'done'"},
+			1, `{"message": "slow down"}`, []string{"transient error", "HTTP 503"}},
+		{"OR of conditions", 2, 0, "skipped", []string{"--success", "state == 'done' || state == 'skipped'"},
+			0, `{"state": "skipped", "call": 2}`, nil},
+		{"an error code", 1, 0, "done", []string{"--failure", "error=HTTP 401", "--success", "ok"},
+			1, `{"message": "no token"}`, []string{"failure after 1 attempts"}},
+		{"the waiter file", 2, 0, "failed", []string{"--waiter", "testdata/trait.json"},
+			1, `{"state": "failed", "call": 2}`, []string{"output: state stringEquals \"failed\""}},
+		{"timeout shows the last state", 1000, 0, "done", []string{"--success", "state == 'done'", "--max-wait", "200ms"},
+			2, `"state": "pending"`, []string{"timeout after"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := jobServer(t, tt.ready, tt.state, tt.storm)
+			args := append([]string{"http", s.URL}, fast...)
+			if strings.Contains(tt.name, "error code") {
+				args = []string{"http", s.URL, "--min-delay", "5ms", "--max-delay", "5ms"}
+			}
+			r := runBinary(t, nil, append(args, tt.args...)...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) {
+				t.Errorf("exit %d, stdout %q; want exit %d and %q\nstderr:\n%s", r.code, r.stdout, tt.code, tt.stdout, r.stderr)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPHangs: a server that never answers: the wait times out at
+// --max-wait, not later.
+func TestHTTPHangs(t *testing.T) {
+	release := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer s.Close()
+	defer close(release)
+	start := time.Now()
+	r := runBinary(t, nil, "http", s.URL, "--success", "ok", "--max-wait", "500ms")
+	if r.code != exitTimeout || !strings.Contains(r.stderr, "timeout") {
+		t.Errorf("exit %d, stderr %q; want a timeout", r.code, r.stderr)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
+
+// TestJSONLines: --json prints one object per attempt, then the result.
+func TestJSONLines(t *testing.T) {
+	s, _ := jobServer(t, 3, "done", 0)
+	r := runBinary(t, nil, append(append([]string{"http", s.URL}, fast...), "--success", "state == 'done'", "--json")...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 3 attempts and a result:\n%s", len(lines), r.stdout)
+	}
+	for i, l := range lines[:3] {
+		var a attemptJSON
+		if err := json.Unmarshal([]byte(l), &a); err != nil || a.Attempt != i+1 {
+			t.Errorf("line %d: %v %+v", i, err, a)
+		}
+	}
+	var res resultJSON
+	if err := json.Unmarshal([]byte(lines[3]), &res); err != nil || res.Result != "success" || res.Attempts != 3 || !strings.Contains(string(res.Output), `"done"`) {
+		t.Errorf("result %v %+v", err, res)
+	}
+}
+
+func TestExec(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		env    []string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"done on the third run", nil, []string{"--success", "state == 'done'"}, 0, `"n": 3`},
+		{"a failure state", []string{"WAITABLE_TEST_STATE=broken"}, []string{"--success", "state == 'done'", "--failure", "state == 'broken'"}, 1, `"n": 3`},
+		{"an exit status as an error code", []string{"WAITABLE_TEST_EXIT=3"}, []string{"--failure", "error=exit 3", "--success", "ok"}, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			counter := filepath.Join(t.TempDir(), "count")
+			env := append([]string{"WAITABLE_TEST_COMMAND=" + counter}, tt.env...)
+			args := append([]string{"exec", "--min-delay", "5ms", "--max-delay", "5ms"}, tt.args...)
+			r := runBinary(t, env, append(args, "--", self)...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) {
+				t.Errorf("exit %d, stdout %q; want %d, %q\nstderr:\n%s", r.code, r.stdout, tt.code, tt.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"http", "http://localhost:1"},
+		{"http", "http://localhost:1", "--success", "status == "},
+		{"http", "--success", "ok"},
+		{"exec", "--success", "ok"},
+		{"http", "http://localhost:1", "--waiter", "testdata/trait.json", "--success", "ok"},
+		{"schedule", "--max-wait", "0s"},
+	} {
+		r := runBinary(t, nil, args...)
+		if r.code != exitUsage || r.stderr == "" {
+			t.Errorf("%q: exit %d, stderr %q; want %d with a message", args, r.code, r.stderr, exitUsage)
+		}
+	}
+	if r := runBinary(t, nil, "--help"); r.code != 0 || !strings.Contains(r.stdout, "Examples:") {
+		t.Errorf("--help: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// TestInterrupt: Ctrl-C cancels the call in flight and exits 130.
+func TestInterrupt(t *testing.T) {
+	inFlight := make(chan struct{}, 1)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight <- struct{}{}
+		<-r.Context().Done() // released when the command cancels the call
+	}))
+	defer s.Close()
+	cmd := exec.CommandContext(t.Context(), binary, "http", s.URL, "--success", "ok", "--max-wait", "1m")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-inFlight
+	cmd.Process.Signal(syscall.SIGINT)
+	var lines []string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("exit %v, want %d; stderr %q", err, exitInterrupted, lines)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
+	}
+}
+
+func TestScheduleGolden(t *testing.T) {
+	r := runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	golden(t, "schedule.golden", r.stdout)
+}
+
+func TestLintGolden(t *testing.T) {
+	models, _ := filepath.Glob("../../testdata/aws/models/*.json")
+	r := runBinary(t, nil, append([]string{"lint"}, models...)...)
+	if r.code != 0 {
+		t.Errorf("lint of AWS's models: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	golden(t, "lint-aws.golden", r.stdout)
+	r = runBinary(t, nil, "lint", "testdata/broken-smithy.json", "testdata/broken-botocore.json")
+	if r.code != exitLint || !strings.Contains(r.stderr, "problems") {
+		t.Errorf("lint of broken models: exit %d, stderr %q", r.code, r.stderr)
+	}
+	golden(t, "lint-broken.golden", r.stdout)
+	r = runBinary(t, nil, "list", "../../testdata/aws/models/acm-2015-12-08.json")
+	if r.code != 0 {
+		t.Errorf("list: exit %d %s", r.code, r.stderr)
+	}
+	golden(t, "list-acm.golden", r.stdout)
+}
+
+// TestScheduleSVGInBrowser opens the SVG in headless Chromium and checks
+// the screenshot is not blank.
+func TestScheduleSVGInBrowser(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "schedule.svg")
+	if r := runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50", "--svg", svg); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(svg)
+	for _, want := range []string{"time since the wait began", "median", "deadline", "prefers-color-scheme: dark", "1m30s"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (apt-get install chromium; .ci/run does): skipping the browser test")
+	}
+	shot := filepath.Join(dir, "shot.png")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+shot, "--window-size=870,440", "file://"+svg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colors := map[uint32]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colors[(r>>12)<<8|(g>>12)<<4|bl>>12]++
+		}
+	}
+	if len(colors) < 4 {
+		t.Errorf("the screenshot has %d colours: blank", len(colors))
+	}
+}

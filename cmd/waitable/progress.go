@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// progress prints a wait's attempts: a line each on standard error (one
+// line rewritten in place on a terminal), or a JSON object each on
+// standard output with --json.
+type progress struct {
+	w, out      io.Writer
+	json, quiet bool
+	live        bool
+	first       time.Time
+	n           int
+	wroteLive   bool
+}
+
+type attemptJSON struct {
+	Attempt   int             `json:"attempt"`
+	Start     time.Time       `json:"start"`
+	LatencyMS float64         `json:"latency_ms"`
+	State     string          `json:"state"`
+	Acceptor  int             `json:"acceptor"`
+	Matcher   string          `json:"matcher,omitempty"`
+	Message   string          `json:"message,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Transient bool            `json:"transient,omitempty"`
+	NextMS    float64         `json:"next_delay_ms"`
+	Output    json.RawMessage `json:"output,omitempty"`
+}
+
+type resultJSON struct {
+	Result   string          `json:"result"`
+	Attempts int             `json:"attempts"`
+	Error    string          `json:"error,omitempty"`
+	Output   json.RawMessage `json:"output"`
+}
+
+func (p *progress) attempt(a waiter.Attempt[*output]) {
+	p.n = a.Number
+	if p.first.IsZero() {
+		p.first = a.Start
+	}
+	out := a.Output
+	var ce *callError
+	if errors.As(a.Err, &ce) {
+		out = ce.out
+	}
+	if p.json {
+		j := attemptJSON{Attempt: a.Number, Start: a.Start, LatencyMS: ms(a.Latency), State: a.State.String(), Acceptor: a.Acceptor,
+			Matcher: a.Matcher, Message: a.Message, Transient: a.Transient, NextMS: ms(a.NextDelay)}
+		if a.Err != nil {
+			j.Error = a.Err.Error()
+		}
+		if out != nil {
+			j.Output = out.raw
+		}
+		writeJSON(p.out, j)
+		return
+	}
+	if p.quiet {
+		return
+	}
+	what := "no condition held"
+	switch {
+	case a.Acceptor >= 0:
+		// A --success condition reads as written.
+		what = strings.TrimSuffix(strings.TrimPrefix(a.Matcher, "output: "), ` booleanEquals "true"`)
+		if what == a.Matcher[min(len(a.Matcher), len("output: ")):] && strings.HasPrefix(a.Matcher, "output: ") {
+			what = a.Matcher
+		}
+	case a.Transient:
+		what = "transient error, retried: " + a.Err.Error()
+	case a.Err != nil:
+		what = "error: " + a.Err.Error()
+	}
+	line := fmt.Sprintf("#%d  +%s  %s  (%s)", a.Number, short(a.Start.Sub(p.first)), a.State, what)
+	if a.NextDelay > 0 {
+		line += fmt.Sprintf("; next poll in %s", short(a.NextDelay))
+	}
+	if p.live {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.wroteLive = true
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// result prints how the wait ended and the last output, and returns the
+// exit status.
+func (p *progress) result(err error, last *output) (int, error) {
+	code, word := exitSuccess, "success"
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		code, word = exitInterrupted, "interrupted"
+	case errors.Is(err, waiter.ErrTimeout), errors.Is(err, waiter.ErrMaxAttempts):
+		code, word = exitTimeout, "timeout"
+	default:
+		code, word = exitFailure, "failure"
+	}
+	raw := json.RawMessage("null")
+	if last != nil {
+		raw = last.raw
+	}
+	if p.json {
+		r := resultJSON{Result: word, Attempts: p.n, Output: raw}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		writeJSON(p.out, r)
+		return code, nil
+	}
+	if p.wroteLive {
+		fmt.Fprintln(p.w)
+	}
+	if last != nil {
+		fmt.Fprintf(p.out, "%s\n", raw)
+	}
+	if err != nil {
+		fmt.Fprintf(p.w, "waitable: %s after %d attempts: %v\n", word, p.n, err)
+	} else if !p.quiet {
+		fmt.Fprintf(p.w, "waitable: success after %d attempts\n", p.n)
+	}
+	return code, nil
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// short rounds d for a progress line: to the millisecond under a second,
+// to a tenth of a second above.
+func short(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
+)
+
+type scheduleConfig struct {
+	minDelay, maxDelay, maxWait, latency, reserve time.Duration
+	seeds                                         int
+}
+
+// scheduleRow is one poll over every seed.
+type scheduleRow struct {
+	lo, mid, hi time.Duration
+	runs        int
+}
+
+func scheduleCommand(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("schedule", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var c scheduleConfig
+	fs.DurationVar(&c.minDelay, "min-delay", 2*time.Second, "the waiter's MinDelay")
+	fs.DurationVar(&c.maxDelay, "max-delay", 120*time.Second, "the waiter's MaxDelay")
+	fs.DurationVar(&c.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
+	fs.DurationVar(&c.latency, "latency", 100*time.Millisecond, "how long each call takes")
+	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: the call latency, as the waiter does)")
+	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
+	svg := fs.String("svg", "", "also write the timeline as an SVG file")
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: waitable schedule [flags]\n\nWhen a waiter that never succeeds polls, over many jitter seeds, decided by the waiter's own core.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitSuccess, nil
+		}
+		return exitUsage, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return exitUsage, usagef("unexpected arguments %q", fs.Args())
+	}
+	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 {
+		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency not negative")
+	}
+	rows, lasts, err := simulateSchedule(c)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	fmt.Fprintf(stdout, "min delay %v, max delay %v, max wait %v, call latency %v, %d seeds\n", c.minDelay, c.maxDelay, c.maxWait, c.latency, c.seeds)
+	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs")
+	for i, r := range rows {
+		fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs)
+	}
+	fmt.Fprintf(stdout, "the last poll ends between %v and %v (deadline %v)\n", lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond), c.maxWait)
+	if *svg != "" {
+		if err := os.WriteFile(*svg, []byte(scheduleSVG(c, rows, lasts)), 0o644); err != nil {
+			return exitFailure, err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", *svg)
+	}
+	return exitSuccess, nil
+}
+
+// simulateSchedule returns, for each poll number, when it starts over the
+// seeds, and when the last poll of each seed ends (sorted).
+func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) {
+	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry()}
+	if c.reserve >= 0 {
+		opts = append(opts, waiter.WithFinalReserve(c.reserve))
+	}
+	never := func(struct{}, struct{}, error) (bool, error) { return false, nil }
+	call := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
+	w, err := waiter.NewFunc("Schedule", call, never, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	retry := waiter.Judgment{Acceptor: -1, State: classify.Retry} // the resource never gets there
+	var runs [][]time.Duration
+	for seed := range c.seeds {
+		s, err := w.Begin(t0, c.maxWait, uint64(seed)+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		var starts []time.Duration
+		for at := t0; ; at = s.Next {
+			starts = append(starts, at.Sub(t0))
+			var d waiter.Decision
+			s, d = w.Step(s, waiter.Poll{Start: at, Latency: c.latency, Judgment: retry}, at.Add(c.latency))
+			if d.Done {
+				break
+			}
+		}
+		runs = append(runs, starts)
+	}
+	most := 0
+	var lasts []time.Duration
+	for _, r := range runs {
+		most = max(most, len(r))
+		lasts = append(lasts, r[len(r)-1]+c.latency)
+	}
+	slices.Sort(lasts)
+	rows := make([]scheduleRow, most)
+	for p := range rows {
+		var at []time.Duration
+		for _, r := range runs {
+			if p < len(r) {
+				at = append(at, r[p])
+			}
+		}
+		slices.Sort(at)
+		rows[p] = scheduleRow{at[0], at[len(at)/2], at[len(at)-1], len(at)}
+	}
+	return rows, lasts, nil
+}
+
+// scheduleSVG draws the polls on a time axis: a bar from the earliest to
+// the latest start over the seeds, a tick at the median, the deadline, a
+// legend and a caption. Colours follow the page's light or dark scheme.
+func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) string {
+	const width, left, right, top, rowH = 860.0, 48.0, 24.0, 56.0, 16.0
+	plotW := width - left - right
+	x := func(d time.Duration) float64 { return left + plotW*d.Seconds()/c.maxWait.Seconds() }
+	plotH := rowH * float64(len(rows))
+	axisY := top + plotH + 8
+	height := axisY + 70
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="system-ui, sans-serif" font-size="12">`+"\n", width, height, width, height)
+	b.WriteString(`<style>
+  .bg { fill: #fff; } text { fill: #1a1a1a; } .axis { stroke: #555; } .grid { stroke: #ddd; }
+  .range { fill: #7fb3e6; } .median { stroke: #0b3d91; } .deadline { stroke: #c62828; } .deadline-label { fill: #c62828; }
+  @media (prefers-color-scheme: dark) {
+    .bg { fill: #16181c; } text { fill: #e8e8e8; } .axis { stroke: #aaa; } .grid { stroke: #333; }
+    .range { fill: #3d6fa3; } .median { stroke: #cfe3ff; } .deadline { stroke: #ff6b6b; } .deadline-label { fill: #ff6b6b; }
+  }
+</style>
+<rect class="bg" width="100%" height="100%"/>
+`)
+	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14" font-weight="600">When a waiter polls: min delay %v, max delay %v, max wait %v</text>`+"\n", left, c.minDelay, c.maxDelay, c.maxWait)
+	// Legend.
+	lx := left
+	fmt.Fprintf(&b, `<rect class="range" x="%.0f" y="30" width="24" height="10"/><text x="%.0f" y="39">earliest to latest start over %d seeds</text>`+"\n", lx, lx+30, c.seeds)
+	lx += 270
+	fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="29" x2="%.0f" y2="41" stroke-width="2"/><text x="%.0f" y="39">median</text>`+"\n", lx+12, lx+12, lx+22)
+	lx += 90
+	fmt.Fprintf(&b, `<line class="deadline" x1="%.0f" y1="29" x2="%.0f" y2="41" stroke-width="2"/><text x="%.0f" y="39">deadline</text>`+"\n", lx+12, lx+12, lx+22)
+	// Grid and axis.
+	step := niceStep(c.maxWait)
+	for t := time.Duration(0); t <= c.maxWait; t += step {
+		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f"/>`, x(t), top-4, x(t), axisY)
+		fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", x(t), axisY, x(t), axisY+5, x(t), axisY+18, shortDuration(t))
+	}
+	fmt.Fprintf(&b, `<line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/>`+"\n", left, axisY, left+plotW, axisY)
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">time since the wait began</text>`+"\n", left+plotW/2, axisY+34)
+	for i, r := range rows {
+		y := top + rowH*float64(i)
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">#%d</text><rect class="range" x="%.1f" y="%.1f" width="%.1f" height="10"/><line class="median" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke-width="2"/>`+"\n",
+			left-6, y+10, i+1, x(r.lo), y+1, max(x(r.hi)-x(r.lo), 1.5), x(r.mid), y, x(r.mid), y+12)
+	}
+	fmt.Fprintf(&b, `<line class="deadline" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2"/><text class="deadline-label" x="%.1f" y="%.0f" text-anchor="end">deadline</text>`+"\n", x(c.maxWait), top-8, x(c.maxWait), axisY, x(c.maxWait)-4, top-10)
+	caption := fmt.Sprintf("%d polls at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
+		len(rows), c.latency, lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond))
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n", left, height-8, html.EscapeString(caption))
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// niceStep picks an axis step giving about 5 to 10 ticks.
+func niceStep(total time.Duration) time.Duration {
+	for _, s := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour} {
+		if total/s <= 10 {
+			return s
+		}
+	}
+	return time.Duration(math.Ceil(total.Hours()/10)) * time.Hour
+}
+
+func shortDuration(d time.Duration) string {
+	h, m, sec := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	var b strings.Builder
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if sec > 0 || b.Len() == 0 {
+		fmt.Fprintf(&b, "%ds", sec)
+	}
+	return b.String()
+}

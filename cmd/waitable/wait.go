@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
+)
+
+// output is one call's JSON output. The engine reads it as the JSON it
+// holds (it is a Smithy document), and status matchers read its HTTP
+// status.
+type output struct {
+	raw    json.RawMessage
+	status int
+}
+
+// MarshalSmithyDocument returns the JSON output.
+func (o *output) MarshalSmithyDocument() ([]byte, error) { return o.raw, nil }
+
+// HTTPStatusCode returns the response's status (200 for a command).
+func (o *output) HTTPStatusCode() int { return o.status }
+
+// callError is a call that failed: an HTTP status that is not 2xx, or a
+// command that exited non-zero. Its code is what error=CODE matches.
+type callError struct {
+	code   string // "HTTP 503", "exit 3"
+	status int    // the HTTP status, 0 for a command
+	detail string // the start of the body or of standard error
+	out    *output
+}
+
+func (e *callError) Error() string {
+	if e.detail == "" {
+		return e.code
+	}
+	return e.code + ": " + e.detail
+}
+
+// ErrorCode is what an error=CODE condition matches.
+func (e *callError) ErrorCode() string { return e.code }
+
+// HTTPStatusCode is the response's status, for status=N conditions and
+// for the retry rules (5xx and 429 are retried as transient).
+func (e *callError) HTTPStatusCode() int { return e.status }
+
+// conditions is the ordered list of --success, --failure and --retry.
+type conditions struct{ acceptors []classify.Acceptor }
+
+type condFlag struct {
+	c     *conditions
+	state classify.State
+}
+
+func (f condFlag) String() string { return "" }
+
+func (f condFlag) Set(s string) error {
+	m, err := parseCondition(s)
+	if err != nil {
+		return err
+	}
+	f.c.acceptors = append(f.c.acceptors, classify.Acceptor{State: f.state, Matcher: m})
+	return nil
+}
+
+// parseCondition reads one COND of the usage.
+func parseCondition(s string) (classify.Matcher, error) {
+	switch {
+	case s == "ok":
+		return classify.OnSuccess(true), nil
+	case s == "error":
+		return classify.OnSuccess(false), nil
+	case strings.HasPrefix(s, "error="):
+		return classify.OnErrorType(strings.TrimPrefix(s, "error=")), nil
+	case strings.HasPrefix(s, "status="):
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "status="))
+		if err != nil || n < 100 || n > 599 {
+			return classify.Matcher{}, fmt.Errorf("status=%s: not an HTTP status", strings.TrimPrefix(s, "status="))
+		}
+		return classify.OnHTTPStatus(n), nil
+	case strings.TrimSpace(s) == "":
+		return classify.Matcher{}, errors.New("empty condition")
+	}
+	e, err := classify.CompileExpr(s)
+	if err != nil {
+		return classify.Matcher{}, err
+	}
+	return classify.OnOutput(e.String(), classify.BooleanEquals, "true"), nil
+}
+
+type headers []string
+
+func (h *headers) String() string { return strings.Join(*h, ", ") }
+func (h *headers) Set(s string) error {
+	if !strings.Contains(s, ":") {
+		return fmt.Errorf("header %q is not Name: value", s)
+	}
+	*h = append(*h, s)
+	return nil
+}
+
+// waitCommand is http and exec.
+func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var conds conditions
+	fs.Var(condFlag{&conds, classify.Success}, "success", "a condition that ends the wait with success (repeatable)")
+	fs.Var(condFlag{&conds, classify.Failure}, "failure", "a condition that ends the wait with failure (repeatable)")
+	fs.Var(condFlag{&conds, classify.Retry}, "retry", "a condition that means poll again (repeatable)")
+	waiterFile := fs.String("waiter", "", "a file holding the JSON value of a smithy.waiters#waitable trait")
+	name := fs.String("name", "", "the waiter of --waiter to use (needed when the file has several)")
+	maxWait := fs.Duration("max-wait", 5*time.Minute, "how long to wait in all")
+	minDelay := fs.Duration("min-delay", 0, "the shortest delay between polls (default: the waiter's, or 2s)")
+	maxDelay := fs.Duration("max-delay", 0, "the longest delay between polls (default: the waiter's, or 120s)")
+	attemptTimeout := fs.Duration("attempt-timeout", 0, "a limit on each call (default: none but the wait's)")
+	asJSON := fs.Bool("json", false, "print one JSON object per attempt on standard output, then the result")
+	quiet := fs.Bool("quiet", false, "print no progress")
+	var hdrs headers
+	method := "GET"
+	if kind == "http" {
+		fs.Var(&hdrs, "H", "a request header, Name: value (repeatable)")
+		fs.StringVar(&method, "method", "GET", "the HTTP method")
+	}
+	fs.Usage = func() {
+		if kind == "http" {
+			fmt.Fprintln(stderr, "Usage: waitable http URL [flags]")
+		} else {
+			fmt.Fprintln(stderr, "Usage: waitable exec [flags] -- CMD ARGS...")
+		}
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
+	}
+	positional, err := parseInterleaved(fs, args, kind == "exec")
+	if errors.Is(err, flag.ErrHelp) {
+		return exitSuccess, nil
+	}
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	var call func(context.Context, struct{}) (*output, error)
+	switch kind {
+	case "http":
+		if len(positional) != 1 {
+			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
+		}
+		call = httpCall(method, positional[0], hdrs)
+	case "exec":
+		if len(positional) == 0 {
+			return exitUsage, usagef("want a command after --")
+		}
+		call = execCall(positional)
+	}
+	def, err := definition(&conds, *waiterFile, *name)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	opts := []waiter.Option{waiter.WithoutTelemetry()}
+	if *minDelay > 0 || *maxDelay > 0 {
+		lo, hi := *minDelay, *maxDelay
+		if lo == 0 {
+			lo = min(2*time.Second, hi)
+		}
+		if hi == 0 {
+			hi = max(120*time.Second, lo)
+		}
+		opts = append(opts, waiter.WithDelays(lo, hi))
+	}
+	if *attemptTimeout > 0 {
+		opts = append(opts, waiter.WithAttemptTimeout(*attemptTimeout))
+	}
+	w, err := waiter.New(def, call, opts...)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	p := progress{w: stderr, json: *asJSON, out: stdout, quiet: *quiet, live: isTerminal(stderr)}
+	r := w.Start(ctx, struct{}{}, *maxWait)
+	var last *output
+	for a := range r.Attempts() {
+		if a.Output != nil {
+			last = a.Output
+		}
+		var ce *callError
+		if errors.As(a.Err, &ce) && ce.out != nil {
+			last = ce.out
+		}
+		p.attempt(a)
+	}
+	_, err = r.Result()
+	return p.result(err, last)
+}
+
+// parseInterleaved parses flags that may come after positional arguments
+// (waitable http URL --success ok). For exec, everything after "--" (or
+// after the first argument that is not a flag) is the command.
+func parseInterleaved(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if command {
+			return rest, nil // flag stops at "--" and drops it
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// definition builds the waiter's definition from the conditions or the
+// waiter file.
+func definition(c *conditions, file, name string) (waiter.Definition, error) {
+	if file == "" {
+		if len(c.acceptors) == 0 {
+			return waiter.Definition{}, errors.New("give at least one --success condition (or --waiter FILE)")
+		}
+		return waiter.Definition{Name: "Shell", Acceptors: c.acceptors}, nil
+	}
+	if len(c.acceptors) > 0 {
+		return waiter.Definition{}, errors.New("give conditions or --waiter, not both")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return waiter.Definition{}, err
+	}
+	defs, err := waiter.ParseWaitable(data)
+	if err != nil {
+		return waiter.Definition{}, fmt.Errorf("%s: %w", file, err)
+	}
+	var names []string
+	for _, d := range defs {
+		if d.Name == name || (name == "" && len(defs) == 1) {
+			return d, nil
+		}
+		names = append(names, d.Name)
+	}
+	if name == "" {
+		return waiter.Definition{}, fmt.Errorf("%s has %d waiters (%s): choose one with --name", file, len(defs), strings.Join(names, ", "))
+	}
+	return waiter.Definition{}, fmt.Errorf("%s has no waiter %q (it has %s)", file, name, strings.Join(names, ", "))
+}
+
+// httpCall polls url.
+func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) (*output, error) {
+	return func(ctx context.Context, _ struct{}) (*output, error) {
+		req, err := http.NewRequestWithContext(ctx, method, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hdrs {
+			k, v, _ := strings.Cut(h, ":")
+			req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return nil, err
+		}
+		out := &output{raw: jsonOrNull(body), status: resp.StatusCode}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), out: out}
+		}
+		return out, nil
+	}
+}
+
+// execCall runs the command; its standard output is the JSON output.
+func execCall(argv []string) func(context.Context, struct{}) (*output, error) {
+	return func(ctx context.Context, _ struct{}) (*output, error) {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.WaitDelay = time.Second
+		err := cmd.Run()
+		out := &output{raw: jsonOrNull(stdout.Bytes()), status: 200}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr.Bytes()), out: out}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// jsonOrNull returns data if it is one JSON value, else null.
+func jsonOrNull(data []byte) json.RawMessage {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || !json.Valid(data) {
+		return json.RawMessage("null")
+	}
+	return data
+}
+
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
