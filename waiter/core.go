@@ -267,3 +267,9 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, tok retry.Token) (O, Poll
 	d.advise(ctx, &p)
 	return out, p, d.tok
 }
+
+// Replayable reports whether the waiter's decisions are a function of
+// Step's arguments alone: true unless WithJitter gave it a jitter of its
+// own, which draws from outside the State. A durable driver that replays
+// a wait's history (a Temporal workflow) needs a replayable waiter.
+func (w *Waiter[I, O]) Replayable() bool { return w.schedule.Jitter == nil }

@@ -1,0 +1,62 @@
+package temporal
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// Wait is a durable wait started with [Start].
+type Wait[O any] struct {
+	c   client.Client
+	run client.WorkflowRun
+}
+
+// Start starts a durable wait of the waiter registered under name on the
+// workers of opts.TaskQueue, for input in and at most maxWait. Give
+// opts.ID to make the start idempotent (Temporal refuses a second running
+// workflow of one ID).
+func Start[I, O any](ctx context.Context, c client.Client, name string, in I, maxWait time.Duration, opts client.StartWorkflowOptions) (*Wait[O], error) {
+	run, err := c.ExecuteWorkflow(ctx, opts, WorkflowName(name), request[I]{Input: in, MaxWait: maxWait})
+	if err != nil {
+		return nil, err
+	}
+	return &Wait[O]{c: c, run: run}, nil
+}
+
+// Attach returns the wait of a workflow started earlier, by its ID (and
+// run ID, or "" for the latest run).
+func Attach[O any](c client.Client, workflowID, runID string) *Wait[O] {
+	return &Wait[O]{c: c, run: c.GetWorkflow(context.Background(), workflowID, runID)}
+}
+
+// ID returns the wait's workflow ID.
+func (w *Wait[O]) ID() string { return w.run.GetID() }
+
+// Get blocks until the wait ends and returns its output, or an error of
+// the in-process kinds: errors.Is(err, waiter.ErrTimeout) and
+// errors.As(err, new(*waiter.Error)) work as they do for Waiter.Wait. A
+// wait that continued as new is followed to its end.
+func (w *Wait[O]) Get(ctx context.Context) (O, error) {
+	var out O
+	err := w.run.GetWithOptions(ctx, &out, client.WorkflowRunGetOptions{})
+	return out, decode(err)
+}
+
+// Progress queries the wait's attempts (of its current workflow run) and
+// its checkpoint.
+func (w *Wait[O]) Progress(ctx context.Context) (Progress, error) {
+	v, err := w.c.QueryWorkflow(ctx, w.run.GetID(), "", QueryProgress)
+	if err != nil {
+		return Progress{}, err
+	}
+	var p Progress
+	return p, v.Get(&p)
+}
+
+// Cancel cancels the wait and the call in flight; Get then returns an
+// error matching context.Canceled.
+func (w *Wait[O]) Cancel(ctx context.Context) error {
+	return w.c.CancelWorkflow(ctx, w.run.GetID(), "")
+}

@@ -1,0 +1,27 @@
+// Package temporal runs Smithy waiters as durable Temporal workflows: a
+// wait that survives restarts of the process that started it and of the
+// workers that run it, and spreads over a fleet of workers.
+//
+//	// On every worker:
+//	temporal.Register(w, "TableExists", tableExists) // a *waiter.Waiter[I, O]
+//	// Anywhere:
+//	wait, err := temporal.Start[I, O](ctx, c, "TableExists", in, 20*time.Minute, client.StartWorkflowOptions{TaskQueue: "waits"})
+//	out, err := wait.Get(ctx) // errors.Is(err, waiter.ErrTimeout) works here too
+//
+// The workflow drives the waiter's own core ([waiter.Waiter.Begin] and
+// [waiter.Waiter.Step]): each poll is an activity that makes one call and
+// judges it with the waiter's acceptors ([waiter.Waiter.Call]), each delay
+// a durable timer, the deadline in workflow time, the jitter drawn from
+// the seed kept in the wait's [waiter.State], so that a replay makes the
+// same decisions. A wait continues as new every [DefaultAttemptsPerRun]
+// attempts, carrying its State, so that its history stays bounded however
+// long it polls. [Wait.Progress] queries the attempts so far and the
+// checkpoint; cancelling the workflow cancels the wait and the call in
+// flight.
+//
+// Inputs and outputs travel through Temporal's data converter (JSON by
+// default): I and O must round-trip through it. An operation error is
+// carried to the client as its message: the waiter's error kinds
+// (ErrTimeout, ErrFailure, ErrMaxAttempts, the Failure kind, the
+// acceptor) survive, the operation's own error types do not.
+package temporal

@@ -1,0 +1,153 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nexus-rpc/sdk-go/nexus"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/history.json from a run on the in-process server")
+
+// waitFor polls cond with a waitable waiter on real time (the server's).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	w, err := waiter.NewFunc("Until", func(context.Context, struct{}) (bool, error) { return cond(), nil },
+		func(_ struct{}, ok bool, _ error) (bool, error) { return ok, nil },
+		waiter.WithDelays(20*time.Millisecond, 100*time.Millisecond), waiter.WithoutTelemetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Wait(t.Context(), struct{}{}, time.Minute); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// TestWorkerRestartMidWait: against a real Temporal server started in
+// process, a wait whose worker stops after two attempts ends, on a new
+// worker, with the right outcome, its attempts numbered on, none lost
+// and none made twice.
+func TestWorkerRestartMidWait(t *testing.T) {
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	c := ts.GetDefaultClient()
+	var calls atomic.Int32
+	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	register := func(r worker.Registry) {
+		if err := Register(r, "JobDone", w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := ts.NewWorker("waits", register)
+	ctx := t.Context()
+	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "job-1", TaskQueue: "waits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "two attempts recorded", func() bool {
+		p, err := wait.Progress(ctx)
+		return err == nil && p.Checkpoint.Attempts >= 2
+	})
+	first.Stop()
+	ts.NewWorker("waits", register)
+	out, err := wait.Get(ctx)
+	if err != nil || out.State != "done" {
+		t.Fatalf("Get = %+v, %v; want done", out, err)
+	}
+	if got := calls.Load(); got != 5 {
+		t.Errorf("%d calls, want 5: an attempt was lost or made twice", got)
+	}
+	hist := history(t, c, wait.ID())
+	var numbers []int
+	for _, e := range hist.Events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			numbers = append(numbers, len(numbers)+1)
+		}
+	}
+	if len(numbers) != 5 {
+		t.Errorf("%d activities scheduled in the history, want 5", len(numbers))
+	}
+	t.Logf("history: %d events for 5 attempts", len(hist.Events))
+	if *update {
+		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("testdata/history.json", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A wait that never succeeds times out with the in-process error kind.
+	var never atomic.Int32
+	w2, _ := waiter.New(jobDone, job(0, "", &never), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	ts.NewWorker("waits-2", func(r worker.Registry) { Register(r, "JobDone", w2) })
+	wait2, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-2"}, 3*time.Second, client.StartWorkflowOptions{TaskQueue: "waits-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = wait2.Get(ctx)
+	var we *waiter.Error
+	if !errors.Is(err, waiter.ErrTimeout) || !errors.As(err, &we) || we.Attempts != int(never.Load()) {
+		t.Errorf("Get = %v; want ErrTimeout after %d attempts", err, never.Load())
+	}
+}
+
+func history(t testing.TB, c client.Client, id string) *historypb.History {
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	return h
+}
+
+// replayRegistry lets Register register on a workflow replayer, which
+// takes no activities.
+type replayRegistry struct{ worker.WorkflowReplayer }
+
+func (replayRegistry) RegisterActivity(any)                                         {}
+func (replayRegistry) RegisterActivityWithOptions(any, activity.RegisterOptions)    {}
+func (replayRegistry) RegisterDynamicActivity(any, activity.DynamicRegisterOptions) {}
+func (replayRegistry) RegisterNexusService(*nexus.Service)                          {}
+
+// TestReplay replays a recorded history (a wait whose worker restarted
+// after two attempts): a change to the workflow that breaks determinism
+// fails here.
+func TestReplay(t *testing.T) {
+	r := worker.NewWorkflowReplayer()
+	var calls atomic.Int32
+	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Register(replayRegistry{r}, "JobDone", w); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/history.json"); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 0 {
+		t.Errorf("replay called the operation %d times", calls.Load())
+	}
+}
