@@ -295,15 +295,9 @@ func walk(steps []pstep, p unsafe.Pointer, yield func(unsafe.Pointer) bool) bool
 				return true
 			}
 		case sIndex:
-			h := (*sliceHeader)(p)
-			j := s.idx
-			if j < 0 {
-				j += h.len
-			}
-			if j < 0 || j >= h.len {
+			if p = s.index(p); p == nil {
 				return true
 			}
-			p = unsafe.Add(h.data, uintptr(j)*s.size)
 		case sEach:
 			h := (*sliceHeader)(p)
 			rest := steps[i+1:]
@@ -339,18 +333,26 @@ func one(steps []pstep, p unsafe.Pointer) unsafe.Pointer {
 				return nil
 			}
 		case sIndex:
-			h := (*sliceHeader)(p)
-			j := s.idx
-			if j < 0 {
-				j += h.len
-			}
-			if j < 0 || j >= h.len {
+			if p = s.index(p); p == nil {
 				return nil
 			}
-			p = unsafe.Add(h.data, uintptr(j)*s.size)
 		}
 	}
 	return p
+}
+
+// index returns the address of element s.idx of the slice at p (from the
+// end if negative), or nil if it is out of range.
+func (s *pstep) index(p unsafe.Pointer) unsafe.Pointer {
+	h := (*sliceHeader)(p)
+	j := s.idx
+	if j < 0 {
+		j += h.len
+	}
+	if j < 0 || j >= h.len {
+		return nil
+	}
+	return unsafe.Add(h.data, uintptr(j)*s.size)
 }
 
 // eval runs the plan on rv, a non-nil pointer of type p.t.
@@ -404,7 +406,7 @@ func (p *plan) countString(steps []pstep, at unsafe.Pointer, want string) (eq, n
 				return 0, 0
 			}
 		case sIndex:
-			if at = one(steps[i:i+1], at); at == nil {
+			if at = s.index(at); at == nil {
 				return 0, 0
 			}
 		case sEach:

@@ -71,7 +71,9 @@ func run(ctx context.Context, stdout io.Writer) error {
 	// Wait, with a waiter, for the workflow to record two attempts.
 	progress := func(ctx context.Context, _ struct{}) (temporal.Progress, error) { return wait.Progress(ctx) }
 	twoAttempts, err := waiter.NewFunc("TwoAttempts", progress,
-		func(_ struct{}, p temporal.Progress, err error) (bool, error) { return err == nil && p.Checkpoint.Attempts >= 2, nil },
+		func(_ struct{}, p temporal.Progress, err error) (bool, error) {
+			return err == nil && p.Checkpoint.Attempts >= 2, nil
+		},
 		waiter.WithDelays(20*time.Millisecond, 200*time.Millisecond), waiter.WithoutTelemetry())
 	if err != nil {
 		return err
