@@ -27,8 +27,8 @@ func Start[I, O any](ctx context.Context, c client.Client, name string, in I, ma
 
 // Attach returns the wait of a workflow started earlier, by its ID (and
 // run ID, or "" for the latest run).
-func Attach[O any](c client.Client, workflowID, runID string) *Wait[O] {
-	return &Wait[O]{c: c, run: c.GetWorkflow(context.Background(), workflowID, runID)}
+func Attach[O any](ctx context.Context, c client.Client, workflowID, runID string) *Wait[O] {
+	return &Wait[O]{c: c, run: c.GetWorkflow(ctx, workflowID, runID)}
 }
 
 // ID returns the wait's workflow ID.
