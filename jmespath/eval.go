@@ -431,11 +431,25 @@ func truthy(x any) bool {
 	case Array:
 		return arrayLen(x) > 0
 	case Object:
-		n := 0
-		eachMember(x, func(string, any) bool { n++; return false })
-		return n > 0
+		return objectLen(x) > 0
 	}
 	return false
+}
+
+// objectLen returns the number of members of an object value.
+func objectLen(x any) int {
+	switch x := x.(type) {
+	case map[string]any:
+		return len(x)
+	case unionVal:
+		return 1
+	case goVal:
+		if x.v.Kind() == reflect.Map {
+			return x.v.Len()
+		}
+		return len(structOf(x.v.Type()).fields)
+	}
+	return 0
 }
 
 func slice(x any, parts [3]*int) any {

@@ -106,9 +106,7 @@ func init() {
 			case Array:
 				return float64(arrayLen(a[0])), nil
 			}
-			n := 0
-			eachMember(a[0], func(string, any) bool { n++; return true })
-			return float64(n), nil
+			return float64(objectLen(a[0])), nil
 		}},
 		"map": {args: []argType{aExpref, aArray}, call: func(ev *evaluator, _ *node, a []any) (any, error) {
 			out := make([]any, arrayLen(a[1]))
