@@ -447,7 +447,7 @@ func objectLen(x any) int {
 		if x.v.Kind() == reflect.Map {
 			return x.v.Len()
 		}
-		return len(structOf(x.v.Type()).fields)
+		return structOf(x.v.Type()).members(x.v)
 	}
 	return 0
 }

@@ -144,3 +144,35 @@ func TestMemberNames(t *testing.T) {
 		t.Errorf("keys without names = %v, %v", got, err)
 	}
 }
+
+// TestEmbeddedNilPointer: fields promoted through a nil embedded pointer
+// are not members; every way of counting or listing members agrees.
+func TestEmbeddedNilPointer(t *testing.T) {
+	type Inner struct{ A, B int }
+	type Outer struct {
+		*Inner
+		C int
+	}
+	for _, v := range []any{&Outer{C: 1}, Outer{C: 1}} {
+		for expr, want := range map[string]string{
+			"keys(@)":           `["C"]`,
+			"length(@)":         "1",
+			"length(keys(@))":   "1",
+			"length(values(@))": "1",
+			"A":                 "null",
+		} {
+			got, err := MustCompile(expr).Search(v)
+			if err != nil {
+				t.Errorf("%T %s: %v", v, expr, err)
+				continue
+			}
+			if g := canonical(t, got); g != want {
+				t.Errorf("%T %s = %s, want %s", v, expr, g, want)
+			}
+		}
+	}
+	v := &Outer{Inner: &Inner{A: 2}, C: 1}
+	if got, _ := MustCompile("length(@)").Search(v); canonical(t, got) != "3" {
+		t.Errorf("with Inner set: length(@) = %s, want 3", canonical(t, got))
+	}
+}

@@ -307,6 +307,21 @@ func eachMember(x any, yield func(string, any) bool) {
 	}
 }
 
+// members returns the number of fields of v (a value of s's type) that
+// are members: those promoted through a nil embedded pointer are not.
+func (s *structInfo) members(v reflect.Value) int {
+	if !s.deep {
+		return len(s.fields)
+	}
+	n := 0
+	for _, f := range s.fields {
+		if _, err := v.FieldByIndexErr(f.index); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // FieldIndex returns the index path (for reflect.Value.FieldByIndex) of the
 // field of struct type t that an expression's name reaches: the field
 // tagged `jmespath:"name"`, else the exported field of that name, else the
@@ -321,6 +336,7 @@ func FieldIndex(t reflect.Type, name string) []int {
 // structInfo is what this package knows of one struct type.
 type structInfo struct {
 	fields []structField // exported, non-embedded, in order
+	deep   bool          // some field is promoted from an embedded struct
 	byName sync.Map      // name → []int (nil: none)
 	t      reflect.Type
 }
@@ -347,6 +363,7 @@ func structOf(t reflect.Type) *structInfo {
 			key = tag
 		}
 		s.fields = append(s.fields, structField{name: f.Name, key: key, index: f.Index})
+		s.deep = s.deep || len(f.Index) > 1
 	}
 	got, _ := structs.LoadOrStore(t, s)
 	return got.(*structInfo)
