@@ -156,11 +156,12 @@ type runner[I, O any] struct {
 	driver[I, O]
 	r        *Run[O]
 	phase    atomic.Int32
-	tmu      sync.Mutex   // guards timer's making and re-arming
-	timer    *clock.Timer // see above
-	due      time.Time    // the next call is not before this (a resumed wait)
-	admitted bool         // a rate-limit token is held for the next call
-	cur      call         // the call in progress, for abandon
+	tmu      sync.Mutex       // guards timer's making and re-arming
+	timer    *clock.Timer     // see above
+	due      time.Time        // the next call is not before this (a resumed wait)
+	admitted bool             // a rate-limit token is held for the next call
+	cur      call             // the call in progress, for abandon
+	leads    *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
 }
 
 // step makes the next call (after its rate-limit token and due time) and
@@ -245,7 +246,7 @@ func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
 	case dec.Done:
 		rn.endRun(dec.Err)
 	default:
-		rn.park(dec.Delay)
+		rn.parkUntil(dec.Delay, rn.s.Next)
 	}
 }
 
@@ -270,9 +271,18 @@ func (rn *runner[I, O]) arm(d time.Duration) {
 }
 
 // park leaves the wait to its timer for d.
-func (rn *runner[I, O]) park(d time.Duration) {
+func (rn *runner[I, O]) park(d time.Duration) { rn.parkUntil(d, time.Time{}) }
+
+// parkUntil is park, for a wait whose next call is due at the instant at
+// (zero: unknown): waits parked until the same instant share a timer (see
+// wakeGroups).
+func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
 	rn.phase.Store(phaseParked)
-	rn.arm(d)
+	// A follower's own timer stays armed at the deadline, which its
+	// group's instant does not pass.
+	if wg := rn.w.wakes; wg == nil || at.IsZero() || !wg.join(rn, rn.parent, at) {
+		rn.arm(d)
+	}
 	// A cancellation that came while the wait was busy found nobody to end
 	// it: take it now.
 	if rn.ctx.ended.Load() {
@@ -285,6 +295,9 @@ func (rn *runner[I, O]) park(d time.Duration) {
 func (rn *runner[I, O]) wake() {
 	switch {
 	case rn.phase.CompareAndSwap(phaseParked, phaseBusy):
+		if rn.w.wakes != nil {
+			rn.w.wakes.fire(rn)
+		}
 		rn.step()
 	case rn.phase.Load() != phaseCalling:
 	case !rn.ctx.end(context.DeadlineExceeded, nil): // ended already: the grace is over
@@ -331,6 +344,9 @@ func (rn *runner[I, O]) endRun(err error) {
 		rn.timer.Stop()
 	}
 	rn.tmu.Unlock()
+	if rn.w.wakes != nil {
+		rn.w.wakes.resign(rn, rn.clk.Now())
+	}
 	rn.end(err)
 	rn.r.finish(rn.last, err, rn.s)
 }

@@ -33,6 +33,7 @@ type Waiter[I, O any] struct {
 	transientLimit int // transient errors in a row that end a wait (0: the strategy alone decides)
 	rules          string
 	cfg            config
+	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
 	obs            telemetry.Observer // nil: nothing observes
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 }
@@ -129,7 +130,7 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	for _, e := range cfg.errs {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: %w", ErrInvalidOption, def.Name, e))
 	}
-	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule()}
+	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule(), wakes: newWakeGroups[I, O](cfg.clock)}
 	if cfg.minDelay > 0 {
 		w.schedule.MinDelay, w.schedule.MaxDelay = cfg.minDelay, cfg.maxDelay
 	}

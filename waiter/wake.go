@@ -1,0 +1,122 @@
+package waiter
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// Waits of one Waiter that sleep until the same instant under the same
+// context (the waits of one WaitAll or Group, started together and polled
+// on a schedule without jitter) share one timer. The first to park there
+// leads: it arms its own timer. The others follow and arm nothing. When
+// the leader's timer fires, its goroutine starts each follower's next step
+// in a goroutine of its own, then makes its own.
+//
+// Why: the runtime runs every due timer in one pass of its scheduler that
+// a garbage collection cannot interrupt, and a timer made by AfterFunc
+// creates its goroutine there. A million waits whose timers fell on one
+// instant made that pass create a million goroutines, and a collection
+// that began meanwhile waited seconds for it to end. Shared, the pass
+// creates one goroutine per instant and the rest are created by an
+// ordinary goroutine, which a collection can stop; the runtime's timer
+// heap holds one timer per instant, not one per wait.
+//
+// Only the real clock coalesces: a test clock (clocktest.Mock) sees one
+// arming per parked wait, as its users count them.
+
+// wakeGroups is a Waiter's: the latest wait to park as a leader, which
+// waits parking at the same instant under the same context follow.
+type wakeGroups[I, O any] struct {
+	mu   sync.Mutex
+	lead *runner[I, O] // nil: none to follow
+	ctx  context.Context
+	at   time.Time
+}
+
+// wakeGroup is a leader's followers: made when the first one joins.
+type wakeGroup[I, O any] struct {
+	at        time.Time
+	followers []*runner[I, O]
+}
+
+// realClock is the type of clock.New()'s clock.
+var realClock = reflect.TypeOf(clock.New())
+
+// newWakeGroups returns the coalescing of a waiter on clk: nil unless clk
+// is the real clock.
+func newWakeGroups[I, O any](clk clock.Clock) *wakeGroups[I, O] {
+	if reflect.TypeOf(clk) != realClock {
+		return nil
+	}
+	return &wakeGroups[I, O]{}
+}
+
+// join makes rn, parked until at under ctx, follow the latest leader if
+// that leader parked until the same instant under the same context, and
+// reports true; otherwise rn leads and join reports false: the caller
+// arms rn's own timer.
+func (w *wakeGroups[I, O]) join(rn *runner[I, O], ctx context.Context, at time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if l := w.lead; l != nil && l != rn && w.ctx == ctx && w.at.Equal(at) {
+		if l.leads == nil {
+			l.leads = &wakeGroup[I, O]{at: at}
+		}
+		l.leads.followers = append(l.leads.followers, rn)
+		return true
+	}
+	w.lead, w.ctx, w.at = rn, ctx, at
+	return false
+}
+
+// fire is rn's when its own timer has woken it: if it leads followers, it
+// starts their steps.
+func (w *wakeGroups[I, O]) fire(rn *runner[I, O]) {
+	w.mu.Lock()
+	if w.lead == rn {
+		w.lead, w.ctx = nil, nil
+	}
+	g := rn.leads
+	rn.leads = nil
+	w.mu.Unlock()
+	if g == nil {
+		return
+	}
+	for _, f := range g.followers {
+		if f.phase.CompareAndSwap(phaseParked, phaseBusy) {
+			go f.step()
+		}
+	}
+}
+
+// resign is rn's when its wait ends: if it leads followers whose instant
+// has not come, the first of them still parked leads in its place, its
+// timer armed for what remains until the instant.
+func (w *wakeGroups[I, O]) resign(rn *runner[I, O], now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	latest := w.lead == rn
+	if latest {
+		w.lead, w.ctx = nil, nil
+	}
+	g := rn.leads
+	rn.leads = nil
+	if g == nil {
+		return
+	}
+	for i, f := range g.followers {
+		if f.phase.Load() != phaseParked {
+			continue
+		}
+		f.arm(g.at.Sub(now))
+		f.leads, g.followers = g, g.followers[i+1:]
+		if latest { // waits parking there now follow f
+			w.lead, w.ctx = f, rn.parent
+		}
+		return
+	}
+}

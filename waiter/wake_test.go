@@ -1,0 +1,92 @@
+package waiter_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// TestSharedWakeUps: waits polled on one schedule without jitter sleep
+// until the same instants and share a timer (the first to park leads).
+// Whichever of them are cancelled, and when (while sleeping, at the very
+// instant they are due, during a call), every other wait polls at exactly
+// the instants its schedule gives, and every cancelled one ends cancelled
+// having made no call after its cancellation.
+func TestSharedWakeUps(t *testing.T) {
+	for seed := range uint64(20) {
+		synctest.Test(t, func(t *testing.T) {
+			const n, polls, delay = 300, 5, 2 * time.Second
+			rng := rand.New(rand.NewPCG(seed, 7))
+			var mu sync.Mutex
+			calls := make([][]time.Duration, n)
+			start := time.Now()
+			op := func(ctx context.Context, i int) (*GetThingOutput, error) {
+				mu.Lock()
+				calls[i] = append(calls[i], time.Since(start))
+				k := len(calls[i])
+				mu.Unlock()
+				if i%3 == 0 { // a call that takes a while
+					time.Sleep(time.Duration(i%7) * 100 * time.Millisecond)
+				}
+				if k == polls {
+					return status("success"), nil
+				}
+				return status("creating"), nil
+			}
+			w, err := waiter.New(thingExists, op, waiter.WithDelays(delay, delay))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs := make([]*waiter.Run[*GetThingOutput], n)
+			for i := range runs {
+				runs[i] = w.Start(t.Context(), i, time.Hour)
+			}
+			// Cancel a third of them at random instants, on the half
+			// second: between polls, on a poll's instant, during calls.
+			cancelAt := make([]time.Duration, n)
+			for i := range cancelAt {
+				if rng.IntN(3) == 0 {
+					cancelAt[i] = time.Duration(rng.IntN(2*polls*int(delay/time.Second))) * time.Second / 2
+				}
+			}
+			for step := time.Duration(0); step <= 2*polls*delay; step += time.Second / 2 {
+				time.Sleep(step - time.Since(start))
+				for i, at := range cancelAt {
+					if at == step && at > 0 {
+						runs[i].Cancel()
+					}
+				}
+			}
+			for i, r := range runs {
+				_, err := r.Result()
+				mu.Lock()
+				got := calls[i]
+				mu.Unlock()
+				lat := time.Duration(0)
+				if i%3 == 0 {
+					lat = time.Duration(i%7) * 100 * time.Millisecond
+				}
+				for k, c := range got {
+					if want := time.Duration(k) * (delay + lat); c != want {
+						t.Fatalf("seed %d wait %d: call %d at %v, want %v", seed, i, k+1, c, want)
+					}
+					if cancelAt[i] > 0 && c > cancelAt[i] {
+						t.Fatalf("seed %d wait %d: call %d at %v, after its cancellation at %v", seed, i, k+1, c, cancelAt[i])
+					}
+				}
+				switch {
+				case err == nil && len(got) == polls:
+				case errors.Is(err, context.Canceled) && cancelAt[i] > 0:
+				default:
+					t.Fatalf("seed %d wait %d (cancelled at %v): %d calls, error %v", seed, i, cancelAt[i], len(got), err)
+				}
+			}
+		})
+	}
+}
