@@ -83,15 +83,31 @@ func (w *wakeGroups[I, O]) fire(rn *runner[I, O]) {
 	g := rn.leads
 	rn.leads = nil
 	w.mu.Unlock()
-	if g == nil {
-		return
+	if g != nil {
+		wakeAll(g.followers)
 	}
-	for _, f := range g.followers {
+}
+
+// wakeAll starts the steps of the parked waits of fs. A long list is
+// split between goroutines, so that the steps' goroutines are created on
+// every processor, each with the stacks that its processor's exited steps
+// left, not all on one that must then take stacks from the runtime's
+// shared pool.
+func wakeAll[I, O any](fs []*runner[I, O]) {
+	for len(fs) > wakeSplit {
+		half := len(fs) / 2
+		go wakeAll(fs[half:])
+		fs = fs[:half]
+	}
+	for _, f := range fs {
 		if f.phase.CompareAndSwap(phaseParked, phaseBusy) {
 			go f.step()
 		}
 	}
 }
+
+// wakeSplit is the longest list of followers one goroutine starts.
+const wakeSplit = 256
 
 // resign is rn's when its wait ends: if it leads followers whose instant
 // has not come, the first of them still parked leads in its place, its
