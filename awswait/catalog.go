@@ -52,16 +52,39 @@ var botocoreNames = map[string]string{
 	"lexmodelsv2":              "lexv2-models",
 }
 
-// services is every service's waiters, by Go package name (the SDK ID in
-// lower case with no spaces, as aws-sdk-go-v2 names its packages).
-var services = sync.OnceValues(func() (map[string][]waiter.Definition, error) {
+// serviceWaiters returns the waiters of the service whose aws-sdk-go-v2
+// package is pkg (the SDK ID in lower case with no spaces). Each service's
+// are decoded from the embedded definitions on first use and kept, so that
+// a program holds the waiters of the services it uses, not all of AWS's.
+func serviceWaiters(pkg string) ([]waiter.Definition, error) {
+	v, _ := decoded.LoadOrStore(pkg, &lazyService{})
+	s := v.(*lazyService)
+	s.once.Do(func() { s.defs, s.err = decodeService(pkg) })
+	return s.defs, s.err
+}
+
+// decoded holds a *lazyService by package name.
+var decoded sync.Map
+
+type lazyService struct {
+	once sync.Once
+	defs []waiter.Definition
+	err  error
+}
+
+// decodeService decodes the embedded waiters of the service of package
+// pkg.
+func decodeService(pkg string) ([]waiter.Definition, error) {
 	var e embedded
 	if err := json.Unmarshal(waitersJSON, &e); err != nil {
 		return nil, fmt.Errorf("awswait: the embedded waiters do not decode: %w", err)
 	}
-	out := map[string][]waiter.Definition{}
+	var out []waiter.Definition
 	var errs []error
 	for _, s := range e.Smithy {
+		if packageName(s.SDKID) != pkg {
+			continue
+		}
 		trait, _ := json.Marshal(map[string]json.RawMessage{s.Name: s.Waiter})
 		defs, err := waiter.ParseWaitable(trait)
 		if err != nil {
@@ -70,28 +93,25 @@ var services = sync.OnceValues(func() (map[string][]waiter.Definition, error) {
 		}
 		d := defs[0]
 		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors}
-		pkg := packageName(s.SDKID)
-		out[pkg] = append(out[pkg], d)
+		out = append(out, d)
 	}
-	for name, doc := range e.Botocore {
+	name := pkg
+	if b, ok := botocoreNames[pkg]; ok {
+		name = b
+	}
+	if doc, ok := e.Botocore[name]; ok {
 		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
 		if err != nil {
 			errs = append(errs, err)
-			continue
-		}
-		pkg := name
-		for p, b := range botocoreNames {
-			if b == name {
-				pkg = p
+		} else {
+			for _, n := range c.Names() {
+				d, _ := c.Get(n)
+				out = append(out, d)
 			}
-		}
-		for _, n := range c.Names() {
-			d, _ := c.Get(n)
-			out[pkg] = append(out[pkg], d)
 		}
 	}
 	return out, errors.Join(errs...)
-})
+}
 
 var notAlnum = regexp.MustCompile(`[^a-z0-9]`)
 
@@ -101,9 +121,9 @@ func packageName(sdkID string) string { return notAlnum.ReplaceAllString(strings
 // Names returns the names of AWS's waiters for the service of method,
 // sorted.
 func Names[In, Out, Options any](method Method[In, Out, Options]) []string {
-	defs, _ := services()
+	defs, _ := serviceWaiters(servicePackage[In]())
 	var names []string
-	for _, d := range defs[servicePackage[In]()] {
+	for _, d := range defs {
 		names = append(names, d.Name)
 	}
 	slices.Sort(names)
@@ -120,12 +140,11 @@ func servicePackage[In any]() string {
 // Definition returns AWS's waiter named name for the service of method,
 // checking that it polls method's operation.
 func Definition[In, Out, Options any](method Method[In, Out, Options], name string) (waiter.Definition, error) {
-	all, err := services()
+	pkg := servicePackage[In]()
+	defs, err := serviceWaiters(pkg)
 	if err != nil {
 		return waiter.Definition{}, err
 	}
-	pkg := servicePackage[In]()
-	defs := all[pkg]
 	if len(defs) == 0 {
 		return waiter.Definition{}, fmt.Errorf("awswait: AWS publishes no waiters for %s (the package of %v)", pkg, reflect.TypeFor[In]())
 	}
