@@ -31,9 +31,10 @@ type driver[I, O any] struct {
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
-	sleeper *clock.Timer // Wait's timer between calls, made once
-	expiry  *clock.Timer // Wait's timer that ends ctx at the deadline
-	woke    time.Time    // when sleep's timer fired: the next call's start
+	sleeper *clock.Timer    // Wait's timer between calls, made once
+	done    <-chan struct{} // ctx.Done(), taken once, for Wait's sleeps
+	expiry  *clock.Timer    // Wait's timer that ends ctx at the deadline
+	woke    time.Time       // when sleep's timer fired: the next call's start
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -127,10 +128,13 @@ func (d *driver[I, O]) sleep(dur time.Duration) bool {
 	} else {
 		timers.Reset(d.clk, d.sleeper, dur)
 	}
+	if d.done == nil {
+		d.done = d.ctx.Done()
+	}
 	select {
 	case d.woke = <-d.sleeper.C:
 		return true
-	case <-d.ctx.Done():
+	case <-d.done:
 		d.sleeper.Stop()
 		return false
 	}
