@@ -24,10 +24,12 @@ import (
 // starts the next call, so that a million sleeping waits cost only their
 // timers and state. On the real clock, the waits of one Waiter that sleep
 // until the same instant under the same context (those of a WaitAll, on a
-// schedule without jitter) share one timer. It ends at its deadline, or when cancelled, even if a
-// call is in progress: a call that has not returned a few milliseconds
-// after its context ended is abandoned (its attempt is reported with
-// Abandoned set, and what it returns later is discarded).
+// schedule without jitter) share one timer.
+//
+// A Run ends at its deadline, or when cancelled, even if a call is in
+// progress: a call that has not returned a few milliseconds after its
+// context ended is abandoned (its attempt is reported with Abandoned set,
+// and what it returns later is discarded).
 type Run[O any] struct {
 	done  chan struct{}
 	c     canceler        // nil when the wait ended before it began
