@@ -22,9 +22,9 @@ import (
 //
 // Between calls a Run holds no goroutine: a timer on the waiter's clock
 // starts the next call, so that a million sleeping waits cost only their
-// timers and state. On the real clock, the waits of one Waiter that sleep
-// until the same instant under the same context (those of a WaitAll, on a
-// schedule without jitter) share one timer.
+// timers and state. On the real clock, the waits of one WaitAll or Group
+// and one Waiter that sleep until the same instant (on a schedule without
+// jitter) share one timer.
 //
 // A Run ends at its deadline, or when cancelled, even if a call is in
 // progress: a call that has not returned a few milliseconds after its
@@ -68,6 +68,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	r.ev.size = w.cfg.eventBuffer
 	rn := &runner[I, O]{r: r}
 	rn.name = name
+	rn.shares = onEnd != nil && w.wakes != nil // a Group's wait
 	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(rn.last, err, rn.s)
 		return r
@@ -164,6 +165,7 @@ type runner[I, O any] struct {
 	timer    *clock.Timer     // see above
 	due      time.Time        // the next call is not before this (a resumed wait)
 	admitted bool             // a rate-limit token is held for the next call
+	shares   bool             // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
 	cur      call             // the call in progress, for abandon
 	leads    *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
 }
@@ -284,7 +286,7 @@ func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
 	rn.phase.Store(phaseParked)
 	// A follower's own timer stays armed at the deadline, which its
 	// group's instant does not pass.
-	if wg := rn.w.wakes; wg == nil || at.IsZero() || !wg.join(rn, rn.parent, at) {
+	if !rn.shares || at.IsZero() || !rn.w.wakes.join(rn, rn.parent, at) {
 		rn.arm(d)
 	}
 	// A cancellation that came while the wait was busy found nobody to end
@@ -299,7 +301,7 @@ func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
 func (rn *runner[I, O]) wake() {
 	switch {
 	case rn.phase.CompareAndSwap(phaseParked, phaseBusy):
-		if rn.w.wakes != nil {
+		if rn.shares {
 			rn.w.wakes.fire(rn)
 		}
 		rn.step()
@@ -348,7 +350,7 @@ func (rn *runner[I, O]) endRun(err error) {
 		rn.timer.Stop()
 	}
 	rn.tmu.Unlock()
-	if rn.w.wakes != nil {
+	if rn.shares {
 		rn.w.wakes.resign(rn, rn.clk.Now())
 	}
 	rn.end(err)

@@ -9,12 +9,12 @@ import (
 	"github.com/benbjohnson/clock"
 )
 
-// Waits of one Waiter that sleep until the same instant under the same
-// context (the waits of one WaitAll or Group, started together and polled
-// on a schedule without jitter) share one timer. The first to park there
-// leads: it arms its own timer. The others follow and arm nothing. When
-// the leader's timer fires, its goroutine starts each follower's next step
-// in a goroutine of its own, then makes its own.
+// The waits of one Group (or WaitAll) and one Waiter that sleep until the
+// same instant (started together, polled on a schedule without jitter)
+// share one timer. The first to park there leads: it arms its own timer.
+// The others follow and arm nothing. When the leader's timer fires, its
+// goroutine starts each follower's next step in a goroutine of its own,
+// then makes its own.
 //
 // Why: the runtime runs every due timer in one pass of its scheduler that
 // a garbage collection cannot interrupt, and a timer made by AfterFunc
@@ -25,11 +25,17 @@ import (
 // ordinary goroutine, which a collection can stop; the runtime's timer
 // heap holds one timer per instant, not one per wait.
 //
-// Only the real clock coalesces: a test clock (clocktest.Mock) sees one
-// arming per parked wait, as its users count them.
+// Only a Group's waits share, keyed by the Group's context: a follower's
+// step runs in a goroutine its leader starts, so leader and follower must
+// belong to the same synctest bubble, if any. Waits started on their own
+// under one context may not: a Waiter and context.Background() can be
+// shared by tests that run in parallel, each in a bubble whose virtual
+// clock starts at the same instant. Only the real clock shares, so that a
+// test clock (clocktest.Mock) sees one arming per parked wait, as its
+// users count them.
 
 // wakeGroups is a Waiter's: the latest wait to park as a leader, which
-// waits parking at the same instant under the same context follow.
+// waits of its Group parking at the same instant follow.
 type wakeGroups[I, O any] struct {
 	mu   sync.Mutex
 	lead *runner[I, O] // nil: none to follow
@@ -55,10 +61,10 @@ func newWakeGroups[I, O any](clk clock.Clock) *wakeGroups[I, O] {
 	return &wakeGroups[I, O]{}
 }
 
-// join makes rn, parked until at under ctx, follow the latest leader if
-// that leader parked until the same instant under the same context, and
-// reports true; otherwise rn leads and join reports false: the caller
-// arms rn's own timer.
+// join makes rn, parked until at in the Group whose context is ctx, follow
+// the latest leader if that leader parked until the same instant in the
+// same Group, and reports true; otherwise rn leads and join reports false:
+// the caller arms rn's own timer.
 func (w *wakeGroups[I, O]) join(rn *runner[I, O], ctx context.Context, at time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -16,9 +16,10 @@ var pendingDef = Definition{Name: "Pending", Acceptors: []classify.Acceptor{
 
 type pendingOut struct{ Done bool }
 
-// TestWaitsShareATimer: a thousand waits parked until one instant under
-// one context arm one timer between them: one leads, the others follow.
-// Under another context, or on a test clock, each arms its own.
+// TestWaitsShareATimer: a thousand waits of one Group parked until one
+// instant arm one timer between them: one leads, the others follow. A
+// wait of another Group, or started on its own, arms its own; so does
+// each wait on a test clock.
 func TestWaitsShareATimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
@@ -27,23 +28,29 @@ func TestWaitsShareATimer(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
-		other, cancelOther := context.WithCancel(t.Context())
+		g, other := NewGroup(ctx), NewGroup(ctx)
 		const n = 1000
 		for i := range n {
-			w.Start(ctx, i, time.Hour)
+			Go(g, w, i, time.Hour)
 		}
 		synctest.Wait() // each has polled once and sleeps
 		lead := w.wakes.lead
 		if lead == nil || lead.leads == nil || len(lead.leads.followers) != n-1 {
 			t.Fatalf("after %d waits parked until one instant, the leader %v has followers %v, want %d", n, lead, lead.leads, n-1)
 		}
-		w.Start(other, n, time.Hour)
+		Go(other, w, n, time.Hour)
 		synctest.Wait()
 		if l := w.wakes.lead; l == lead || l.leads != nil {
-			t.Fatalf("a wait under another context joined the group")
+			t.Fatalf("a wait of another group joined the group")
+		}
+		w.Start(ctx, n+1, time.Hour)
+		synctest.Wait()
+		if l := w.wakes.lead; l.leads != nil {
+			t.Fatalf("a wait started on its own joined a group")
 		}
 		cancel()
-		cancelOther()
+		g.Wait()
+		other.Wait()
 	})
 	m := clocktest.NewMock()
 	w, err := New(pendingDef, func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }, WithClock(m))

@@ -3,6 +3,7 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -12,8 +13,9 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestSharedWakeUps: waits polled on one schedule without jitter sleep
-// until the same instants and share a timer (the first to park leads).
+// TestSharedWakeUps: the waits of a Group polled on one schedule without
+// jitter sleep until the same instants and share a timer (the first to
+// park leads).
 // Whichever of them are cancelled, and when (while sleeping, at the very
 // instant they are due, during a call), every other wait polls at exactly
 // the instants its schedule gives, and every cancelled one ends cancelled
@@ -43,9 +45,10 @@ func TestSharedWakeUps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			g := waiter.NewGroup(t.Context())
 			runs := make([]*waiter.Run[*GetThingOutput], n)
 			for i := range runs {
-				runs[i] = w.Start(t.Context(), i, time.Hour)
+				runs[i] = waiter.Go(g, w, i, time.Hour)
 			}
 			// Cancel a third of them at random instants, on the half
 			// second: between polls, on a poll's instant, during calls.
@@ -87,6 +90,49 @@ func TestSharedWakeUps(t *testing.T) {
 					t.Fatalf("seed %d wait %d (cancelled at %v): %d calls, error %v", seed, i, cancelAt[i], len(got), err)
 				}
 			}
+			g.Wait()
+		})
+	}
+}
+
+// TestSharedWaiterAcrossBubbles: a Waiter shared by tests that run in
+// parallel, each in its own synctest bubble whose virtual clock starts at
+// the same instant, with waits started under context.Background() and
+// with WaitAll: a wait of one bubble must never be woken by another's
+// timer (its goroutine would run in the wrong bubble: a fatal error).
+func TestSharedWaiterAcrossBubbles(t *testing.T) {
+	op := func(_ context.Context, calls *int) (*GetThingOutput, error) {
+		if *calls++; *calls < 4 {
+			return status("creating"), nil
+		}
+		return status("success"), nil
+	}
+	w, err := waiter.New(thingExists, op, waiter.WithDelays(2*time.Second, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				runs := make([]*waiter.Run[*GetThingOutput], 50)
+				calls := make([]int, len(runs))
+				for j := range runs {
+					runs[j] = w.Start(context.Background(), &calls[j], time.Hour)
+				}
+				for j, r := range runs {
+					if _, err := r.Result(); err != nil || calls[j] != 4 {
+						t.Errorf("wait %d: %d calls, %v", j, calls[j], err)
+					}
+				}
+				inputs := make([]*int, 50)
+				for j := range inputs {
+					inputs[j] = new(int)
+				}
+				if _, err := waiter.WaitAll(context.Background(), w, inputs, time.Hour); err != nil {
+					t.Error(err)
+				}
+			})
 		})
 	}
 }
