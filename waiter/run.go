@@ -49,7 +49,9 @@ type canceler interface{ cancel() }
 // Start begins a wait of at most maxWait for the resource that in names,
 // in the background, and returns at once. Its rules are those of
 // [Waiter.Wait]; the first call happens in a goroutine of its own.
-// Cancelling ctx (or calling [Run.Cancel]) ends the wait.
+// Cancelling ctx (or calling [Run.Cancel]) ends the wait. To start many
+// waits together, use a [Group] (or [WaitAll]): its waits that sleep until
+// the same instant share one timer.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
 	return w.start(ctx, in, maxWait, nil, "", nil)
 }
