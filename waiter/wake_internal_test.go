@@ -40,13 +40,17 @@ func TestWaitsShareATimer(t *testing.T) {
 		}
 		Go(other, w, n, time.Hour)
 		synctest.Wait()
-		if l := w.wakes.lead; l == lead || l.leads != nil {
+		otherLead := w.wakes.lead
+		if otherLead == lead || otherLead.leads != nil {
 			t.Fatalf("a wait of another group joined the group")
 		}
+		// Two waits started on their own under one context, parked until
+		// one instant: neither leads nor follows.
 		w.Start(ctx, n+1, time.Hour)
+		w.Start(ctx, n+2, time.Hour)
 		synctest.Wait()
-		if l := w.wakes.lead; l.leads != nil {
-			t.Fatalf("a wait started on its own joined a group")
+		if l := w.wakes.lead; l != otherLead || l.leads != nil {
+			t.Fatalf("waits started on their own shared a timer")
 		}
 		cancel()
 		g.Wait()
