@@ -117,3 +117,72 @@ func TestDoWithoutInitialToken(t *testing.T) {
 		t.Errorf("Do without an initial token: %d calls, %v; want one attempt and its error", calls, err)
 	}
 }
+
+// TestDoNeverUndercutsRetryAfter: a retry comes no sooner than the
+// service's retry-after hint, however long it is.
+func TestDoNeverUndercutsRetryAfter(t *testing.T) {
+	for _, after := range []time.Duration{30 * time.Second, time.Hour} {
+		clocktest.Run(t, func(t *testing.T) {
+			s, _ := retry.NewStandard(retry.WithClock(clocktest.Clock()))
+			start := time.Now()
+			var at []time.Duration
+			_, err := retry.Do(t.Context(), s, func(ctx context.Context) (int, error) {
+				at = append(at, time.Since(start))
+				if len(at) == 1 {
+					return 0, throttle{after: after}
+				}
+				return 1, nil
+			})
+			if err != nil || len(at) != 2 || at[1] != after {
+				t.Fatalf("Do after a retry-after of %v: %v, calls at %v; want the retry at %v", after, err, at, after)
+			}
+		})
+	}
+}
+
+// TestDoRetryAfterPastDeadline: a hint that ends after the context's
+// deadline ends Do at once with an error that says so, and no call
+// follows.
+func TestDoRetryAfterPastDeadline(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s, _ := retry.NewStandard(retry.WithClock(clocktest.Clock()))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		calls := 0
+		_, err := retry.Do(ctx, s, func(ctx context.Context) (int, error) {
+			calls++
+			return 0, throttle{after: time.Hour}
+		})
+		var re *retry.Error
+		var th throttle
+		if !errors.As(err, &re) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &th) || re.Delay != time.Hour {
+			t.Fatalf("Do = %v (%+v); want DeadlineExceeded wrapping the throttle, Delay 1h", err, re)
+		}
+		if calls != 1 || time.Since(start) != 0 {
+			t.Errorf("%d calls, returned after %v; want 1 call, at once", calls, time.Since(start))
+		}
+		if want := "retry: context deadline exceeded after 1 attempt (the service said to retry after 1h0m0s, past the context's deadline): throttled"; err.Error() != want {
+			t.Errorf("Error() = %q\nwant      %q", err.Error(), want)
+		}
+	})
+}
+
+// TestRefusalSaysTheDelay: a refusal for the attempts or the quota says
+// what the retry would have waited, retry-after included.
+func TestRefusalSaysTheDelay(t *testing.T) {
+	ctx := context.Background()
+	s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(1))
+	tok, _ := s.AcquireInitialToken(ctx, "")
+	_, err := s.RefreshToken(ctx, tok, throttle{after: 7 * time.Second})
+	var re *retry.Error
+	if !errors.As(err, &re) || !errors.Is(err, retry.ErrMaxAttempts) || re.Delay != 7*time.Second || re.Backoff != 0 {
+		t.Errorf("RefreshToken past the attempts = %v (%+v); want ErrMaxAttempts with Delay 7s and no Backoff", err, re)
+	}
+	s, _ = retry.NewStandard(retry.WithJitter(backoff.High), retry.WithTokenBucket(retry.NewTokenBucket(1)))
+	tok, _ = s.AcquireInitialToken(ctx, "")
+	_, err = s.RefreshToken(ctx, tok, transient{})
+	if !errors.As(err, &re) || !errors.Is(err, retry.ErrQuotaExceeded) || re.Delay != 50*ms || re.Backoff != 0 {
+		t.Errorf("RefreshToken with an empty quota = %v (%+v); want ErrQuotaExceeded with Delay 50ms and no Backoff", err, re)
+	}
+}

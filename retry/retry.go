@@ -73,6 +73,13 @@ type Error struct {
 	// Backoff is how long a long-polling call (WithLongPoll) refused for
 	// an empty quota waits before the error is returned; Do waits it.
 	Backoff time.Duration
+	// Delay is the delay the refused retry would have waited (the
+	// backoff, raised to the service's retry-after hint), when the
+	// strategy refused for the attempts or the quota, or when Do gave up
+	// because it would pass the context's deadline; 0 if unknown. A
+	// waiter, which keeps polling through such refusals, waits at least
+	// this long.
+	Delay time.Duration
 }
 
 // Error returns "retry: <reason> after <n> attempts (<why>): <last
@@ -88,8 +95,15 @@ func (e *Error) Error() string {
 	return s
 }
 
-// why explains a refusal for an error that was not retryable.
+// why explains a refusal for an error that was not retryable, or a
+// retry that would have come after the context's deadline.
 func (e *Error) why() string {
+	if e.Reason == context.DeadlineExceeded && e.Delay > 0 {
+		if e.Verdict.RetryAfter > 0 && e.Verdict.RetryAfter >= e.Delay {
+			return fmt.Sprintf("the service said to retry after %v, past the context's deadline", e.Verdict.RetryAfter)
+		}
+		return fmt.Sprintf("the next attempt was due in %v, past the context's deadline", e.Delay)
+	}
 	if !errors.Is(e.Reason, ErrNotRetryable) {
 		return ""
 	}
@@ -124,6 +138,12 @@ func plural(n int) string {
 // delay on the strategy's clock (see [Standard]; clock.New() for a strategy
 // without one). The first attempt is made even if s cannot give an initial
 // token; then no retry follows.
+//
+// A retry never comes sooner than the token's delay, which for the
+// standard strategy is never sooner than the service's retry-after hint.
+// If that delay would end after ctx's deadline, Do does not wait for
+// nothing: it returns at once with an [*Error] that matches
+// context.DeadlineExceeded and says the delay (and the hint).
 //
 // If ctx ends during a wait, Do returns at once with an [*Error] that
 // matches the context's cause and unwraps to the last operation error. fn
@@ -178,9 +198,22 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 			o.end(attempt, rerr)
 			return v, rerr
 		}
+		if d := next.Delay(); d > 0 && pastDeadline(ctx, d) {
+			err := &Error{Reason: context.DeadlineExceeded, Attempts: attempt, Verdict: classify.Classify(err), Err: err, Delay: d}
+			o.endAttempt(actx, attempt, err.Err, err, 0)
+			o.end(attempt, err)
+			return v, err
+		}
 		o.endAttempt(actx, attempt, err, nil, next.Delay())
 		tok, last, lastErr = next, v, err
 	}
+}
+
+// pastDeadline reports whether a wait of d from now ends after ctx's
+// deadline.
+func pastDeadline(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return ok && time.Until(dl) < d
 }
 
 // sleep waits d on clk with *t (made on first use, re-armed after), or

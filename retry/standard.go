@@ -28,7 +28,6 @@ const (
 	DefaultBucketCapacity  = 500
 	DefaultRetryCost       = 14
 	DefaultThrottleCost    = 5
-	DefaultRetryAfterSlack = 5 * time.Second
 )
 
 // Standard is the AWS SDKs' standard retry strategy: a maximum number of
@@ -43,9 +42,10 @@ const (
 // when the attempts are used up (ErrMaxAttempts), or when the bucket cannot
 // pay (ErrQuotaExceeded). Otherwise the next token's delay
 // is the backoff for the attempt, raised to the error's retry-after hint
-// when there is one, but never more than the backoff plus
-// [DefaultRetryAfterSlack]. Success refunds what the token paid (1 when it
-// paid nothing).
+// when there is one: never sooner than the service asked, as the Smithy
+// retry guide says (a cap is opt-in: [WithRetryAfterCap]). A refusal for
+// the attempts or the quota says in its Delay what that delay would have
+// been. Success refunds what the token paid (1 when it paid nothing).
 //
 // A Standard is safe for concurrent use. Build it with [NewStandard].
 type Standard struct {
@@ -69,7 +69,7 @@ type standardConfig struct {
 	throttleCost    int
 	timeoutCost     int // 0: same as retryCost
 	fixedRefund     int // 0: refund what the token paid (1 if nothing)
-	retryAfterSlack time.Duration
+	retryAfterCap   time.Duration // 0: hints are never cut
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
 	tracerProvider  trace.TracerProvider
@@ -184,14 +184,18 @@ func WithLegacyCosts() Option {
 	}
 }
 
-// WithRetryAfterSlack sets how far a retry-after hint may lengthen the
-// computed backoff (default 5s).
-func WithRetryAfterSlack(d time.Duration) Option {
+// WithRetryAfterCap caps the service's retry-after hints at d: a hint
+// longer than d counts as d. By default there is no cap: a retry never
+// comes sooner than the service's Retry-After (or x-amz-retry-after), as
+// the Smithy retry guide says ("it is information directly from the
+// service"). Cap hints only for a service known to overstate them. d must
+// be positive.
+func WithRetryAfterCap(d time.Duration) Option {
 	return func(c *standardConfig) {
-		if d < 0 {
-			c.errs = append(c.errs, fmt.Errorf("retry-after slack %v is negative", d))
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("retry-after cap %v is not positive", d))
 		}
-		c.retryAfterSlack = d
+		c.retryAfterCap = d
 	}
 }
 
@@ -250,7 +254,6 @@ func newConfig(opts []Option) (standardConfig, error) {
 		maxBackoff:      DefaultMaxBackoff,
 		retryCost:       DefaultRetryCost,
 		throttleCost:    DefaultThrottleCost,
-		retryAfterSlack: DefaultRetryAfterSlack,
 		classifier:      classify.Classify,
 		clock:           clock.New(),
 	}
@@ -399,21 +402,23 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 	next, reason := s.refresh(ctx, tk, *v)
 	if reason != nil {
 		e := &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
-		if next != nil { // a long poll refused for quota: wait before giving up
-			e.Backoff = next.delay
+		if next != nil {
+			e.Delay = next.delay
+			if s.cfg.longPoll && reason == ErrQuotaExceeded { // wait before giving up
+				e.Backoff = next.delay
+			}
 		}
 		return nil, e
 	}
 	return next, nil
 }
 
-// refresh computes the next token, or the reason there is none.
+// refresh computes the next token, or the reason there is none. A
+// refusal for the attempts or the quota returns, with the reason, a token
+// that carries only the delay the retry would have waited.
 func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (*token, error) {
 	if !v.Retryable(Idempotent(ctx)) {
 		return nil, ErrNotRetryable
-	}
-	if tk.count+1 >= s.cfg.maxAttempts {
-		return nil, ErrMaxAttempts
 	}
 	cost, policy := s.cfg.retryCost, s.cfg.backoff
 	switch {
@@ -423,14 +428,16 @@ func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (
 		cost = s.cfg.timeoutCost
 	}
 	delay := min(policy.Delay(tk.count+1, tk.delay), s.cfg.maxBackoff)
-	if !tk.bucket.take(cost) {
-		if s.cfg.longPoll {
-			return &token{delay: delay}, ErrQuotaExceeded
-		}
-		return nil, ErrQuotaExceeded
+	hint := v.RetryAfter
+	if s.cfg.retryAfterCap > 0 {
+		hint = min(hint, s.cfg.retryAfterCap)
 	}
-	if v.RetryAfter > delay {
-		delay = min(v.RetryAfter, delay+s.cfg.retryAfterSlack)
+	delay = max(delay, hint) // never sooner than the service asked
+	if tk.count+1 >= s.cfg.maxAttempts {
+		return &token{delay: delay}, ErrMaxAttempts
+	}
+	if !tk.bucket.take(cost) {
+		return &token{delay: delay}, ErrQuotaExceeded
 	}
 	next := s.newToken(tk.rest)
 	next.owner, next.bucket, next.count, next.delay, next.cost = s, tk.bucket, tk.count+1, delay, cost

@@ -68,10 +68,16 @@ func TestStandardSequences(t *testing.T) {
 			{err: throttle{}, delay: 2 * time.Second, available: 490},
 			{err: nil, available: 495},
 		}},
-		{"retry-after is a floor", []retry.Option{retry.WithMaxAttempts(5)}, []step{
+		{"retry-after is never undercut", []retry.Option{retry.WithMaxAttempts(5)}, []step{
 			{err: throttle{after: 3 * time.Second}, delay: 3 * time.Second, available: 495},
 			{err: transient{}, delay: 100 * ms, available: 481},
-			{err: throttle{after: 30 * time.Second}, delay: 9 * time.Second, available: 476}, // capped at 4s + 5s
+			{err: throttle{after: 30 * time.Second}, delay: 30 * time.Second, available: 476},
+			{err: throttle{after: time.Hour}, delay: time.Hour, available: 471},
+		}},
+		{"retry-after cap is opt-in", []retry.Option{retry.WithMaxAttempts(5), retry.WithRetryAfterCap(10 * time.Second)}, []step{
+			{err: throttle{after: 3 * time.Second}, delay: 3 * time.Second, available: 495},
+			{err: throttle{after: 30 * time.Second}, delay: 10 * time.Second, available: 490},
+			{err: throttle{after: time.Hour}, delay: 10 * time.Second, available: 485},
 		}},
 		{"not retryable", nil, []step{
 			{err: fatal{}, reason: retry.ErrNotRetryable, available: 500},
@@ -211,7 +217,7 @@ func TestOptionErrors(t *testing.T) {
 		{retry.WithCosts(-1, 0, 0), "none may be negative"},
 		{retry.WithClassifier(nil), "classifier is nil"},
 		{retry.WithClock(nil), "clock is nil"},
-		{retry.WithRetryAfterSlack(-1), "retry-after slack -1ns is negative"},
+		{retry.WithRetryAfterCap(-1), "retry-after cap -1ns is not positive"},
 	} {
 		_, err := retry.NewStandard(tt.opt)
 		if !errors.Is(err, retry.ErrInvalidOption) || !contains(err, tt.want) {
