@@ -21,13 +21,13 @@ import (
 
 // Defaults of [NewStandard]: today's AWS standard retry behaviour.
 const (
-	DefaultMaxAttempts     = 3
-	DefaultBaseDelay       = 50 * time.Millisecond
-	DefaultThrottleDelay   = time.Second
-	DefaultMaxBackoff      = 20 * time.Second
-	DefaultBucketCapacity  = 500
-	DefaultRetryCost       = 14
-	DefaultThrottleCost    = 5
+	DefaultMaxAttempts    = 3
+	DefaultBaseDelay      = 50 * time.Millisecond
+	DefaultThrottleDelay  = time.Second
+	DefaultMaxBackoff     = 20 * time.Second
+	DefaultBucketCapacity = 500
+	DefaultRetryCost      = 14
+	DefaultThrottleCost   = 5
 )
 
 // Standard is the AWS SDKs' standard retry strategy: a maximum number of
@@ -67,8 +67,8 @@ type standardConfig struct {
 	bucket          *TokenBucket
 	retryCost       int
 	throttleCost    int
-	timeoutCost     int // 0: same as retryCost
-	fixedRefund     int // 0: refund what the token paid (1 if nothing)
+	timeoutCost     int           // 0: same as retryCost
+	fixedRefund     int           // 0: refund what the token paid (1 if nothing)
 	retryAfterCap   time.Duration // 0: hints are never cut
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
