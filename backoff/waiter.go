@@ -98,7 +98,8 @@ func (s WaiterSchedule) bounds() (lo, hi time.Duration) {
 // delays count as zero (the default) and a MaxDelay below MinDelay is raised
 // to it. A negative reserve counts as zero; attempt < 1 counts as 1.
 func (s WaiterSchedule) Delay(attempt int, remaining, reserve time.Duration) time.Duration {
-	return s.delay(attempt, remaining, reserve, func(lo, hi time.Duration) time.Duration { return draw(s.Jitter, lo, hi) })
+	lo, _ := s.bounds()
+	return s.delay(attempt, remaining, min(reserve, lo), 0, func(lo, hi time.Duration) time.Duration { return draw(s.Jitter, lo, hi) })
 }
 
 // DelaySeeded is [WaiterSchedule.Delay] with the jitter drawn from seed
@@ -107,15 +108,39 @@ func (s WaiterSchedule) Delay(attempt int, remaining, reserve time.Duration) tim
 // engine's history) replays the same delays. The draws are uniform over
 // [MinDelay, delay] and independent from one attempt to the next.
 func (s WaiterSchedule) DelaySeeded(attempt int, remaining, reserve time.Duration, seed uint64) time.Duration {
-	return s.delay(attempt, remaining, reserve, func(lo, hi time.Duration) time.Duration {
-		return lo + time.Duration(Mix(seed, uint64(attempt))%(uint64(hi-lo)+1))
-	})
+	lo, _ := s.bounds()
+	return s.delay(attempt, remaining, min(reserve, lo), 0, seeded(seed, attempt))
 }
 
-func (s WaiterSchedule) delay(attempt int, remaining, reserve time.Duration, jitter func(lo, hi time.Duration) time.Duration) time.Duration {
+// DelayAfterCall is [WaiterSchedule.Delay] for calls that take time, as
+// a waiter's do: latency is how long the next call is expected to take,
+// and reserve (not capped at MinDelay here) is how long before the end
+// of the budget the final call starts, so that it ends before the end.
+// The last-attempt check counts the latency: when waiting the drawn delay
+// and then making the call would leave no more than MinDelay (or reserve,
+// if longer) of the budget, no call could follow that one, so the delay
+// becomes remaining - reserve and the next call is the final one. With
+// latency 0 and a reserve of at most MinDelay it is Delay. seed draws the
+// jitter as DelaySeeded does; 0 draws it with s.Jitter.
+func (s WaiterSchedule) DelayAfterCall(attempt int, remaining, reserve, latency time.Duration, seed uint64) time.Duration {
+	jitter := seeded(seed, attempt)
+	if seed == 0 {
+		jitter = func(lo, hi time.Duration) time.Duration { return draw(s.Jitter, lo, hi) }
+	}
+	return s.delay(attempt, remaining, reserve, max(latency, 0), jitter)
+}
+
+// seeded draws uniformly from [lo, hi] with the attempt's draw of seed.
+func seeded(seed uint64, attempt int) func(lo, hi time.Duration) time.Duration {
+	return func(lo, hi time.Duration) time.Duration {
+		return lo + time.Duration(Mix(seed, uint64(attempt))%(uint64(hi-lo)+1))
+	}
+}
+
+func (s WaiterSchedule) delay(attempt int, remaining, reserve, latency time.Duration, jitter func(lo, hi time.Duration) time.Duration) time.Duration {
 	lo, hi := s.bounds()
 	hi = max(hi, lo)
-	reserve = min(max(reserve, 0), lo)
+	reserve = max(reserve, 0)
 	if remaining <= reserve {
 		return 0
 	}
@@ -123,7 +148,7 @@ func (s WaiterSchedule) delay(attempt int, remaining, reserve time.Duration, jit
 	if d := grow(lo, hi, attempt); d > lo {
 		delay = min(max(jitter(lo, d), lo), d)
 	}
-	if remaining-delay <= lo {
+	if remaining-delay-latency <= max(lo, reserve) {
 		delay = remaining - reserve
 	}
 	return delay

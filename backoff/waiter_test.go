@@ -262,3 +262,50 @@ func FuzzWaiterSchedule(f *testing.F) {
 		}
 	})
 }
+
+// TestDelayAfterCallMakesTheFinalCall: with calls that take time, the
+// last-attempt check counts their latency, so that whatever the latency
+// and the jitter, the last call starts exactly reserve before the end of
+// the budget and ends before it. (With Delay's check, 1.5s calls in a
+// 58.5s budget could start their last call 2.5s before the end, leaving
+// 1s: no room for the final call.)
+func TestDelayAfterCallMakesTheFinalCall(t *testing.T) {
+	sched := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s}
+	for _, latency := range []time.Duration{time.Millisecond, 50 * time.Millisecond, 300 * time.Millisecond, s, 1500 * time.Millisecond, 3 * s} {
+		reserve := latency*3/2 + 20*time.Millisecond
+		for _, budget := range []time.Duration{58500 * time.Millisecond, 5 * time.Minute, 20 * time.Minute} {
+			for seed := uint64(1); seed <= 200; seed++ {
+				now := latency // the first call
+				last := time.Duration(0)
+				for attempt := 1; ; attempt++ {
+					d := sched.DelayAfterCall(attempt, budget-now, reserve, latency, seed)
+					if d == 0 {
+						break
+					}
+					if d < 0 {
+						t.Fatalf("latency %v, budget %v, seed %d: delay %d = %v", latency, budget, seed, attempt, d)
+					}
+					last = now + d
+					now = last + latency
+				}
+				if last != budget-reserve {
+					t.Fatalf("latency %v, budget %v, seed %d: last call at %v, want %v (the budget minus the reserve)", latency, budget, seed, last, budget-reserve)
+				}
+			}
+		}
+	}
+}
+
+// TestDelayAfterCallIsDelay: with no latency and a reserve of at most
+// MinDelay, DelayAfterCall is Delay (the specification's rule).
+func TestDelayAfterCallIsDelay(t *testing.T) {
+	for seed := uint64(1); seed < 500; seed++ {
+		sched := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s}
+		attempt := int(seed%12) + 1
+		remaining := time.Duration(seed*7919%300_000) * time.Millisecond
+		reserve := time.Duration(seed%3) * s
+		if got, want := sched.DelayAfterCall(attempt, remaining, reserve, 0, seed), sched.DelaySeeded(attempt, remaining, reserve, seed); got != want {
+			t.Fatalf("DelayAfterCall(%d, %v, %v, 0, %d) = %v, DelaySeeded = %v", attempt, remaining, reserve, seed, got, want)
+		}
+	}
+}
