@@ -3,13 +3,18 @@ package awswait_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 
 	"github.com/waitable/waitable/awswait"
 	"github.com/waitable/waitable/backoff"
@@ -60,16 +65,16 @@ func TestOneRequestPerPoll(t *testing.T) {
 }
 
 // TestRetryAfterHonoured: an x-amz-retry-after of 7s on a throttle holds
-// the next poll back at least that long (within the strategy's clamp of
-// the backoff plus 5s).
+// the next poll back exactly that long: never sooner than the service
+// asked, though the throttle backoff (1s) and the waiter's delay (1s)
+// are shorter.
 func TestRetryAfterHonoured(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		throttle := dynamoError(400, "ThrottlingException")
 		throttle.headers["x-amz-retry-after"] = "7000"
 		s := &scripted{latency: 100 * time.Millisecond, script: []response{throttle, dynamoTable("ACTIVE")}}
 		client := dynamo(s)
-		// The throttle backoff at its highest (1s), so that the clamp is
-		// exact: the hint, 7s, at most the backoff plus 5s, 6s.
+		// The throttle backoff at its highest (1s): the hint is longer.
 		strategy, err := retry.NewStandard(retry.WithService("DynamoDB"), retry.WithJitter(backoff.High))
 		if err != nil {
 			t.Fatal(err)
@@ -82,10 +87,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 		if _, err := w.Wait(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		// Two calls of 100ms each, and between them the service's 7s,
-		// clamped to the 1s throttle backoff plus 5s.
-		if got := time.Since(start); got != 6*time.Second+200*time.Millisecond {
-			t.Errorf("the wait took %v, want 6.2s: two calls of 100ms and a delay of 6s", got)
+		// Two calls of 100ms each, and between them the service's 7s.
+		if got := time.Since(start); got != 7*time.Second+200*time.Millisecond {
+			t.Errorf("the wait took %v, want 7.2s: two calls of 100ms and the service's 7s", got)
 		}
 	})
 }
@@ -133,4 +137,46 @@ func TestOpRejectsNonSDKOptions(t *testing.T) {
 		t.Error("Op(nil) accepted")
 	}
 	_ = errors.New
+}
+
+// TestThrottlesOverLoopback: ClusterActive with a 20-minute budget,
+// against a real EKS endpoint on loopback that throttles 3 times in a row
+// (the last with Retry-After: 1), then answers ACTIVE: the throttles are
+// transient, the wait succeeds, and the call after the Retry-After comes
+// no sooner than 1s later.
+func TestThrottlesOverLoopback(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		n := len(at)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n <= 3 {
+			w.Header().Set("X-Amzn-Errortype", "ThrottlingException")
+			if n == 3 {
+				w.Header().Set("Retry-After", "1")
+			}
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message":"Rate exceeded"}`)
+			return
+		}
+		fmt.Fprint(w, `{"cluster":{"name":"demo","status":"ACTIVE"}}`)
+	}))
+	defer srv.Close()
+	client := eks.New(eks.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, BaseEndpoint: aws.String(srv.URL)})
+	w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(10*time.Millisecond, 50*time.Millisecond), waiter.WithoutTelemetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.Wait(t.Context(), &eks.DescribeClusterInput{Name: aws.String("demo")}, 20*time.Minute)
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || out == nil || out.Cluster == nil || len(at) != 4 {
+		t.Fatalf("Wait = %v after %d requests; want ACTIVE on the 4th", err, len(at))
+	}
+	if gap := at[3].Sub(at[2]); gap < time.Second {
+		t.Errorf("the call after Retry-After: 1 came %v later, want no sooner than 1s", gap)
+	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"reflect"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -14,6 +12,8 @@ import (
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/waitable/waitable/classify"
 )
 
 // Method is an aws-sdk-go-v2 operation method, such as
@@ -115,30 +115,8 @@ func withRetryAfter(err error) error {
 	if !errors.As(err, &re) || re.Response == nil {
 		return err
 	}
-	if d, ok := retryAfter(re.Response.Header, time.Now()); ok {
+	if d, ok := classify.RetryAfterHeader(re.Response.Header, time.Now()); ok {
 		return &retryAfterError{err: err, after: d}
 	}
 	return err
-}
-
-// retryAfter reads x-amz-retry-after (milliseconds), then Retry-After
-// (seconds, or an HTTP date); values that do not parse, or are negative,
-// are ignored.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := h.Get("x-amz-retry-after"); v != "" {
-		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 && ms < 1<<40 {
-			return time.Duration(ms) * time.Millisecond, true
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 && s < 1<<30 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now), true
-	}
-	return 0, false
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +102,31 @@ func TestVerdictRetryable(t *testing.T) {
 	} {
 		if got := (classify.Verdict{Safety: tt.s}).Retryable(tt.idempotent); got != tt.want {
 			t.Errorf("Verdict{Safety: %v}.Retryable(%v) = %v, want %v", tt.s, tt.idempotent, got, tt.want)
+		}
+	}
+}
+
+func TestRetryAfterHeader(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, key, value string
+		want             time.Duration
+		ok               bool
+	}{
+		{"seconds", "Retry-After", "30", 30 * time.Second, true},
+		{"zero", "Retry-After", "0", 0, true},
+		{"an HTTP date", "Retry-After", now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
+		{"a date in the past", "Retry-After", now.Add(-time.Minute).Format(http.TimeFormat), 0, false},
+		{"negative", "Retry-After", "-5", 0, false},
+		{"garbage", "Retry-After", "soon", 0, false},
+		{"x-amz-retry-after in ms", "X-Amz-Retry-After", "1500", 1500 * time.Millisecond, true},
+		{"none", "X-Other", "1", 0, false},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		h.Set(tt.key, tt.value)
+		if got, ok := classify.RetryAfterHeader(h, now); got != tt.want || ok != tt.ok {
+			t.Errorf("%s: RetryAfterHeader(%s: %s) = %v, %t; want %v, %t", tt.name, tt.key, tt.value, got, ok, tt.want, tt.ok)
 		}
 	}
 }

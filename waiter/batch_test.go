@@ -123,12 +123,12 @@ func TestBatchCoalesces(t *testing.T) {
 }
 
 // TestBatchFailedCall: a call that fails counts for every key in it: a
-// throttling API ends each wait after the retry strategy's 3 in a row.
+// throttling API ends each wait after WithTransientLimit's 3 in a row.
 func TestBatchFailedCall(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 }, runningAt: func(int) time.Duration { return time.Hour },
 			fail: func(int) error { return throttled{} }}
-		b := newBatch(t, e)
+		b := newBatch(t, e, waiter.WithTransientLimit(3))
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
 			_, err := r.Result()

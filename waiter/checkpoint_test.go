@@ -143,7 +143,9 @@ func TestCheckpointRefused(t *testing.T) {
 			{"another version", w, bytes.Replace(good, []byte(`"version":1`), []byte(`"version":2`), 1), waiter.ProblemVersion},
 			{"damaged", w, bytes.Replace(good, []byte(`"attempts":0`), []byte(`"attempts":9`), 1), waiter.ProblemCorrupt},
 			{"truncated", w, good[:len(good)/2], waiter.ProblemCorrupt},
-			{"not a checkpoint", w, []byte(`{"hello":"world"}`), waiter.ProblemVersion},
+			{"not a checkpoint", w, []byte(`{"hello":"world"}`), waiter.ProblemCorrupt},
+			{"empty object", w, []byte(`{}`), waiter.ProblemCorrupt},
+			{"null", w, []byte(`null`), waiter.ProblemCorrupt},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +188,7 @@ func TestStepIsPure(t *testing.T) {
 // TestStep checks the core's decisions one by one.
 func TestStep(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxAttempts(5))
+	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxAttempts(5), waiter.WithTransientLimit(3))
 	begin := func() waiter.State { s, _ := w.Begin(now, time.Minute, 1); return s }
 	judge := func(out *GetThingOutput, err error) waiter.Judgment { return w.Judge(GetThingInput{"a"}, out, err) }
 	tests := []struct {
@@ -209,7 +211,11 @@ func TestStep(t *testing.T) {
 		{"late", begin(), waiter.Poll{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
 		{"success at the deadline", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
 		{"retry at the deadline", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
-		{"last attempt", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - time.Millisecond},
+		{"last attempt", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
+		{"last attempt counts the latency", begin(), waiter.Poll{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
+		{"transient past the strategy's attempts", func() waiter.State { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 4 * sec}}, 0, false, nil, 0, 4 * sec},
+		{"retry-after past the deadline", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: time.Hour, Hint: time.Hour}}, 0, true, waiter.ErrTimeout, 0, 0},
+		{"empty quota halves the pace", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, false, nil, 0, 4 * sec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,10 +44,10 @@ func TestCancelMidCallDeliversAttempt(t *testing.T) {
 			r.Cancel()
 			var states []string
 			for a := range r.Attempts() {
-				states = append(states, fmt.Sprint(a.Number, a.State, a.Abandoned))
+				states = append(states, fmt.Sprintf("%d %v %v %q", a.Number, a.State, a.Abandoned, a.Outcome))
 			}
 			_, err := r.Result()
-			if calls.Load() != 2 || fmt.Sprint(states) != "[1 retry false 2 failure false]" || !errors.Is(err, context.Canceled) {
+			if calls.Load() != 2 || fmt.Sprint(states) != `[1 retry false "" 2 retry false "cancelled"]` || !errors.Is(err, context.Canceled) {
 				t.Fatalf("run %d: %d calls, events %v, Result %v; want both attempts delivered and context.Canceled", i, calls.Load(), states, err)
 			}
 		}
@@ -187,10 +187,10 @@ func TestTimeoutKeepsLastOutput(t *testing.T) {
 	})
 }
 
-// TestTransientStreakWithEmptyQuota: an always-throttling service ends the
-// wait after 3 calls (the standard strategy's limit) whether the retry
-// quota is full or empty.
-func TestTransientStreakWithEmptyQuota(t *testing.T) {
+// TestTransientLimitWhateverTheQuota: WithTransientLimit(3) ends an
+// always-throttling wait after 3 calls, whether the retry quota is full
+// or empty.
+func TestTransientLimitWhateverTheQuota(t *testing.T) {
 	for _, capacity := range []int{500, 0} {
 		t.Run(fmt.Sprint("bucket=", capacity), func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
@@ -199,13 +199,36 @@ func TestTransientStreakWithEmptyQuota(t *testing.T) {
 					t.Fatal(err)
 				}
 				rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
-				_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+				_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s), waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 				var we *waiter.Error
-				if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || !errors.Is(err, retry.ErrMaxAttempts) || len(rec.times()) != 3 {
+				if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
 					t.Fatalf("Wait = %v after %d calls; want FailureTransientLimit after 3", err, len(rec.times()))
 				}
 			})
 		})
+	}
+}
+
+// TestEmptyQuotaSlowsPolls: an empty retry quota does not end a wait on
+// an always-throttling service; it halves the pace of the polls.
+func TestEmptyQuotaSlowsPolls(t *testing.T) {
+	calls := map[int]int{}
+	for _, capacity := range []int{500, 0} {
+		clocktest.Run(t, func(t *testing.T) {
+			s, err := retry.NewStandard(retry.WithTokenBucket(retry.NewTokenBucket(capacity)), retry.WithJitter(backoff.Low))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
+			_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s), waiter.WithJitter(backoff.Midpoint)).Wait(t.Context(), GetThingInput{"a"}, 10*time.Minute)
+			if !errors.Is(err, waiter.ErrTimeout) || !errors.Is(err, throttled{}) {
+				t.Errorf("bucket %d: Wait = %v, want a timeout holding the throttle", capacity, err)
+			}
+			calls[capacity] = len(rec.times())
+		})
+	}
+	if calls[0] >= calls[500] || calls[0] < 3 {
+		t.Errorf("calls with an empty quota %d, with a full one %d; want fewer, and more than 3", calls[0], calls[500])
 	}
 }
 
@@ -219,15 +242,15 @@ func (refused) Fault() classify.Fault {
 	return classify.FaultServer
 }
 
-// TestTransientLimitSaysWhat: the error after 3 connection refusals says
-// it was 3 transient errors in a row, matches ErrFailure and the
-// strategy's ErrMaxAttempts, and unwraps to the refusal.
+// TestTransientLimitSaysWhat: the error after 3 connection refusals
+// (WithTransientLimit(3)) says it was 3 transient errors in a row,
+// matches ErrFailure, and unwraps to the refusal.
 func TestTransientLimitSaysWhat(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, refused{} })
-		_, err := mustNew(t, thingExists, rec.op).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		_, err := mustNew(t, thingExists, rec.op, waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
-		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, retry.ErrMaxAttempts) || !errors.Is(err, refused{}) ||
+		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, refused{}) ||
 			we.Failure != waiter.FailureTransientLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
 			t.Errorf("Wait = %v (%+v)", err, we)
 		}

@@ -2,11 +2,11 @@ package waiter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
+	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/retry"
@@ -65,16 +65,23 @@ func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
 }
 
 // RetryAdvice is what the retry strategy said about an error no acceptor
-// matched.
+// matched, and what the service asked of the next call.
 type RetryAdvice struct {
 	// Retry reports that the error may be retried: the strategy allowed
-	// it, or refused only because its quota was empty (Quota).
+	// it, or refused only for its own attempt count or because its quota
+	// was empty (Quota). Neither ends a wait: the strategy counts the
+	// retries of one call, and the waiter's schedule already spaces its
+	// calls.
 	Retry, Quota bool
-	// Refusal is why the strategy refused, when Retry is false.
+	// Refusal is why the strategy refused, when Retry is false: the error
+	// is fatal.
 	Refusal error
 	// MinDelay is the least time before the next call: the strategy's
-	// delay, or the service's retry-after hint.
+	// delay, never less than the service's retry-after hint.
 	MinDelay time.Duration
+	// Hint is the service's retry-after hint (Retry-After,
+	// x-amz-retry-after) on the call's error, if it had one.
+	Hint time.Duration
 }
 
 // Poll is one call of the operation as [Waiter.Step] takes it: when it
@@ -86,9 +93,10 @@ type Poll struct {
 	Latency time.Duration
 	// Err is the call's error (nil if it succeeded).
 	Err error
-	// Late reports a call that returned after the wait's deadline had
-	// passed (its context had ended): it is not judged, and the wait times
-	// out.
+	// Late reports a call cut off by the wait's deadline: it returned
+	// after the deadline, or returned its context's error once the
+	// deadline had ended it. It is not judged, and the wait times out. (A
+	// call that returns an answer at the deadline instant is judged.)
 	Late bool
 	// Judgment is what the acceptors made of the call ([Waiter.Judge]).
 	Judgment
@@ -144,29 +152,22 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	s.Next = time.Time{}
 	d := Decision{State: o.State}
 	if o.Late {
-		d.State = classify.Failure
+		d.State = classify.Retry // not judged: the resource's state is unknown
 		return w.end(s, d, now, ErrTimeout, 0, o)
 	}
-	var atLeast time.Duration
 	switch {
 	case o.State == classify.Success:
 		s.Transient = 0
 		return w.end(s, d, now, nil, 0, o)
 	case o.Unmatched(o.Err) && w.strategy != nil:
 		if !o.Advice.Retry {
-			why := FailureError
-			if errors.Is(o.Advice.Refusal, retry.ErrMaxAttempts) {
-				why = FailureTransientLimit
-				s.Transient++
-			}
-			return w.end(s, d, now, ErrFailure, why, o)
+			return w.end(s, d, now, ErrFailure, FailureError, o)
 		}
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
 			return w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
 		}
 		d.State, d.Transient = classify.Retry, true
-		atLeast = o.Advice.MinDelay
 	case o.State == classify.Failure:
 		why := FailureAcceptor
 		if o.Acceptor < 0 {
@@ -179,16 +180,23 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	if limit := w.maxAttempts(); limit > 0 && s.Attempts >= limit {
 		return w.end(s, d, now, ErrMaxAttempts, 0, o)
 	}
-	reserve := w.reserve(s.MaxLatency)
+	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
-	delay := w.delay(s, remaining, reserve)
-	if delay > 0 && atLeast > delay {
+	delay := w.delay(s, remaining, reserve, latency)
+	if delay > 0 && o.Advice.Quota {
+		// The service fails broadly: poll at half the pace, but keep the
+		// final call.
+		delay = min(2*delay, remaining-reserve)
+	}
+	if atLeast := o.Advice.MinDelay; delay > 0 && atLeast > delay {
 		// Never sooner than the service or the strategy asked; if that
-		// leaves no time for a call, the wait times out now.
-		delay = atLeast
-		if delay > remaining-reserve {
-			delay = 0
+		// leaves no time for a call, the wait times out now, not later.
+		if atLeast > remaining-reserve {
+			dec := w.end(s, d, now, ErrTimeout, 0, o)
+			dec.Err.(*Error).NextDelay, dec.Err.(*Error).Hint = atLeast, o.Advice.Hint
+			return dec
 		}
+		delay = atLeast
 	}
 	if delay <= 0 {
 		return w.end(s, d, now, ErrTimeout, 0, o)
@@ -200,17 +208,19 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 
 // delay draws the schedule's delay for the attempt just made: from the
 // State's seed, or through the Jitter given with WithJitter.
-func (w *Waiter[I, O]) delay(s *State, remaining, reserve time.Duration) time.Duration {
+func (w *Waiter[I, O]) delay(s *State, remaining, reserve, latency time.Duration) time.Duration {
+	seed := s.Seed
 	if w.schedule.Jitter != nil {
-		return w.schedule.Delay(s.Attempts, remaining, reserve)
+		seed = 0
 	}
-	return w.schedule.DelaySeeded(s.Attempts, remaining, reserve, s.Seed)
+	return w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
 }
 
 // end builds the Decision that ends a wait.
 func (w *Waiter[I, O]) end(s *State, d Decision, now time.Time, reason error, why Failure, o *Poll) Decision {
 	d.Done = true
 	if reason == nil {
+		s.End = outcomeOf(nil)
 		return d
 	}
 	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
@@ -223,30 +233,38 @@ func (w *Waiter[I, O]) end(s *State, d Decision, now time.Time, reason error, wh
 		}
 	case o.Advice.Refusal != nil:
 		e.Err = o.Advice.Refusal // unwraps to the call's error
-	case why == FailureTransientLimit:
-		// The strategy's quota was empty, so the limit was counted here:
-		// say it as the strategy would have.
-		e.Err = &retry.Error{Reason: retry.ErrMaxAttempts, Attempts: s.Transient, Verdict: classify.Classify(o.Err), Err: o.Err}
 	}
 	d.Err = e
+	s.End = outcomeOf(e)
 	return d
 }
 
-// finalGrace is the least time a wait keeps for its final call, so that
-// the call starts with a live context even when the reserve is 0 (the
-// current specification's rule, or an instant operation's latency).
+// finalGrace is the least time a fixed reserve (WithFinalReserve) keeps
+// for the final call, so that the call starts with a live context even
+// when the reserve is 0 (the current specification's rule).
 const finalGrace = time.Millisecond
 
-// reserve returns the time to keep for the final call: the fixed reserve
-// if one was set, else the longest latency observed, at most MinDelay; never
-// less than finalGrace (or MinDelay, if that is shorter).
-func (w *Waiter[I, O]) reserve(maxLatency time.Duration) time.Duration {
+// finalFloor is what the observed-latency reserve adds to the margin: the
+// time a call takes beyond its latency to be started and its answer
+// judged (a timer's lateness, a goroutine's scheduling).
+const finalFloor = 20 * time.Millisecond
+
+// reserve returns the time to keep for the final call, and the latency
+// the last-attempt check counts for the next call. By default the reserve
+// covers the longest latency observed with a margin (half as much again,
+// plus finalFloor or MinDelay if shorter), so that the final call ends
+// before the deadline even when calls take a little longer than before. A
+// fixed reserve (WithFinalReserve) is taken as given, at most MinDelay,
+// and never less than finalGrace (or MinDelay, if shorter).
+func (w *Waiter[I, O]) reserve(maxLatency time.Duration) (reserve, latency time.Duration) {
 	minDelay := w.schedule.MinDelay
-	r := min(maxLatency, minDelay)
-	if w.cfg.reserve != nil {
-		r = min(*w.cfg.reserve, minDelay)
+	if minDelay <= 0 {
+		minDelay = backoff.DefaultMinDelay
 	}
-	return max(r, min(finalGrace, minDelay))
+	if w.cfg.reserve != nil {
+		return max(min(*w.cfg.reserve, minDelay), min(finalGrace, minDelay)), maxLatency
+	}
+	return maxLatency + maxLatency/2 + min(finalFloor, minDelay), maxLatency
 }
 
 // Call makes one call of the operation with in and judges it: the

@@ -36,6 +36,24 @@
 //     durable engine or a simulator can call Begin, Judge and Step
 //     themselves (the examples' schedule simulator does).
 //
+// # The caller's budget rules the wait
+//
+// maxWait is the caller's, and a wait uses all of it. An error no acceptor
+// matches goes to the retry strategy ([WithRetryStrategy]): a transient
+// one (a throttle, a 5xx, a timeout, a refused connection) is polled again
+// on the schedule, never sooner than the strategy's backoff or the
+// service's retry-after hint, for as long as the time lasts, and a wait
+// that meets only transient errors ends with [ErrTimeout] holding the last
+// one; a fatal one ends the wait at once. The strategy's own attempt count
+// and an empty retry quota do not end a wait ([WithTransientLimit] does,
+// if you ask). A hint that would pass the deadline ends the wait at once
+// with ErrTimeout saying so. The final call starts early enough to end
+// before the deadline (the longest latency seen with a margin; see
+// [WithFinalReserve]), the last-attempt check counts that latency, and an
+// answer returned at the deadline instant is judged; a call cut off by the
+// deadline is a timeout in its event ([Attempt].Outcome) and in the
+// result.
+//
 // Time goes through the clock given with [WithClock] (tests use the
 // clocktest package), and each delay's jitter is drawn from a seed kept in
 // the State, so a resumed or replayed wait makes the same delays.

@@ -179,29 +179,40 @@ func (d *driver[I, O]) invoke(c *call) (out O, err error, latency time.Duration)
 
 // complete judges a call's outcome into *o and applies it to the State.
 // It reports cancelled when the caller cancelled during the call: the
-// attempt is then reported with State Failure and the wait ends with the
-// cancellation.
+// attempt is then reported unjudged (State Retry), and dec.Err is the
+// cancellation that ends the wait. A call cut off by the deadline (it
+// returned after it, or returned its context's error once the deadline
+// ended it) is not judged either, and the wait times out; a call that
+// returns an answer at the deadline instant is judged.
 func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, o *Poll) (dec Decision, cancelled bool) {
-	late := d.ctx.ended.Load()
+	ended := d.ctx.ended.Load()
 	if err == nil {
 		d.last = out // the last output observed: of the last call that succeeded
 	}
 	d.lastErr = err
 	now := c.start.Add(latency)
-	*o = Poll{Start: c.start, Latency: latency, Err: err, Late: late, Judgment: Judgment{Acceptor: -1}}
-	if late && !d.deadlineHit() {
+	*o = Poll{Start: c.start, Latency: latency, Err: err, Judgment: Judgment{Acceptor: -1}}
+	if ended && !d.deadlineHit() {
 		d.s.Attempts++
 		d.s.MaxLatency = max(d.s.MaxLatency, latency)
-		dec.State = classify.Failure
+		d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
+		dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, err)}
 		d.reportAttempt(c, o, &dec, now)
 		return dec, true
 	}
-	if !late {
+	o.Late = now.After(d.s.Deadline) || (ended && err != nil && contextErr(err))
+	if !o.Late {
 		d.judge(out, o)
 	}
 	dec = d.w.step(&d.s, o, now)
 	d.reportAttempt(c, o, &dec, now)
 	return dec, false
+}
+
+// contextErr reports whether err is a context's error: what an operation
+// that honours its context returns once the context ends.
+func contextErr(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 // judge applies the acceptors and asks the retry strategy, in a frame of
@@ -218,6 +229,9 @@ func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[
 	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
 	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint = dec.Transient, dec.Delay, o.EvalErr, d.s
+	if dec.Done {
+		a.Outcome = outcomeOf(dec.Err)
+	}
 }
 
 // reportAttempt tells the observer how an attempt went.
@@ -225,22 +239,32 @@ func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now time.T
 	if d.obs == nil {
 		return
 	}
+	state := dec.State.String()
+	if o.Late {
+		state = telemetry.OutcomeTimeout
+	}
 	d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
-		Acceptor: o.Acceptor, State: dec.State.String(), Transient: dec.Transient, NextDelay: dec.Delay, Tokens: -1}, now)
+		Acceptor: o.Acceptor, State: state, Transient: dec.Transient, NextDelay: dec.Delay, RetryAfter: o.Advice.Hint, Tokens: -1}, now)
 }
 
 // attempt makes one call, judges it and applies it to the State (see
 // complete); Wait's, which reports no events.
-func (d *driver[I, O]) attempt() (Decision, bool) {
+func (d *driver[I, O]) attempt() Decision {
 	c := d.prepare()
 	out, err, latency := d.invoke(&c)
 	var o Poll
-	return d.complete(&c, out, err, latency, &o)
+	dec, _ := d.complete(&c, out, err, latency, &o)
+	return dec
 }
 
-// advise consults the retry strategy for an error no acceptor matched, and
-// keeps the strategy's token between the errors of a streak: a success
-// returns it, any other outcome drops it.
+// advise consults the retry strategy for an error no acceptor matched,
+// and keeps the strategy's token between the errors of a streak: a
+// success returns it, any other outcome drops it. The strategy's refusal
+// for its own attempt count or an empty quota is not the wait's end (see
+// WithRetryStrategy): the error is retried, no sooner than the delay the
+// strategy would have waited, and the next error starts a new streak of
+// the strategy's. An error an acceptor judged Retry is polled again no
+// sooner than its retry-after hint.
 func (d *driver[I, O]) advise(ctx context.Context, o *Poll) {
 	s := d.w.strategy
 	switch {
@@ -251,6 +275,10 @@ func (d *driver[I, O]) advise(ctx context.Context, o *Poll) {
 			s.RecordSuccess(d.tok)
 		}
 		d.tok = nil
+		if o.Err != nil && o.State == classify.Retry {
+			h := classify.Classify(o.Err).RetryAfter
+			o.Advice = RetryAdvice{MinDelay: h, Hint: h}
+		}
 		return
 	}
 	if d.tok == nil {
@@ -262,15 +290,19 @@ func (d *driver[I, O]) advise(ctx context.Context, o *Poll) {
 	}
 	next, err := s.RefreshToken(ctx, d.tok, o.Err)
 	d.tok = next
+	hint := classify.Classify(o.Err).RetryAfter
 	switch {
 	case err == nil:
-		o.Advice = RetryAdvice{Retry: true, MinDelay: next.Delay()}
-	case errors.Is(err, retry.ErrQuotaExceeded):
-		// The service fails broadly, but the waiter's schedule already
-		// spaces its calls: keep polling, never sooner than it asked.
-		o.Advice = RetryAdvice{Retry: true, Quota: true, MinDelay: classify.Classify(o.Err).RetryAfter}
+		o.Advice = RetryAdvice{Retry: true, MinDelay: next.Delay(), Hint: hint}
+	case errors.Is(err, retry.ErrMaxAttempts), errors.Is(err, retry.ErrQuotaExceeded):
+		delay := hint
+		var re *retry.Error
+		if errors.As(err, &re) {
+			delay = max(delay, re.Delay)
+		}
+		o.Advice = RetryAdvice{Retry: true, Quota: errors.Is(err, retry.ErrQuotaExceeded), MinDelay: delay, Hint: hint}
 	default:
-		o.Advice = RetryAdvice{Refusal: err}
+		o.Advice = RetryAdvice{Refusal: err, Hint: hint}
 	}
 }
 
@@ -302,6 +334,9 @@ func (d *driver[I, O]) endAttempt(ctx context.Context, a telemetry.Attempt, now 
 func (d *driver[I, O]) end(err error) error {
 	if we, ok := err.(*Error); ok && d.name != "" {
 		we.Input = d.name
+	}
+	if d.s.Version != 0 && d.s.End == "" {
+		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
 	}
 	d.release()
 	d.endWait(outcomeOf(err), err)

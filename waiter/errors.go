@@ -17,9 +17,9 @@ var (
 	// state.
 	ErrTimeout = errors.New("timed out")
 	// ErrFailure: a failure acceptor matched, the operation returned an
-	// error that no acceptor matched and that was not retried, or
-	// transient errors in a row reached the retry strategy's limit;
-	// Error.Failure says which.
+	// error that no acceptor matched and that the retry strategy called
+	// fatal, or transient errors in a row reached the limit set with
+	// WithTransientLimit; Error.Failure says which.
 	ErrFailure = errors.New("failure")
 	// ErrMaxAttempts: the waiter's attempt limit was reached before a
 	// terminal state.
@@ -39,8 +39,9 @@ const (
 	// strategy: the specification's step 4).
 	FailureError
 	// FailureTransientLimit: errors no acceptor matched, retried as
-	// transient, came in a row as many times as the retry strategy allows
-	// attempts (3 for the standard strategy).
+	// transient, came in a row as many times as WithTransientLimit allows
+	// (by default there is no such limit: transient errors are retried
+	// for as long as the wait's time lasts).
 	FailureTransientLimit
 )
 
@@ -52,7 +53,7 @@ func (f Failure) String() string {
 	case FailureError:
 		return "an error no acceptor matched"
 	case FailureTransientLimit:
-		return "transient errors reached the retry strategy's limit"
+		return "transient errors reached the limit in a row"
 	}
 	return ""
 }
@@ -89,6 +90,11 @@ type Error struct {
 	// Err is the last call's error (nil if the last call succeeded), or the
 	// retry strategy's refusal, which unwraps to it.
 	Err error
+	// NextDelay is set when the wait timed out before its deadline because
+	// the next call could come no sooner than that, and that is past the
+	// deadline: Hint is then the service's retry-after hint, if it had
+	// one (NextDelay is never less than it).
+	NextDelay, Hint time.Duration
 }
 
 // Error reads like "waiter InstanceRunning: failure after 3 attempts in
@@ -104,7 +110,11 @@ func (e *Error) Error() string {
 	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
 	case e.Failure == FailureTransientLimit:
-		fmt.Fprintf(&b, ": %d transient errors in a row, the retry strategy's limit", e.Transient)
+		fmt.Fprintf(&b, ": %d transient errors in a row, the limit", e.Transient)
+	case e.NextDelay > 0 && e.Hint >= e.NextDelay:
+		fmt.Fprintf(&b, ": the service asked to retry after %v, past the deadline", e.Hint)
+	case e.NextDelay > 0:
+		fmt.Fprintf(&b, ": the next call was due in %v (the retry strategy's delay), past the deadline", e.NextDelay)
 	case e.Failure == FailureError:
 		b.WriteString(": no acceptor matched the error")
 	}

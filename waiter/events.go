@@ -26,8 +26,15 @@ type Attempt[O any] struct {
 	// \"ACTIVE\"", or a WithMatch name).
 	Matcher string
 	// State is where the attempt left the wait: Success and Failure end
-	// it, Retry polls again (unless time or attempts ran out).
+	// it, Retry polls again (unless time or attempts ran out). A call that
+	// was not judged (cut off by the deadline, cancelled or abandoned) is
+	// Retry: nothing was learnt of the resource.
 	State classify.State
+	// Outcome is set on the attempt that ended the wait, and says how, as
+	// its Result does: "success", "failure", "timeout", "max_attempts",
+	// "cancelled" or "panic" (the telemetry package's Outcome names). It
+	// is "" while the wait goes on.
+	Outcome string
 	// Message is a failure acceptor's message, if it has one.
 	Message string
 	// Transient reports an error that no acceptor matched and that the

@@ -27,6 +27,7 @@ type config struct {
 	attemptTimeout time.Duration
 	strategy       retry.Strategy
 	strategySet    bool
+	transientLimit int
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	limiter        *rate.Limiter
@@ -90,11 +91,14 @@ func WithDelays(minDelay, maxDelay time.Duration) Option {
 // WithFinalReserve fixes the time kept for the final call (see
 // backoff.WaiterSchedule.Delay): 0 is the current Smithy specification
 // (the last call starts at the deadline's edge), MinDelay the rule as first
-// published. By default the waiter reserves the longest call latency it has
-// observed in the run (at most MinDelay), so that the final call finishes
-// just before the deadline instead of being cut off by it. Whatever the
+// published; more than MinDelay counts as MinDelay. By default the waiter
+// reserves the longest call latency it has observed in the wait, half as
+// much again, and 20ms (or MinDelay, if shorter), so that the final call
+// ends before the deadline instead of being cut off by it. Whatever the
 // reserve, the final call starts at least 1ms (or MinDelay, if shorter)
-// before the deadline, so that its context is still live.
+// before the deadline, so that its context is still live, and the
+// last-attempt check counts the latency observed: a final call is made
+// whenever the time left leaves room for one.
 func WithFinalReserve(d time.Duration) Option {
 	return func(cfg *config) {
 		if d < 0 {
@@ -127,19 +131,45 @@ func WithAttemptTimeout(d time.Duration) Option {
 	}
 }
 
-// WithRetryStrategy sets the strategy that decides whether an error no
-// acceptor matched is transient (retried on the waiter's schedule, never
-// sooner than the strategy's delay or the error's retry-after; if that
-// leaves no time for another call, the wait times out) or terminal. The default is retry.NewStandard() on the
-// waiter's clock: throttles, timeouts and server faults are retried, up to
-// its attempts in a row (3). An empty token bucket does not end a wait (the
-// waiter's schedule already spaces its calls), but the errors still count
-// toward that limit: a wait whose errors keep coming ends after as many in
-// a row as the strategy allows attempts (a strategy with a MaxAttempts()
-// int method tells its limit; the standard and adaptive ones do). nil
-// gives the specification's letter: every unmatched error is terminal.
+// WithRetryStrategy sets the strategy that tells transient errors from
+// fatal ones, for the errors no acceptor matched. The default is
+// retry.NewStandard() on the waiter's clock: throttles, timeouts, server
+// faults (5xx), refused connections and whatever else it calls retryable
+// are transient; an error it does not (AccessDenied, a validation error)
+// is fatal and ends the wait at once with [ErrFailure].
+//
+// The caller's budget rules the wait: a transient error is retried on the
+// waiter's schedule, never sooner than the strategy's delay (for the
+// standard strategy, never sooner than the service's Retry-After or
+// x-amz-retry-after), for as long as the wait's time lasts. The
+// strategy's own attempt count (3 for the standard strategy) counts the
+// retries of one call, not of a wait: it does not end the wait, nor does
+// an empty retry quota, which halves the pace of the polls instead. A
+// wait that meets only transient errors until its deadline ends with
+// [ErrTimeout], whose chain holds the last error. A delay asked for that
+// would come after the deadline (a retry-after of an hour with a minute
+// left) ends the wait at once with ErrTimeout, saying so
+// (Error.NextDelay), rather than call after the deadline. To end a wait
+// after n transient errors in a row, use [WithTransientLimit].
+//
+// nil gives the specification's letter: every error no acceptor matched
+// is fatal.
 func WithRetryStrategy(s retry.Strategy) Option {
 	return func(cfg *config) { cfg.strategy, cfg.strategySet = s, true }
+}
+
+// WithTransientLimit ends a wait with [ErrFailure] (Error.Failure is
+// FailureTransientLimit) when n errors in a row were retried as transient,
+// whatever the retry strategy's quota. n must be at least 1. By default
+// there is no limit: transient errors are retried until the wait's
+// deadline.
+func WithTransientLimit(n int) Option {
+	return func(cfg *config) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithTransientLimit(%d): at least 1", n))
+		}
+		cfg.transientLimit = n
+	}
 }
 
 // WithAcceptors adds acceptors tried before the definition's, in order.

@@ -246,14 +246,11 @@ func touchStack(p *[stackReserve]byte) { p[len(p)-1] = 1 }
 //go:noinline
 func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
 	var o Poll
-	dec, cancelled := rn.complete(&rn.cur, out, err, latency, &o)
+	dec, _ := rn.complete(&rn.cur, out, err, latency, &o)
 	rn.record(out, &o, &dec)
-	switch {
-	case cancelled:
-		rn.endRun(rn.w.cancelled(rn.ctx.Err(), rn.ctx.Cause(), rn.s, rn.clk.Now(), rn.lastErr))
-	case dec.Done:
+	if dec.Done { // a cancellation during the call included
 		rn.endRun(dec.Err)
-	default:
+	} else {
 		rn.parkUntil(dec.Delay, rn.s.Next)
 	}
 }
@@ -335,13 +332,16 @@ func (rn *runner[I, O]) abandon() {
 	}
 	now := rn.clk.Now()
 	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start),
-		Err: rn.ctx.Cause(), Acceptor: -1, State: classify.Failure, Abandoned: true}
+		Err: rn.ctx.Cause(), Acceptor: -1, State: classify.Retry, Abandoned: true}
 	rn.s.Attempts++
 	rn.s.MaxLatency = max(rn.s.MaxLatency, a.Latency)
+	err := rn.stopped()
+	a.Outcome = outcomeOf(err)
+	rn.s.Next, rn.s.End = time.Time{}, a.Outcome
 	a.Checkpoint = rn.s
-	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: "failure", Tokens: -1}, now)
+	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
 	rn.r.record(&a)
-	rn.endRun(rn.stopped())
+	rn.endRun(err)
 }
 
 // endRun ends the wait with err (a Decision's, or the context's).
@@ -375,10 +375,12 @@ func (rn *runner[I, O]) recoverPanic() {
 		return
 	}
 	now := rn.clk.Now()
-	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start), Err: pe, Acceptor: -1, State: classify.Failure}
+	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start), Err: pe, Acceptor: -1, State: classify.Failure,
+		Outcome: telemetry.OutcomePanic}
 	if rn.cur.number > rn.s.Attempts {
 		rn.s.Attempts++
 	}
+	rn.s.Next, rn.s.End = time.Time{}, telemetry.OutcomePanic
 	a.Checkpoint = rn.s
 	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe, Acceptor: -1, State: "failure", Tokens: -1}, now)
 	rn.r.record(&a)

@@ -252,21 +252,27 @@ func TestSpecLetter(t *testing.T) {
 	})
 }
 
-// TestTransientLimit: consecutive transient errors are bounded by the
-// strategy's attempts.
-func TestTransientLimit(t *testing.T) {
+// TestTransientErrorsRetriedUntilTheDeadline: throttles for the whole
+// budget never end the wait early: it times out at its deadline, its
+// chain holding the last throttle.
+func TestTransientErrorsRetriedUntilTheDeadline(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
 		rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
-		_, err := mustNew(t, thingExists, rec.op).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
-		if !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, retry.ErrMaxAttempts) || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
-			t.Fatalf("Wait = %v after %d calls; want a failure after 3 throttles in a row", err, len(rec.times()))
+		_, err := mustNew(t, thingExists, rec.op).Wait(t.Context(), GetThingInput{"a"}, time.Minute)
+		var th throttled
+		if !errors.Is(err, waiter.ErrTimeout) || !errors.As(err, &th) || len(rec.times()) <= 3 {
+			t.Fatalf("Wait = %v after %d calls; want a timeout holding the throttle, after more than 3 calls", err, len(rec.times()))
+		}
+		if got := time.Since(start); got < time.Minute-100*time.Millisecond || got > time.Minute {
+			t.Errorf("the wait ended at %v, want at its 1m deadline", got)
 		}
 	})
 }
 
 // TestMaxWait: an operation that always says "retry" and takes 300ms; the
 // polls follow the schedule exactly and the last one, timed with the
-// observed latency as reserve, finishes just before the deadline.
+// observed latency and a margin as reserve, ends before the deadline.
 func TestMaxWait(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		const maxWait = 60 * sec
@@ -275,14 +281,16 @@ func TestMaxWait(t *testing.T) {
 		w := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Midpoint))
 		out, err := w.Wait(t.Context(), GetThingInput{"a"}, maxWait)
 
-		// The expected starts: the schedule with reserve = 300ms.
+		// The expected starts: the schedule with the latency counted and
+		// a reserve of 1.5 x 300ms + 20ms.
+		reserve := rec.delay*3/2 + 20*time.Millisecond
 		var want []time.Duration
 		sched := backoff.WaiterSchedule{Jitter: backoff.Midpoint}
 		at := time.Duration(0)
 		for attempt := 1; ; attempt++ {
 			want = append(want, at)
 			end := at + rec.delay
-			d := sched.Delay(attempt, maxWait-end, rec.delay)
+			d := sched.DelayAfterCall(attempt, maxWait-end, reserve, rec.delay, 0)
 			if d == 0 {
 				break
 			}
@@ -293,13 +301,13 @@ func TestMaxWait(t *testing.T) {
 			t.Fatalf("polls at %v, want %v", got, want)
 		}
 		t.Log("polls", got)
-		last := got[len(got)-1] + rec.delay
-		if last != maxWait {
-			t.Errorf("the last poll ended at %v, want exactly at the %v deadline", last, maxWait)
+		last := got[len(got)-1]
+		if last != maxWait-reserve {
+			t.Errorf("the last poll started at %v, want %v: the reserve before the %v deadline", last, maxWait-reserve, maxWait)
 		}
 		var we *waiter.Error
-		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrTimeout) || !we.Timeout() || we.Attempts != len(want) || we.Elapsed != maxWait || *out.Status != "creating" {
-			t.Errorf("Wait = %v, %+v; want a timeout after %d attempts in %v with the last output", out, we, len(want), maxWait)
+		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrTimeout) || !we.Timeout() || we.Attempts != len(want) || we.Elapsed != last+rec.delay || *out.Status != "creating" {
+			t.Errorf("Wait = %v, %+v; want a timeout after %d attempts in %v with the last output", out, we, len(want), last+rec.delay)
 		}
 	})
 }
@@ -321,22 +329,29 @@ func TestHungOperation(t *testing.T) {
 }
 
 // TestAttemptTimeout: each call is cut at the per-attempt timeout; the
-// timeouts are transient, up to the strategy's limit.
+// timeouts are transient, retried until the wait's deadline, and
+// WithTransientLimit bounds them.
 func TestAttemptTimeout(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		rec := newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
 		rec.delay = time.Hour // every call hangs until cut
 		r := mustNew(t, thingExists, rec.op, waiter.WithAttemptTimeout(sec), waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
-		var latencies []time.Duration
+		n := 0
 		for a := range r.Attempts() {
-			latencies = append(latencies, a.Latency)
-			if !errors.Is(a.Err, context.DeadlineExceeded) {
-				t.Errorf("attempt %d error %v, want DeadlineExceeded", a.Number, a.Err)
+			n++
+			if a.Latency != sec || !errors.Is(a.Err, context.DeadlineExceeded) || !a.Transient {
+				t.Errorf("attempt %d: latency %v, error %v, transient %t; want 1s, DeadlineExceeded, transient", a.Number, a.Latency, a.Err, a.Transient)
 			}
 		}
-		_, err := r.Result()
-		if !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, retry.ErrMaxAttempts) || fmt.Sprint(latencies) != "[1s 1s 1s]" {
-			t.Fatalf("Result = %v, latencies %v", err, latencies)
+		if _, err := r.Result(); !errors.Is(err, waiter.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || n < 10 {
+			t.Fatalf("Result = %v after %d attempts; want a timeout holding the last DeadlineExceeded", err, n)
+		}
+
+		rec = newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
+		rec.delay = time.Hour
+		r = mustNew(t, thingExists, rec.op, waiter.WithAttemptTimeout(sec), waiter.WithJitter(backoff.Low), waiter.WithTransientLimit(3)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		if _, err := r.Result(); !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Result with WithTransientLimit(3) = %v", err)
 		}
 		if got, want := rec.times(), []time.Duration{0, 3 * sec, 6 * sec}; !equalDurations(got, want) {
 			t.Errorf("calls at %v, want %v", got, want)

@@ -43,8 +43,15 @@ type State struct {
 	// Seed draws the jitter of each delay (with the default jitter), so
 	// that a resumed or replayed wait makes the same delays.
 	Seed uint64
-	// Next is when the next call is due (zero before the first).
+	// Next is when the next call is due (zero before the first, and once
+	// the wait has ended).
 	Next time.Time
+	// End is how the wait ended ("success", "failure", "timeout",
+	// "max_attempts", "cancelled", "panic": the telemetry package's
+	// Outcome names), "" while it goes on. A checkpoint of an ended wait
+	// is refused by Resume and WaitFrom as ProblemEnded: there is nothing
+	// left to do.
+	End string
 }
 
 // stateJSON is State's JSON form.
@@ -59,6 +66,7 @@ type stateJSON struct {
 	MaxLatency time.Duration `json:"maxLatencyNs"`
 	Seed       uint64        `json:"seed,string"`
 	Next       time.Time     `json:"next,omitzero"`
+	End        string        `json:"end,omitempty"`
 	Sum        string        `json:"sum"`
 }
 
@@ -80,15 +88,20 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 func (s State) jsonForm() stateJSON {
 	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
-		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next}
+		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, End: s.End}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
 // damaged or foreign checkpoint is an error matching [ErrCheckpoint].
+// Bytes that are not a checkpoint at all (null, {}, another JSON object)
+// are ProblemCorrupt, not ProblemVersion.
 func (s *State) UnmarshalJSON(b []byte) error {
 	var j stateJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: err}
+	}
+	if j.Version == 0 || j.Sum == "" {
+		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("not a checkpoint: no version or checksum in %.40q", b)}
 	}
 	if j.Version != StateVersion {
 		return &CheckpointError{Problem: ProblemVersion, Err: fmt.Errorf("version %d, this package reads version %d", j.Version, StateVersion)}
@@ -97,7 +110,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
 	}
 	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
-		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next}
+		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, End: j.End}
 	return nil
 }
 
@@ -124,6 +137,7 @@ const (
 	ProblemWaiter  Problem = "another waiter" // a checkpoint of another waiter
 	ProblemRules   Problem = "other rules"    // the waiter's acceptors, delays or limits changed since
 	ProblemCorrupt Problem = "corrupt"        // damaged, or not a checkpoint at all
+	ProblemEnded   Problem = "ended"          // the wait it records has ended: nothing to resume
 )
 
 // CheckpointError is a checkpoint that cannot be resumed: which problem,
@@ -156,6 +170,11 @@ func (w *Waiter[I, O]) check(s State) error {
 		return bad(ProblemWaiter, "the checkpoint is of waiter %q, not %q", s.Waiter, w.def.Name)
 	case s.Rules != w.rules:
 		return bad(ProblemRules, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
+	case s.End != "":
+		return bad(ProblemEnded, "the wait ended (%s) after %d attempts, at the latest %v", s.End, s.Attempts, s.Deadline)
+	case s.Attempts > 0 && s.Next.IsZero():
+		// An ended wait's checkpoint from before State.End was kept.
+		return bad(ProblemEnded, "the wait ended after %d attempts: no next call is due", s.Attempts)
 	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0:
 		return bad(ProblemCorrupt, "attempts %d, transient %d, max latency %v", s.Attempts, s.Transient, s.MaxLatency)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):

@@ -85,16 +85,10 @@ func (d *driver[I, O]) run() (out O, err error) {
 			returned = true
 			return d.last, d.end(d.stopped())
 		}
-		dec, cancelled := d.attempt()
-		switch {
-		case cancelled:
-			returned = true
-			return d.last, d.end(d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, d.clk.Now(), d.lastErr))
-		case dec.Done:
+		if dec := d.attempt(); dec.Done { // a cancellation during the call included
 			returned = true
 			return d.last, d.end(dec.Err)
-		}
-		if !d.sleep(dec.Delay) {
+		} else if !d.sleep(dec.Delay) {
 			returned = true
 			return d.last, d.end(d.stopped())
 		}

@@ -30,7 +30,7 @@ type Waiter[I, O any] struct {
 	cond           Condition[I, O]
 	schedule       backoff.WaiterSchedule
 	strategy       retry.Strategy
-	transientLimit int // transient errors in a row that end a wait (0: the strategy alone decides)
+	transientLimit int // transient errors in a row that end a wait (0: no limit)
 	rules          string
 	cfg            config
 	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
@@ -145,9 +145,7 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 			w.strategy = s
 		}
 	}
-	if l, ok := w.strategy.(interface{ MaxAttempts() int }); ok && w.strategy != nil {
-		w.transientLimit = l.MaxAttempts()
-	}
+	w.transientLimit = cfg.transientLimit
 	obs, err := telemetry.Settings{
 		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,
 		Logger: cfg.logger, Off: cfg.noTelemetry, Extra: cfg.observers,
@@ -189,8 +187,8 @@ func (w *Waiter[I, O]) judgeCondition(in I, out O, err error) Judgment {
 	switch {
 	case done:
 		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Success}
-	case failure == nil:
-		return Judgment{Acceptor: -1, State: classify.Retry}
+	case failure == nil: // the condition's own verdict, whatever the call returned
+		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Retry}
 	case failure == err: // the call's own error, left to the retry strategy
 		return Judgment{Acceptor: -1, State: classify.Failure}
 	}

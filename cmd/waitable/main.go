@@ -13,8 +13,12 @@
 //
 //	go install github.com/waitable/waitable/cmd/waitable@latest
 //
+// A call that fails for a transient reason no condition names (a refused
+// connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
+// runs out, never sooner than the response's Retry-After.
+//
 // Exit statuses: 0 the success condition held; 1 a failure condition held
-// (or the call kept failing); 2 the wait timed out; 3 lint found problems;
+// (or a call failed in a way that is not transient); 2 the wait timed out; 3 lint found problems;
 // 64 bad usage or input; 130 interrupted (Ctrl-C cancels the call in
 // flight).
 package main
@@ -58,6 +62,11 @@ where COND is a JMESPath expression on the JSON output that must be true
   status=N         the HTTP status was N (http only)
 Or --waiter FILE [--name NAME]: the JSON value of a smithy.waiters#waitable
 trait instead of conditions.
+
+A call that fails for a transient reason no condition names (a refused
+connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
+runs out, never sooner than the response's Retry-After; other failures (a
+4xx, a command that exits non-zero) end the wait with status 1.
 
 Run 'waitable COMMAND --help' for a command's flags.
 

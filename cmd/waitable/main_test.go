@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -154,8 +156,10 @@ func TestHTTP(t *testing.T) {
 			1, `{"state": "failed", "call": 2}`, []string{"failure after 2 attempts", `state == 'failed'`}},
 		{"a 503 storm, retried by condition", 1, 6, "done", []string{"--retry", "status=503", "--success", "state == 'done'"},
 			0, `{"state": "done", "call": 7}`, []string{"#7", "(status: 503)", "(state == 'done')"}},
-		{"a 503 storm without a condition: transient errors, then failure", 1, 100, "done", []string{"--success", "state == 'done'"},
-			1, `{"message": "slow down"}`, []string{"transient error", "HTTP 503"}},
+		{"a 503 storm without a condition: retried as transient until it passes", 1, 6, "done", []string{"--success", "state == 'done'"},
+			0, `{"state": "done", "call": 7}`, []string{"transient error", "HTTP 503", "#7"}},
+		{"503 until the end: a timeout with the last answer", 1, 1 << 30, "done", []string{"--success", "state == 'done'", "--max-wait", "300ms"},
+			2, `{"message": "slow down"}`, []string{"transient error", "timeout after"}},
 		{"OR of conditions", 2, 0, "skipped", []string{"--success", "state == 'done' || state == 'skipped'"},
 			0, `{"state": "skipped", "call": 2}`, nil},
 		{"an error code", 1, 0, "done", []string{"--failure", "error=HTTP 401", "--success", "ok"},
@@ -397,5 +401,80 @@ func TestScheduleSVGInBrowser(t *testing.T) {
 	}
 	if len(colors) < 4 {
 		t.Errorf("the screenshot has %d colours: blank", len(colors))
+	}
+}
+
+// TestHTTPServiceStarting: the --help example, `waitable http URL
+// --success ok`, on a service that refuses connections at first and
+// listens later: the refusals are transient, and the wait succeeds.
+func TestHTTPServiceStarting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // refused until the service starts
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "http", "http://"+addr+"/health", "--success", "ok", "--max-wait", "30s", "--min-delay", "10ms", "--max-delay", "50ms")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	lines := bufio.NewScanner(stderr)
+	refusals := 0
+	for refusals < 5 && lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "connection refused") {
+			refusals++
+		}
+	}
+	// The service starts after 5 refusals (more than the retry strategy's
+	// 3 attempts, which used to end the wait).
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"up": true}`) })}
+	ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	for lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
+	}
+	err = cmd.Wait()
+	if err != nil || !strings.Contains(stdout.String(), `"up": true`) || !strings.Contains(log.String(), "transient error") {
+		t.Errorf("exit %v, stdout %q; want success after the refusals\nstderr:\n%s", err, stdout.String(), log.String())
+	}
+}
+
+// TestHTTPRetryAfter: a 503 with Retry-After: 1 is polled again no
+// sooner than 1s later, though the delays are 5ms.
+func TestHTTPRetryAfter(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		n := len(at)
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, `{"up": true}`)
+	}))
+	defer s.Close()
+	r := runBinary(t, nil, "http", s.URL, "--success", "ok", "--min-delay", "5ms", "--max-delay", "5ms")
+	mu.Lock()
+	defer mu.Unlock()
+	if r.code != 0 || len(at) != 2 || at[1].Sub(at[0]) < time.Second {
+		t.Errorf("exit %d, %d calls; want success on the 2nd, no sooner than 1s after the first\nstderr:\n%s", r.code, len(at), r.stderr)
 	}
 }

@@ -35,7 +35,7 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	fs.DurationVar(&c.maxDelay, "max-delay", 120*time.Second, "the waiter's MaxDelay")
 	fs.DurationVar(&c.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
 	fs.DurationVar(&c.latency, "latency", 100*time.Millisecond, "how long each call takes")
-	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: the call latency, as the waiter does)")
+	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: as the waiter does, the call latency, half as much again, and 20ms)")
 	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
 	fs.Usage = func() {

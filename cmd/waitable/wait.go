@@ -36,9 +36,10 @@ func (o *output) HTTPStatusCode() int { return o.status }
 // callError is a call that failed: an HTTP status that is not 2xx, or a
 // command that exited non-zero. Its code is what error=CODE matches.
 type callError struct {
-	code   string // "HTTP 503", "exit 3"
-	status int    // the HTTP status, 0 for a command
-	detail string // the start of the body or of standard error
+	code   string        // "HTTP 503", "exit 3"
+	status int           // the HTTP status, 0 for a command
+	detail string        // the start of the body or of standard error
+	after  time.Duration // the response's Retry-After, 0 if none
 	out    *output
 }
 
@@ -55,6 +56,10 @@ func (e *callError) ErrorCode() string { return e.code }
 // HTTPStatusCode is the response's status, for status=N conditions and
 // for the retry rules (5xx and 429 are retried as transient).
 func (e *callError) HTTPStatusCode() int { return e.status }
+
+// RetryAfter is the response's Retry-After (or x-amz-retry-after): the
+// next poll comes no sooner.
+func (e *callError) RetryAfter() time.Duration { return e.after }
 
 // conditions is the ordered list of --success, --failure and --retry.
 type conditions struct{ acceptors []classify.Acceptor }
@@ -278,7 +283,8 @@ func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) 
 		}
 		out := &output{raw: jsonOrNull(body), status: resp.StatusCode}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), out: out}
+			after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
+			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
 		}
 		return out, nil
 	}
