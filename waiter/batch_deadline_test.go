@@ -132,7 +132,7 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 					return time.Minute
 				}
 				return 0
-			}}
+			}, honour: true}
 			b := newBatchOp(t, api.describe, waiter.WithBatchCalls(1), waiter.WithBatchSize(1))
 			slow := b.Add(t.Context(), "i-slow", time.Hour)
 			clocktest.Settle() // i-slow's minute-long call is in flight
@@ -406,10 +406,24 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start}
 			b := newBatchOp(t, api.describe, waiter.WithBatchLinger(time.Minute))
-			r := b.Add(t.Context(), "i-1", 10*time.Second)
-			_, err := r.Result()
-			if !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != 10*time.Second {
-				t.Errorf("Result = %v at +%v, want a timeout at +10s", err, time.Since(start))
+			_, err := b.Add(t.Context(), "i-1", 10*time.Second).Result()
+			end := time.Since(start)
+			if !errors.Is(err, waiter.ErrTimeout) || end > 10*time.Second {
+				t.Errorf("Result = %v at +%v, want a timeout by +10s", err, end)
+			}
+			check(t, start, end)
+		})
+	})
+	t.Run("timed out waiting for a token", func(t *testing.T) {
+		clocktest.Run(t, func(t *testing.T) {
+			start := time.Now()
+			api := &slowAPI{start: start}
+			b := newBatchOp(t, api.describe, waiter.WithBatchSize(1), waiter.WithPollRateLimit(rate.NewLimiter(rate.Every(time.Hour), 1)))
+			r1, r2 := b.Add(t.Context(), "i-1", 10*time.Second), b.Add(t.Context(), "i-2", 10*time.Second)
+			for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
+				if err := errOf(r); !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != 10*time.Second {
+					t.Errorf("Result = %v at +%v, want a timeout at +10s", err, time.Since(start))
+				}
 			}
 			check(t, start, 10*time.Second)
 		})
