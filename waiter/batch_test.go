@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -388,6 +389,43 @@ func TestBatchSafeForConcurrentUse(t *testing.T) {
 		time.Sleep(time.Minute)
 		if p := b.Pending(); len(p) != 0 {
 			t.Errorf("Pending() = %v after every wait's deadline, want none", p)
+		}
+		idle(t)
+	})
+}
+
+// endingCtx is a context that ends while Add looks at it: its Err is nil
+// the first time it is asked, context.Canceled after.
+type endingCtx struct {
+	context.Context
+	asked atomic.Int32
+}
+
+func (c *endingCtx) Done() <-chan struct{} {
+	if c.asked.Load() == 0 {
+		return make(chan struct{})
+	}
+	return closedDone
+}
+
+var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *endingCtx) Err() error {
+	if c.asked.Add(1) == 1 {
+		return nil
+	}
+	return context.Canceled
+}
+
+// TestBatchAddContextEndingDuringAdd: a context that ends while Add sets
+// the key's wait up ends that wait, without a call.
+func TestBatchAddContextEndingDuringAdd(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := &slowAPI{start: time.Now()}
+		b := newBatchOp(t, api.describe)
+		r := b.Add(&endingCtx{Context: t.Context()}, "i-1", time.Minute)
+		if err := errOf(r); !errors.Is(err, context.Canceled) || len(api.log()) != 0 {
+			t.Errorf("Result = %v after %d calls, want context.Canceled and no call", err, len(api.log()))
 		}
 		idle(t)
 	})
