@@ -153,7 +153,8 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start, latency: func(string) time.Duration { return 30 * time.Second },
 				readyAt: func(string) time.Duration { return 0 }}
-			b := newBatchOp(t, api.describe, waiter.WithBatchLinger(0))
+			// The linger makes one call of both keys, at +1s.
+			b := newBatchOp(t, api.describe, waiter.WithBatchLinger(time.Second))
 			long := b.Add(t.Context(), "i-long", time.Hour)
 			short := b.Add(t.Context(), "i-short", 10*time.Second)
 			<-short.Done()
@@ -162,9 +163,9 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 			if got := time.Since(start); got != 10*time.Second || !errors.As(err, &we) || !errors.Is(err, waiter.ErrTimeout) || we.Attempts != 1 {
 				t.Errorf("Result = %v at +%v, want a timeout after 1 attempt at +10s", err, got)
 			}
-			// The call answers "running" at +30s: too late for i-short.
-			if _, err := long.Result(); err != nil || time.Since(start) != 30*time.Second {
-				t.Errorf("i-long: %v at +%v, want success at +30s", err, time.Since(start))
+			// The call answers "running" at +31s: too late for i-short.
+			if _, err := long.Result(); err != nil || time.Since(start) != 31*time.Second {
+				t.Errorf("i-long: %v at +%v, want success at +31s", err, time.Since(start))
 			}
 			if out2, err2 := short.Result(); err2 != err || out2 != out {
 				t.Errorf("the call's late answer changed i-short's result to %+v, %v", out2, err2)
@@ -172,8 +173,8 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 			if cp := short.Checkpoint(); cp.Attempts != 1 {
 				t.Errorf("Checkpoint().Attempts = %d, want 1", cp.Attempts)
 			}
-			if n := len(api.log()); n != 1 {
-				t.Errorf("%d calls, want 1", n)
+			if calls := api.log(); len(calls) != 1 || len(calls[0].keys) != 2 {
+				t.Errorf("calls %v, want 1 of both keys", calls)
 			}
 			idle(t)
 		})
@@ -188,7 +189,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 30 * time.Second },
 			readyAt: func(string) time.Duration { return 0 }}
-		b := newBatchOp(t, api.describe, waiter.WithBatchLinger(0))
+		b := newBatchOp(t, api.describe, waiter.WithBatchLinger(time.Second)) // one call of both keys, at +1s
 		long := b.Add(t.Context(), "i-long", time.Hour)
 		short := b.Add(t.Context(), "i-short", 10*time.Second)
 		var got []waiter.Attempt[BatchInstance]
@@ -205,7 +206,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 		}
 		a := got[0]
 		if !a.Abandoned || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Failure ||
-			a.Latency != 10*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts || a.Number != we.Attempts {
+			a.Latency != 9*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts || a.Number != we.Attempts {
 			t.Errorf("event %+v, want attempt %d abandoned at the deadline, unjudged", a, we.Attempts)
 		}
 		if _, err := long.Result(); err != nil {

@@ -316,7 +316,7 @@ func TestBatchCallContext(t *testing.T) {
 			mu.Unlock()
 			return nil, ctx.Err()
 		}
-		b := newBatchOp(t, op, waiter.WithBatchLinger(0))
+		b := newBatchOp(t, op, waiter.WithBatchLinger(time.Second)) // one call of both keys, at +1s
 		ctx1, cancel1 := context.WithCancel(context.WithValue(t.Context(), keyValue{}, "i-1"))
 		defer cancel1()
 		r1 := b.Add(ctx1, "i-1", time.Hour)
