@@ -71,8 +71,8 @@ type Batch[K comparable, O any] struct {
 
 	mu        sync.Mutex
 	members   map[K]*member[K, O]
-	due       memberHeap[K, O] // members between calls, by next poll
-	deadlines deadlineHeap[K, O]
+	due       memberHeap[K, O]   // members between calls, by next poll
+	deadlines deadlineHeap[K, O] // members not being judged, by deadline
 	inFlight  int
 	token     *rate.Reservation // a token of the poll rate limit, held for the next call
 	running   bool              // the scheduler goroutine exists
