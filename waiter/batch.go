@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"golang.org/x/time/rate"
 
-	"github.com/waitable/waitable/internal/attemptctx"
-	"github.com/waitable/waitable/internal/timers"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // BatchOp polls many resources in one call, as APIs that take many
@@ -29,23 +30,37 @@ type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, 
 // deadline, events, checkpoint and result, judged by the acceptors on its
 // own output (the value the batch call returned for it); the Batch
 // coalesces the keys whose next poll is due, most overdue first, into
-// calls of at most WithBatchSize keys (a batch not full waits up to
-// WithBatchLinger for more keys to come due), each call taking one token
-// of the poll rate limit (WithPollRateLimit). So a budget of 50 calls a second
-// polls up to 50 times the batch size of resources a second.
+// calls of at most WithBatchSize keys, at most WithBatchCalls of them in
+// flight, each call taking one token of the poll rate limit
+// (WithPollRateLimit). So a budget of 50 calls a second polls up to 50
+// times the batch size of resources a second. A call that is not full
+// waits up to WithBatchLinger for more keys to come due, but the linger
+// never pushes a key's final poll past the instant a plain [Waiter] would
+// make it: its deadline less the waiter's reserve for the final call.
 //
 // A key missing from a call's answer is judged as an error: by default one
 // whose error code is that of the definition's first errorType acceptor
 // naming a "NotFound" error (so a definition that retries on
 // InvalidInstanceID.NotFound keeps polling), or "NotFound"; WithMissing
 // gives your own. A failed call is an error for every key in it, counting
-// toward each one's transient-error streak. A call's context ends at the
-// latest deadline of its keys; a key whose deadline passed during the call
-// times out.
+// toward each one's transient-error streak.
 //
-// Keys can be added and their runs cancelled at any time. The Batch holds
-// one goroutine while it has keys, none otherwise. A Batch is safe for
-// concurrent use.
+// Each key's wait ends at its own deadline, to the instant, also while it
+// waits for a call or while a call that includes it is in flight: its
+// Result is then a timeout, and the attempt in flight is reported as a Run
+// reports an abandoned call (Abandoned set, the deadline as its error);
+// the call's answer, coming at the deadline or later, is discarded for
+// that key. No call is made for a key whose deadline has passed. A call's
+// context carries the first key's values but none of the keys'
+// cancellations (cancelling one key fails no other); it ends at the latest
+// deadline of its keys, or as soon as none of them waits for its answer.
+//
+// Keys can be added and their runs cancelled at any time; cancelling a
+// key's Run (or its context) ends its wait at once, also with a call in
+// flight, whose attempt is then reported abandoned with the cancellation as
+// its error. The Batch holds one goroutine while it has keys, plus one per
+// call in flight until the call returns, and none otherwise. A Batch is
+// safe for concurrent use.
 type Batch[K comparable, O any] struct {
 	w       *Waiter[K, O]
 	op      BatchOp[K, O]
@@ -54,25 +69,41 @@ type Batch[K comparable, O any] struct {
 	calls   int // calls in flight at most
 	missing func(K) error
 
-	mu       sync.Mutex
-	members  map[K]*member[K, O]
-	due      memberHeap[K, O] // members between calls, by next poll
-	inFlight int
-	running  bool          // the scheduler goroutine exists
-	poke     chan struct{} // wakes the scheduler
+	mu        sync.Mutex
+	members   map[K]*member[K, O]
+	due       memberHeap[K, O]   // members between calls, by next poll
+	deadlines deadlineHeap[K, O] // members not being judged, by deadline
+	inFlight  int
+	token     *rate.Reservation // a token of the poll rate limit, held for the next call
+	running   bool              // the scheduler goroutine exists
+	poke      chan struct{}     // wakes the scheduler
 }
 
-// member is one key's wait in a Batch.
+// member is one key's wait in a Batch. It is in one of three places: due
+// (in the due heap, between calls), in a call (call set), or being judged
+// by the goroutine of the call that answered (in neither heap). It is in
+// the deadlines heap in the first two; it is in members until its wait
+// ends.
 type member[K comparable, O any] struct {
 	driver[K, O]
 	r      *Run[O]
-	index  int // in the due heap, -1 when not in it
-	unhook func() bool
+	index  int         // in the due heap, -1 when not in it
+	dindex int         // in the deadlines heap, -1 when not in it
+	call   *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
+	added  atomic.Bool // it is in the Batch: its context's end may take it out
+}
+
+// batchCall is one call in flight.
+type batchCall struct {
+	start time.Time
+	ctx   context.Context
+	stop  context.CancelFunc
+	live  int // its members still waiting for its answer
 }
 
 // NewBatch returns a Batch that waits with def's rules and polls with op.
-// The options are those of [New]; WithBatchSize, WithBatchCalls and
-// WithMissing apply to batches only.
+// The options are those of [New]; WithBatchSize, WithBatchCalls,
+// WithBatchLinger and WithMissing apply to batches only.
 func NewBatch[K comparable, O any](def Definition, op BatchOp[K, O], opts ...Option) (*Batch[K, O], error) {
 	w, err := New(def, notCalledDirectly[K, O], opts...)
 	if err != nil {
@@ -157,39 +188,92 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	}
 	r := &Run[O]{done: make(chan struct{})}
 	r.ev.size = b.w.cfg.eventBuffer
-	m := &member[K, O]{r: r, index: -1}
+	m := &member[K, O]{r: r, index: -1, dindex: -1}
 	m.name = fmt.Sprint(key)
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
 		r.finish(m.last, err, m.s)
 		return r
 	}
-	m.ctx = newWaitCtx(m.spanCtx, m.s.Deadline, func() { b.cancelled(m) })
+	// The context may end at once (ctx cancelled since init), while b.mu is
+	// held: cancelled, which takes b.mu, then runs once the member is in.
+	m.ctx = newWaitCtx(m.spanCtx, m.s.Deadline, func() {
+		if m.added.Load() {
+			b.cancelled(m)
+		}
+	})
 	r.c, r.cp = m, m.s
 	m.s.Next = m.s.Start // due now
 	b.members[key] = m
 	heap.Push(&b.due, m)
+	heap.Push(&b.deadlines, m)
+	m.added.Store(true)
 	b.wake()
 	b.mu.Unlock()
+	if m.ctx.ended.Load() {
+		b.cancelled(m)
+	}
 	return r
 }
 
 // cancel is Run.Cancel's for a member.
 func (m *member[K, O]) cancel() { m.ctx.end(context.Canceled, nil) }
 
-// cancelled ends a member whose context ended (deadline excepted: the
-// scheduler times members out itself). A member in a call is left to
-// the call's end.
+// cancelled ends a member whose context ended: at once, also with its call
+// in flight. A member being judged is left to its judge, which sees the
+// context ended.
 func (b *Batch[K, O]) cancelled(m *member[K, O]) {
 	b.mu.Lock()
-	if b.members[m.in] != m || m.index < 0 {
+	if b.members[m.in] != m || m.dindex < 0 {
 		b.mu.Unlock()
 		return
 	}
-	heap.Remove(&b.due, m.index)
-	delete(b.members, m.in)
+	b.remove(m)
+	b.wake() // to end, if it was the last
 	b.mu.Unlock()
+	b.drop(m, b.clk.Now())
+}
+
+// remove takes a member out of the Batch: out of members, its heaps and its
+// call (whose context ends when no member waits for its answer any more).
+// b.mu held.
+func (b *Batch[K, O]) remove(m *member[K, O]) {
+	delete(b.members, m.in)
+	if m.index >= 0 {
+		heap.Remove(&b.due, m.index)
+	}
+	if m.dindex >= 0 {
+		heap.Remove(&b.deadlines, m.dindex)
+	}
+	if c := m.call; c != nil {
+		if c.live--; c.live == 0 {
+			c.stop()
+		}
+	}
+}
+
+// drop ends the wait of a member taken out of the Batch (remove) because
+// its context ended: between calls, with the context's error; with its
+// call in flight, also reporting that call as abandoned, as a Run does.
+func (b *Batch[K, O]) drop(m *member[K, O], now time.Time) {
+	if c := m.call; c != nil {
+		a := Attempt[O]{Number: m.s.Attempts + 1, Start: c.start, Latency: now.Sub(c.start),
+			Err: m.ctx.Cause(), Acceptor: -1, State: classify.Failure, Abandoned: true}
+		m.s.Attempts++
+		m.s.MaxLatency = max(m.s.MaxLatency, a.Latency)
+		a.Checkpoint = m.s
+		m.endAttempt(m.ctx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: "failure", Tokens: -1}, now)
+		m.r.record(&a)
+	}
 	b.end(m, m.stopped())
+}
+
+// timeOut ends the members whose deadline came (expire took them out).
+func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
+	for _, m := range ms {
+		m.ctx.end(context.DeadlineExceeded, nil) // its onEnd finds it gone
+		b.drop(m, now)
+	}
 }
 
 // end finishes a member's Run.
@@ -207,210 +291,4 @@ func (b *Batch[K, O]) Pending() []K {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// wake makes sure the scheduler runs and looks again. b.mu held.
-func (b *Batch[K, O]) wake() {
-	if !b.running {
-		b.running = true
-		go b.schedule()
-		return
-	}
-	select {
-	case b.poke <- struct{}{}:
-	default:
-	}
-}
-
-// schedule is the scheduler: it starts calls for due members as the rate
-// limit and the in-flight bound allow, and sleeps until the next is due.
-// It ends when no member is left.
-func (b *Batch[K, O]) schedule() {
-	var t *clock.Timer
-	defer func() {
-		if t != nil {
-			t.Stop()
-		}
-	}()
-	sleep := func(d time.Duration) {
-		if t == nil {
-			t = b.clk.Timer(d)
-		} else {
-			timers.Reset(b.clk, t, d)
-		}
-		select {
-		case <-t.C:
-		case <-b.poke:
-			t.Stop()
-		}
-	}
-	for {
-		b.mu.Lock()
-		if len(b.members) == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		now := b.clk.Now()
-		b.expire(now)
-		if b.due.Len() == 0 || b.inFlight >= b.calls {
-			b.mu.Unlock()
-			sleep(time.Hour) // a call's end, or an Add, pokes
-			continue
-		}
-		if next := b.due[0].s.Next; next.After(now) {
-			b.mu.Unlock()
-			sleep(next.Sub(now))
-			continue
-		}
-		b.mu.Unlock()
-		if wait := b.admit(now); wait > 0 {
-			for at := now.Add(wait); b.clk.Now().Before(at); {
-				sleep(at.Sub(b.clk.Now())) // an Add may wake it early: the token is not there yet
-			}
-		}
-		b.mu.Lock()
-		now = b.clk.Now()
-		batch := b.take(now)
-		if wait := b.linger(batch, now); wait > 0 {
-			for _, m := range batch { // not full yet: let more keys come due
-				heap.Push(&b.due, m)
-			}
-			b.mu.Unlock()
-			sleep(wait)
-			continue
-		}
-		if len(batch) > 0 {
-			b.inFlight++
-			go b.call(batch)
-		}
-		b.mu.Unlock()
-	}
-}
-
-// linger returns how long a batch that is not full may wait for more
-// keys to come due: until its oldest key has waited the linger time.
-func (b *Batch[K, O]) linger(batch []*member[K, O], now time.Time) time.Duration {
-	if len(batch) == 0 || len(batch) >= b.size {
-		return 0
-	}
-	return batch[0].s.Next.Add(b.w.cfg.batchLinger).Sub(now)
-}
-
-// expire times out the members between calls whose deadline has passed.
-// b.mu held.
-func (b *Batch[K, O]) expire(now time.Time) {
-	for _, m := range slices.Clone(b.due) {
-		if !now.Before(m.s.Deadline) {
-			heap.Remove(&b.due, m.index)
-			delete(b.members, m.in)
-			go b.end(m, b.w.timedOut(m.s, now, m.lastErr))
-		}
-	}
-}
-
-// admit waits for a token of the poll rate limit: the time to wait.
-func (b *Batch[K, O]) admit(now time.Time) time.Duration {
-	lim := b.w.cfg.limiter
-	if lim == nil || lim.AllowN(now, 1) {
-		return 0
-	}
-	return lim.ReserveN(now, 1).DelayFrom(now)
-}
-
-// take pops up to size due members, most overdue first. b.mu held.
-func (b *Batch[K, O]) take(now time.Time) []*member[K, O] {
-	var batch []*member[K, O]
-	for b.due.Len() > 0 && len(batch) < b.size && !b.due[0].s.Next.After(now) {
-		batch = append(batch, heap.Pop(&b.due).(*member[K, O]))
-	}
-	return batch
-}
-
-// call makes one batch call and applies its answer to each member.
-func (b *Batch[K, O]) call(batch []*member[K, O]) {
-	keys := make([]K, len(batch))
-	deadline := batch[0].s.Deadline
-	for i, m := range batch {
-		keys[i] = m.in
-		if m.s.Deadline.After(deadline) {
-			deadline = m.s.Deadline
-		}
-	}
-	// The call's context carries the first key's values (a trace, say) but
-	// not its cancellation: cancelling one key must not fail the others.
-	ctx, stop := b.clk.WithDeadline(context.WithoutCancel(batch[0].spanCtx), deadline)
-	if t := b.w.cfg.attemptTimeout; t > 0 {
-		ctx, stop = b.clk.WithTimeout(ctx, t)
-	}
-	start := b.clk.Now()
-	outs, err := b.op(attemptctx.Mark(ctx), keys)
-	latency := b.clk.Since(start)
-	stop()
-	now := start.Add(latency)
-	for _, m := range batch {
-		b.judge(m, outs, err, start, latency, now)
-	}
-	b.mu.Lock()
-	b.inFlight--
-	b.wake()
-	b.mu.Unlock()
-}
-
-// judge applies one member's part of a call's answer and reschedules or
-// ends it.
-func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time.Time, latency time.Duration, now time.Time) {
-	out, found := outs[m.in]
-	if err == nil && !found {
-		err = b.missing(m.in)
-	}
-	if !now.Before(m.s.Deadline) {
-		m.ctx.end(context.DeadlineExceeded, nil)
-	}
-	c := call{number: m.s.Attempts + 1, start: start, actx: m.ctx}
-	var o Poll
-	dec, cancelled := m.complete(&c, out, err, latency, &o)
-	var a Attempt[O]
-	m.event(&c, out, &o, &dec, &a)
-	m.r.record(&a)
-	b.mu.Lock()
-	switch {
-	case cancelled || dec.Done || m.ctx.ended.Load():
-		delete(b.members, m.in)
-		b.mu.Unlock()
-		switch {
-		case cancelled:
-			b.end(m, m.w.cancelled(m.ctx.Err(), m.ctx.Cause(), m.s, now, m.lastErr))
-		case dec.Done:
-			b.end(m, dec.Err)
-		default:
-			b.end(m, m.stopped())
-		}
-	default:
-		heap.Push(&b.due, m)
-		b.mu.Unlock()
-	}
-}
-
-// memberHeap orders members by their next poll.
-type memberHeap[K comparable, O any] []*member[K, O]
-
-func (h memberHeap[K, O]) Len() int           { return len(h) }
-func (h memberHeap[K, O]) Less(i, j int) bool { return h[i].s.Next.Before(h[j].s.Next) }
-func (h memberHeap[K, O]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *memberHeap[K, O]) Push(x any) {
-	m := x.(*member[K, O])
-	m.index = len(*h)
-	*h = append(*h, m)
-}
-func (h *memberHeap[K, O]) Pop() any {
-	old := *h
-	m := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	m.index = -1
-	return m
 }

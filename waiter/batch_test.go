@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +230,203 @@ func TestBatchMissingDefault(t *testing.T) {
 		if _, err := waiter.NewBatch(def, e.describe, waiter.WithMissing(func(k int) error { return gone })); !errors.Is(err, waiter.ErrInvalidOption) {
 			t.Errorf("NewBatch with a WithMissing of another key type = %v", err)
 		}
+	})
+}
+
+// TestBatchMostOverdueFirst: when a call slot frees (WithBatchCalls(1)),
+// the next call takes the most overdue keys first, at most WithBatchSize.
+func TestBatchMostOverdueFirst(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
+		api := &slowAPI{start: start, honour: true, latency: func(k string) time.Duration {
+			if k == "i-block" {
+				return 10 * time.Second
+			}
+			return 0
+		}}
+		b := newBatchOp(t, api.describe, waiter.WithBatchSize(2), waiter.WithBatchCalls(1), waiter.WithBatchLinger(0),
+			waiter.WithDelays(time.Minute, time.Minute))
+		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-block", time.Hour)}
+		for _, k := range []string{"i-3", "i-1", "i-2"} { // due at +1s, +2s, +3s
+			clocktest.Advance(time.Second)
+			runs = append(runs, b.Add(t.Context(), k, time.Hour))
+		}
+		clocktest.Advance(7 * time.Second) // i-block's call returns at +10s
+		var got []string
+		for _, c := range api.log() {
+			got = append(got, fmt.Sprint(c.at, c.keys))
+		}
+		if want := "[0s [i-block] 10s [i-3 i-1] 10s [i-2]]"; fmt.Sprint(got) != want {
+			t.Errorf("calls %v, want %s", got, want)
+		}
+		for _, r := range runs {
+			r.Cancel()
+		}
+		idle(t)
+	})
+}
+
+// TestBatchAddReturnsTheKeysRun: adding a key already being waited for
+// returns its Run, and the key is polled once a call.
+func TestBatchAddReturnsTheKeysRun(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := &slowAPI{start: time.Now(), readyAt: func(string) time.Duration { return 3 * time.Second }}
+		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchLinger(0))
+		r1 := b.Add(t.Context(), "i-1", time.Minute)
+		if r2 := b.Add(t.Context(), "i-1", time.Hour); r2 != r1 {
+			t.Errorf("Add of a key being waited for = a new Run, want its Run")
+		}
+		if _, err := r1.Result(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range api.log() {
+			if len(c.keys) != 1 {
+				t.Errorf("call %v, want i-1 once", c.keys)
+			}
+		}
+		if r3 := b.Add(t.Context(), "i-1", time.Minute); r3 == r1 {
+			t.Errorf("Add of a key whose wait ended = its old Run, want a new one")
+		} else {
+			r3.Cancel()
+		}
+		idle(t)
+	})
+}
+
+// TestBatchCallContext: a call's context carries the first key's values
+// but no key's cancellation, ends at the latest deadline of its keys, and
+// is cancelled as soon as none of its keys waits for its answer.
+func TestBatchCallContext(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		type keyValue struct{}
+		start := time.Now()
+		var mu sync.Mutex
+		var deadline time.Time
+		var value any
+		var first string
+		var ended time.Duration
+		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) {
+			mu.Lock()
+			deadline, _ = ctx.Deadline()
+			value, first = ctx.Value(keyValue{}), keys[0]
+			mu.Unlock()
+			<-ctx.Done()
+			mu.Lock()
+			ended = time.Since(start)
+			mu.Unlock()
+			return nil, ctx.Err()
+		}
+		b := newBatchOp(t, op, waiter.WithBatchLinger(time.Second)) // one call of both keys, at +1s
+		ctx1, cancel1 := context.WithCancel(context.WithValue(t.Context(), keyValue{}, "i-1"))
+		defer cancel1()
+		r1 := b.Add(ctx1, "i-1", time.Hour)
+		r2 := b.Add(context.WithValue(t.Context(), keyValue{}, "i-2"), "i-2", time.Minute)
+		clocktest.Advance(5 * time.Second)
+		cancel1() // i-1's wait ends, the call goes on for i-2
+		clocktest.Advance(5 * time.Second)
+		mu.Lock()
+		if !deadline.Equal(start.Add(time.Hour)) || value != first || ended != 0 {
+			t.Errorf("the call's context: deadline +%v, value %v for first key %s, ended at +%v; want +1h, the first key's, not ended",
+				deadline.Sub(start), value, first, ended)
+		}
+		mu.Unlock()
+		if err := errOf(r1); !errors.Is(err, context.Canceled) {
+			t.Errorf("i-1: %v, want context.Canceled", err)
+		}
+		r2.Cancel() // no key waits for the answer
+		clocktest.Settle()
+		mu.Lock()
+		if ended != 10*time.Second {
+			t.Errorf("the call's context ended at +%v, want +10s, when its last key left", ended)
+		}
+		mu.Unlock()
+		idle(t)
+	})
+}
+
+// TestBatchCallTakesOneToken: each call takes one token of the poll rate
+// limit, also when it lingered for more keys first.
+func TestBatchCallTakesOneToken(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := &slowAPI{start: time.Now()}
+		lim := rate.NewLimiter(rate.Every(time.Hour), 100)
+		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchLinger(300*time.Millisecond),
+			waiter.WithPollRateLimit(lim))
+		if err := errOf(b.Add(t.Context(), "i-1", 10*time.Second)); !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("Result = %v, want a timeout", err)
+		}
+		calls := len(api.log())
+		if used := 100 - int(lim.Tokens()); used != calls {
+			t.Errorf("%d tokens for %d calls, want one a call", used, calls)
+		}
+		idle(t)
+	})
+}
+
+// TestBatchSafeForConcurrentUse: keys added, cancelled and listed from
+// many goroutines at once (run with -race) all end, and none is left.
+func TestBatchSafeForConcurrentUse(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 100 * time.Millisecond },
+			readyAt: func(k string) time.Duration { return time.Duration(len(k)) * time.Second }}
+		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchSize(7))
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range 40 {
+					r := b.Add(t.Context(), fmt.Sprint("i-", (g*13+i)%60), time.Duration(5+i%20)*time.Second)
+					if i%3 == 0 {
+						r.Cancel()
+					}
+					b.Pending()
+					if i%5 == 0 {
+						time.Sleep(300 * time.Millisecond)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		time.Sleep(time.Minute)
+		if p := b.Pending(); len(p) != 0 {
+			t.Errorf("Pending() = %v after every wait's deadline, want none", p)
+		}
+		idle(t)
+	})
+}
+
+// endingCtx is a context that ends while Add looks at it: its Err is nil
+// the first time it is asked, context.Canceled after.
+type endingCtx struct {
+	context.Context
+	asked atomic.Int32
+}
+
+func (c *endingCtx) Done() <-chan struct{} {
+	if c.asked.Load() == 0 {
+		return make(chan struct{})
+	}
+	return closedDone
+}
+
+var closedDone = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *endingCtx) Err() error {
+	if c.asked.Add(1) == 1 {
+		return nil
+	}
+	return context.Canceled
+}
+
+// TestBatchAddContextEndingDuringAdd: a context that ends while Add sets
+// the key's wait up ends that wait, without a call.
+func TestBatchAddContextEndingDuringAdd(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := &slowAPI{start: time.Now()}
+		b := newBatchOp(t, api.describe)
+		r := b.Add(&endingCtx{Context: t.Context()}, "i-1", time.Minute)
+		if err := errOf(r); !errors.Is(err, context.Canceled) || len(api.log()) != 0 {
+			t.Errorf("Result = %v after %d calls, want context.Canceled and no call", err, len(api.log()))
+		}
+		idle(t)
 	})
 }

@@ -1,0 +1,320 @@
+package waiter
+
+import (
+	"container/heap"
+	"context"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/timers"
+)
+
+// The Batch's scheduler and calls: one goroutine, the scheduler, while the
+// Batch has members, which times them out at their deadlines and starts
+// the calls, each in a goroutine of its own; one timer, the scheduler's,
+// for every member's next poll and deadline, kept in two heaps (as
+// k8s.io/client-go's workqueue keeps many delayed items on one timer).
+
+// wake makes sure the scheduler runs, if there are members, and looks
+// again. b.mu held.
+func (b *Batch[K, O]) wake() {
+	if !b.running {
+		if len(b.members) > 0 {
+			b.running = true
+			go b.schedule()
+		}
+		return
+	}
+	select {
+	case b.poke <- struct{}{}:
+	default:
+	}
+}
+
+// schedule is the scheduler: it times members out at their deadlines,
+// starts calls for due members as the rate limit and the in-flight bound
+// allow, and sleeps until the next of these instants or a poke. It ends
+// as soon as no member is left.
+func (b *Batch[K, O]) schedule() {
+	var t *clock.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	sleep := func(until time.Time) {
+		var fired <-chan time.Time // none: until a poke
+		if !until.IsZero() {
+			d := until.Sub(b.clk.Now())
+			if d <= 0 {
+				return
+			}
+			if t == nil {
+				t = b.clk.Timer(d)
+			} else {
+				timers.Reset(b.clk, t, d)
+			}
+			fired = t.C
+		}
+		select {
+		case <-fired:
+		case <-b.poke:
+			if t != nil {
+				t.Stop()
+			}
+		}
+	}
+	for {
+		b.mu.Lock()
+		now := b.clk.Now()
+		expired := b.expire(now)
+		if len(b.members) == 0 {
+			b.running = false
+			if b.token != nil {
+				b.token.CancelAt(now)
+				b.token = nil
+			}
+			b.mu.Unlock()
+			b.timeOut(expired, now)
+			return
+		}
+		batch, c, until := b.plan(now)
+		b.mu.Unlock()
+		b.timeOut(expired, now)
+		if batch != nil {
+			go b.call(batch, c)
+			continue
+		}
+		sleep(until)
+	}
+}
+
+// plan decides what the scheduler does at now: make a call with batch
+// (which it starts: c, counted in flight), or sleep until the instant
+// until (zero: until poked). b.mu held.
+func (b *Batch[K, O]) plan(now time.Time) (batch []*member[K, O], c *batchCall, until time.Time) {
+	if b.deadlines.Len() > 0 {
+		until = b.deadlines[0].s.Deadline
+	}
+	if b.due.Len() == 0 || b.inFlight >= b.calls {
+		return nil, nil, until
+	}
+	if next := b.due[0].s.Next; next.After(now) {
+		return nil, nil, earliest(until, next)
+	}
+	if at := b.admit(now); at.After(now) {
+		return nil, nil, earliest(until, at)
+	}
+	batch = b.take(now)
+	if at := b.linger(batch); at.After(now) {
+		for _, m := range batch { // not full yet: let more keys come due
+			heap.Push(&b.due, m)
+		}
+		return nil, nil, earliest(until, at)
+	}
+	b.token = nil // spent on this call
+	return batch, b.start(batch, now), time.Time{}
+}
+
+// earliest returns the earlier of a (zero: none) and b.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// admit takes a token of the poll rate limit for the next call, if none is
+// held, and returns when it is there. b.mu held.
+func (b *Batch[K, O]) admit(now time.Time) time.Time {
+	lim := b.w.cfg.limiter
+	if lim == nil {
+		return now
+	}
+	if b.token == nil { // kept while the call lingers, and until a call is made
+		b.token = lim.ReserveN(now, 1)
+	}
+	if !b.token.OK() {
+		return now
+	}
+	return now.Add(b.token.DelayFrom(now))
+}
+
+// linger returns until when a batch that is not full may wait for more
+// keys to come due: until its oldest key has waited the linger time, but
+// no later than any of its keys' final call must start (its deadline less
+// the waiter's reserve for the final call, see Waiter.step).
+func (b *Batch[K, O]) linger(batch []*member[K, O]) time.Time {
+	if len(batch) == 0 || len(batch) >= b.size || b.w.cfg.batchLinger <= 0 {
+		return time.Time{}
+	}
+	at := batch[0].s.Next.Add(b.w.cfg.batchLinger)
+	for _, m := range batch {
+		at = earliest(at, m.s.Deadline.Add(-b.w.reserve(m.s.MaxLatency)))
+	}
+	return at
+}
+
+// expire takes out the members whose deadline has come, between calls or
+// in one, and returns them for timeOut. b.mu held.
+func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
+	var expired []*member[K, O]
+	for b.deadlines.Len() > 0 && !now.Before(b.deadlines[0].s.Deadline) {
+		m := b.deadlines[0]
+		b.remove(m)
+		expired = append(expired, m)
+	}
+	return expired
+}
+
+// take pops up to size due members, most overdue first. b.mu held.
+func (b *Batch[K, O]) take(now time.Time) []*member[K, O] {
+	var batch []*member[K, O]
+	for b.due.Len() > 0 && len(batch) < b.size && !b.due[0].s.Next.After(now) {
+		batch = append(batch, heap.Pop(&b.due).(*member[K, O]))
+	}
+	return batch
+}
+
+// start makes the call of batch, starting at now: its context ends at the
+// latest deadline of its members, or when none waits for its answer.
+// b.mu held.
+func (b *Batch[K, O]) start(batch []*member[K, O], now time.Time) *batchCall {
+	deadline := batch[0].s.Deadline
+	for _, m := range batch[1:] {
+		if m.s.Deadline.After(deadline) {
+			deadline = m.s.Deadline
+		}
+	}
+	// The call's context carries the first key's values (a trace, say) but
+	// not its cancellation: cancelling one key must not fail the others.
+	ctx, stop := b.clk.WithDeadline(context.WithoutCancel(batch[0].spanCtx), deadline)
+	c := &batchCall{start: now, ctx: ctx, stop: stop, live: len(batch)}
+	if t := b.w.cfg.attemptTimeout; t > 0 {
+		var stopAttempt context.CancelFunc
+		c.ctx, stopAttempt = b.clk.WithTimeout(ctx, t)
+		c.stop = func() { stopAttempt(); stop() }
+	}
+	for _, m := range batch {
+		m.call = c
+	}
+	b.inFlight++
+	return c
+}
+
+// call makes one batch call and applies its answer to each member still
+// waiting for it. A member whose deadline came with the answer times out:
+// the answer is discarded for it, as when its deadline comes first.
+func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
+	keys := make([]K, len(batch))
+	for i, m := range batch {
+		keys[i] = m.in
+	}
+	outs, err := b.op(attemptctx.Mark(c.ctx), keys)
+	now := b.clk.Now()
+	latency := now.Sub(c.start)
+	c.stop()
+	var answered, late []*member[K, O]
+	b.mu.Lock()
+	b.inFlight--
+	for _, m := range batch {
+		switch {
+		case b.members[m.in] != m: // it left during the call
+		case !now.Before(m.s.Deadline):
+			b.remove(m)
+			late = append(late, m)
+		default:
+			m.call = nil
+			heap.Remove(&b.deadlines, m.dindex) // being judged
+			answered = append(answered, m)
+		}
+	}
+	b.wake()
+	b.mu.Unlock()
+	b.timeOut(late, now)
+	for _, m := range answered {
+		b.judge(m, outs, err, c.start, latency, now)
+	}
+}
+
+// judge applies one member's part of a call's answer and reschedules or
+// ends it.
+func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time.Time, latency time.Duration, now time.Time) {
+	out, found := outs[m.in]
+	if err == nil && !found {
+		err = b.missing(m.in)
+	}
+	c := call{number: m.s.Attempts + 1, start: start, actx: m.ctx}
+	var o Poll
+	dec, cancelled := m.complete(&c, out, err, latency, &o)
+	var a Attempt[O]
+	m.event(&c, out, &o, &dec, &a)
+	m.r.record(&a)
+	b.mu.Lock()
+	if cancelled || dec.Done || m.ctx.ended.Load() {
+		b.remove(m)
+		b.wake()
+		b.mu.Unlock()
+		switch {
+		case cancelled:
+			b.end(m, m.w.cancelled(m.ctx.Err(), m.ctx.Cause(), m.s, now, m.lastErr))
+		case dec.Done:
+			b.end(m, dec.Err)
+		default:
+			b.end(m, m.stopped())
+		}
+		return
+	}
+	heap.Push(&b.due, m)
+	heap.Push(&b.deadlines, m)
+	b.wake()
+	b.mu.Unlock()
+}
+
+// memberHeap orders members by their next poll.
+type memberHeap[K comparable, O any] []*member[K, O]
+
+func (h memberHeap[K, O]) Len() int           { return len(h) }
+func (h memberHeap[K, O]) Less(i, j int) bool { return h[i].s.Next.Before(h[j].s.Next) }
+func (h memberHeap[K, O]) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *memberHeap[K, O]) Push(x any) {
+	m := x.(*member[K, O])
+	m.index = len(*h)
+	*h = append(*h, m)
+}
+func (h *memberHeap[K, O]) Pop() any {
+	old := *h
+	m := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	m.index = -1
+	return m
+}
+
+// deadlineHeap orders members by their deadline.
+type deadlineHeap[K comparable, O any] []*member[K, O]
+
+func (h deadlineHeap[K, O]) Len() int           { return len(h) }
+func (h deadlineHeap[K, O]) Less(i, j int) bool { return h[i].s.Deadline.Before(h[j].s.Deadline) }
+func (h deadlineHeap[K, O]) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].dindex, h[j].dindex = i, j
+}
+func (h *deadlineHeap[K, O]) Push(x any) {
+	m := x.(*member[K, O])
+	m.dindex = len(*h)
+	*h = append(*h, m)
+}
+func (h *deadlineHeap[K, O]) Pop() any {
+	old := *h
+	m := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	m.dindex = -1
+	return m
+}
