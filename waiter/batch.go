@@ -14,8 +14,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
 
-	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/telemetry"
 )
 
 // BatchOp polls many resources in one call, as APIs that take many
@@ -257,13 +255,10 @@ func (b *Batch[K, O]) remove(m *member[K, O]) {
 // call in flight, also reporting that call as abandoned, as a Run does.
 func (b *Batch[K, O]) drop(m *member[K, O], now time.Time) {
 	if c := m.call; c != nil {
-		a := Attempt[O]{Number: m.s.Attempts + 1, Start: c.start, Latency: now.Sub(c.start),
-			Err: m.ctx.Cause(), Acceptor: -1, State: classify.Failure, Abandoned: true}
-		m.s.Attempts++
-		m.s.MaxLatency = max(m.s.MaxLatency, a.Latency)
-		a.Checkpoint = m.s
-		m.endAttempt(m.ctx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: "failure", Tokens: -1}, now)
+		a, err := m.abandoned(m.ctx, m.s.Attempts+1, c.start, now)
 		m.r.record(&a)
+		b.end(m, err)
+		return
 	}
 	b.end(m, m.stopped())
 }

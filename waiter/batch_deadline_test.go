@@ -205,7 +205,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 			t.Fatalf("%d events, want 1", len(got))
 		}
 		a := got[0]
-		if !a.Abandoned || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Failure ||
+		if !a.Abandoned || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Retry || a.Outcome != "timeout" || a.Checkpoint.End != "timeout" ||
 			a.Latency != 9*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts || a.Number != we.Attempts {
 			t.Errorf("event %+v, want attempt %d abandoned at the deadline, unjudged", a, we.Attempts)
 		}
@@ -228,7 +228,7 @@ func TestBatchCancelMidCall(t *testing.T) {
 		clocktest.Advance(5 * time.Second)
 		r1.Cancel()
 		<-r1.Done()
-		if ev, err := events(r1), errOf(r1); fmt.Sprint(ev) != "[1 failure true context canceled]" || !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Second {
+		if ev, err := events(r1), errOf(r1); fmt.Sprint(ev) != "[1 retry true context canceled]" || !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Second {
 			t.Errorf("i-1: events %v, Result %v at +%v; want one abandoned attempt and context.Canceled at +5s", ev, err, time.Since(start))
 		}
 		r2.Cancel()

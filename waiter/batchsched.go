@@ -152,7 +152,8 @@ func (b *Batch[K, O]) linger(batch []*member[K, O]) time.Time {
 	}
 	at := batch[0].s.Next.Add(b.w.cfg.batchLinger)
 	for _, m := range batch {
-		at = earliest(at, m.s.Deadline.Add(-b.w.reserve(m.s.MaxLatency)))
+		reserve, _ := b.w.reserve(m.s.MaxLatency)
+		at = earliest(at, m.s.Deadline.Add(-reserve))
 	}
 	return at
 }

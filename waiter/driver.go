@@ -247,6 +247,22 @@ func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now time.T
 		Acceptor: o.Acceptor, State: state, Transient: dec.Transient, NextDelay: dec.Delay, RetryAfter: o.Advice.Hint, Tokens: -1}, now)
 }
 
+// abandoned reports a call still in flight when the calls' context ended
+// (at the deadline, or cancelled): counted, not judged (State Retry), the
+// wait's end in its Outcome and checkpoint. It returns the attempt's event
+// and the error that ends the wait.
+func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now time.Time) (Attempt[O], error) {
+	d.s.Attempts++
+	d.s.MaxLatency = max(d.s.MaxLatency, now.Sub(start))
+	err := d.stopped()
+	a := Attempt[O]{Number: number, Start: start, Latency: now.Sub(start), Err: d.ctx.Cause(), Acceptor: -1,
+		State: classify.Retry, Abandoned: true, Outcome: outcomeOf(err)}
+	d.s.Next, d.s.End = time.Time{}, a.Outcome
+	a.Checkpoint = d.s
+	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
+	return a, err
+}
+
 // attempt makes one call, judges it and applies it to the State (see
 // complete); Wait's, which reports no events.
 func (d *driver[I, O]) attempt() Decision {

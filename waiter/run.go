@@ -330,16 +330,7 @@ func (rn *runner[I, O]) abandon() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 		return
 	}
-	now := rn.clk.Now()
-	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start),
-		Err: rn.ctx.Cause(), Acceptor: -1, State: classify.Retry, Abandoned: true}
-	rn.s.Attempts++
-	rn.s.MaxLatency = max(rn.s.MaxLatency, a.Latency)
-	err := rn.stopped()
-	a.Outcome = outcomeOf(err)
-	rn.s.Next, rn.s.End = time.Time{}, a.Outcome
-	a.Checkpoint = rn.s
-	rn.endAttempt(rn.cur.actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
+	a, err := rn.abandoned(rn.cur.actx, rn.cur.number, rn.cur.start, rn.clk.Now())
 	rn.r.record(&a)
 	rn.endRun(err)
 }
