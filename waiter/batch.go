@@ -13,7 +13,6 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
-
 )
 
 // BatchOp polls many resources in one call, as APIs that take many
