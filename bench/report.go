@@ -18,6 +18,7 @@ type ReportOptions struct {
 	Measure  Config // rounds and CPU time per measurement of the ratio rows
 	IdleRuns []int  // runs sleeping at once, for the idle-memory row
 	FanoutN  int    // resources in the fan-out scenario
+	OutageN  int    // waits per client in the outage scenario
 	ScaleN   []int  // concurrent waits in the scaling row
 }
 
@@ -25,7 +26,7 @@ type ReportOptions struct {
 // 1,000,000-wait sizes (about a minute more).
 func FullReport(million bool) ReportOptions {
 	o := ReportOptions{Measure: Config{Rounds: 7, Target: 40 * time.Millisecond},
-		IdleRuns: []int{100_000}, FanoutN: 10_000, ScaleN: []int{1_000, 10_000, 100_000}}
+		IdleRuns: []int{100_000}, FanoutN: 10_000, OutageN: 100, ScaleN: []int{1_000, 10_000, 100_000}}
 	if million {
 		o.IdleRuns = append(o.IdleRuns, 1_000_000)
 		o.ScaleN = append(o.ScaleN, 1_000_000)
@@ -37,7 +38,7 @@ func FullReport(million bool) ReportOptions {
 // checks that the report still works.
 func QuickReport() ReportOptions {
 	return ReportOptions{Measure: Config{Rounds: 2, Target: time.Millisecond},
-		IdleRuns: []int{1000}, FanoutN: 300, ScaleN: []int{100, 300}}
+		IdleRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300}}
 }
 
 // ratioRow is one row of the CPU table: a workload, its sides, and where
@@ -117,6 +118,13 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	} {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %s | %s |\n", st.Client, st.Told, st.Calls, st.Polled, st.Throttled, st.Undetected, lagFmt(st.P50), lagFmt(st.P99))
 	}
+
+	fmt.Fprintln(w)
+	var outages []OutageStats
+	for _, c := range OutageClients {
+		outages = append(outages, RunOutage(t, c, o.OutageN, outageBudget, 1))
+	}
+	writeOutage(w, o.OutageN, outages)
 
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Scaling: n concurrent waits in virtual time, each succeeding on its %dth poll, polls %v apart; b fits CPU ∝ n^b:\n\n", scalePolls, scaleDelay)

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -27,6 +28,11 @@ func TestReport(t *testing.T) {
 	for _, row := range ratioRows() {
 		if !strings.Contains(out, "| "+row.id+" | "+row.what+" |") {
 			t.Errorf("the report has no row %s (%s)", row.id, row.what)
+		}
+	}
+	for _, c := range OutageClients {
+		if !strings.Contains(out, fmt.Sprintf("| %s | %d | ", c, o.OutageN)) {
+			t.Errorf("the report's outage table has no row for %s", c)
 		}
 	}
 	for _, bad := range []string{"NaN", "+Inf", "missing"} {
