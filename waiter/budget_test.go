@@ -94,6 +94,21 @@ func TestConditionFalseNilPollsAgain(t *testing.T) {
 			t.Fatalf("Wait = %v after %d calls; want success on the 3rd", err, calls)
 		}
 
+		// Never sooner than the error's retry-after hint.
+		begin, calls := time.Now(), 0
+		var second time.Duration
+		hinted := func(ctx context.Context, in string) (string, error) {
+			if calls++; calls == 1 {
+				return "", throttled{after: 30 * sec}
+			}
+			second = time.Since(begin)
+			return "up", nil
+		}
+		w, _ = waiter.NewFunc("Up", hinted, cond, waiter.WithDelays(time.Second, time.Second))
+		if _, err := w.Wait(t.Context(), "a", time.Minute); err != nil || second != 30*sec {
+			t.Fatalf("Wait = %v, second call at %v; want success, the second call at the 30s hint", err, second)
+		}
+
 		gone := errors.New("the thing is gone")
 		calls = 0
 		failing := func(in, out string, err error) (bool, error) { return false, gone }

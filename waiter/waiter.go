@@ -88,7 +88,8 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 // Condition judges one call of a waiter built with [NewFunc], the way a
 // Kubernetes ConditionFunc does: done ends the wait with success; an error
 // of its own ends it as a failure with that error; (false, nil) polls
-// again. To leave an error of the call to the retry strategy (retried if
+// again, whatever the call returned (an error included: it is the
+// condition's verdict), never sooner than the error's retry-after hint. To leave an error of the call to the retry strategy (retried if
 // transient, a failure otherwise, as for an error no acceptor matches),
 // return that error unchanged.
 type Condition[I, O any] func(in I, out O, err error) (done bool, failure error)
