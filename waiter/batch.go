@@ -68,8 +68,8 @@ type Batch[K comparable, O any] struct {
 
 	mu        sync.Mutex
 	members   map[K]*member[K, O]
-	due       memberHeap[K, O]   // members between calls, by next poll
-	deadlines deadlineHeap[K, O] // members not being judged, by deadline
+	due       memberHeap[K, O] // members between calls, by next poll
+	deadlines memberHeap[K, O] // members not being judged, by deadline (byDeadline)
 	inFlight  int
 	token     *rate.Reservation // a token of the poll rate limit, held for the next call
 	running   bool              // the scheduler goroutine exists
@@ -128,7 +128,7 @@ func notCalledDirectly[K, O any](context.Context, K) (O, error) {
 
 func newBatch[K comparable, O any](w *Waiter[K, O], op BatchOp[K, O]) (*Batch[K, O], error) {
 	b := &Batch[K, O]{w: w, op: op, clk: w.cfg.clock, size: w.cfg.batchSize, calls: w.cfg.batchCalls,
-		members: map[K]*member[K, O]{}, poke: make(chan struct{}, 1)}
+		members: map[K]*member[K, O]{}, poke: make(chan struct{}, 1), deadlines: memberHeap[K, O]{byDeadline: true}}
 	var errs []error
 	if op == nil {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: the batch operation is nil", ErrInvalidOption, w.def.Name))

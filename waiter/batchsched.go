@@ -96,12 +96,12 @@ func (b *Batch[K, O]) schedule() {
 // until (zero: until poked). b.mu held.
 func (b *Batch[K, O]) plan(now time.Time) (batch []*member[K, O], c *batchCall, until time.Time) {
 	if b.deadlines.Len() > 0 {
-		until = b.deadlines[0].s.Deadline
+		until = b.deadlines.ms[0].s.Deadline
 	}
 	if b.due.Len() == 0 || b.inFlight >= b.calls {
 		return nil, nil, until
 	}
-	if next := b.due[0].s.Next; next.After(now) {
+	if next := b.due.ms[0].s.Next; next.After(now) {
 		return nil, nil, earliest(until, next)
 	}
 	if at := b.admit(now); at.After(now) {
@@ -162,8 +162,8 @@ func (b *Batch[K, O]) linger(batch []*member[K, O]) time.Time {
 // in one, and returns them for timeOut. b.mu held.
 func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 	var expired []*member[K, O]
-	for b.deadlines.Len() > 0 && !now.Before(b.deadlines[0].s.Deadline) {
-		m := b.deadlines[0]
+	for b.deadlines.Len() > 0 && !now.Before(b.deadlines.ms[0].s.Deadline) {
+		m := b.deadlines.ms[0]
 		b.remove(m)
 		expired = append(expired, m)
 	}
@@ -173,7 +173,7 @@ func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 // take pops up to size due members, most overdue first. b.mu held.
 func (b *Batch[K, O]) take(now time.Time) []*member[K, O] {
 	var batch []*member[K, O]
-	for b.due.Len() > 0 && len(batch) < b.size && !b.due[0].s.Next.After(now) {
+	for b.due.Len() > 0 && len(batch) < b.size && !b.due.ms[0].s.Next.After(now) {
 		batch = append(batch, heap.Pop(&b.due).(*member[K, O]))
 	}
 	return batch
@@ -274,48 +274,41 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time
 	b.mu.Unlock()
 }
 
-// memberHeap orders members by their next poll.
-type memberHeap[K comparable, O any] []*member[K, O]
+// memberHeap orders members by their next poll, or (byDeadline) by
+// their deadline; each member keeps its place in both (index, dindex).
+type memberHeap[K comparable, O any] struct {
+	ms         []*member[K, O]
+	byDeadline bool
+}
 
-func (h memberHeap[K, O]) Len() int           { return len(h) }
-func (h memberHeap[K, O]) Less(i, j int) bool { return h[i].s.Next.Before(h[j].s.Next) }
-func (h memberHeap[K, O]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
+func (h *memberHeap[K, O]) Len() int { return len(h.ms) }
+func (h *memberHeap[K, O]) Less(i, j int) bool {
+	if h.byDeadline {
+		return h.ms[i].s.Deadline.Before(h.ms[j].s.Deadline)
+	}
+	return h.ms[i].s.Next.Before(h.ms[j].s.Next)
+}
+func (h *memberHeap[K, O]) Swap(i, j int) {
+	h.ms[i], h.ms[j] = h.ms[j], h.ms[i]
+	*h.slot(h.ms[i]), *h.slot(h.ms[j]) = i, j
 }
 func (h *memberHeap[K, O]) Push(x any) {
 	m := x.(*member[K, O])
-	m.index = len(*h)
-	*h = append(*h, m)
+	*h.slot(m) = len(h.ms)
+	h.ms = append(h.ms, m)
 }
 func (h *memberHeap[K, O]) Pop() any {
-	old := *h
-	m := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	m.index = -1
+	m := h.ms[len(h.ms)-1]
+	h.ms[len(h.ms)-1] = nil
+	h.ms = h.ms[:len(h.ms)-1]
+	*h.slot(m) = -1
 	return m
 }
 
-// deadlineHeap orders members by their deadline.
-type deadlineHeap[K comparable, O any] []*member[K, O]
-
-func (h deadlineHeap[K, O]) Len() int           { return len(h) }
-func (h deadlineHeap[K, O]) Less(i, j int) bool { return h[i].s.Deadline.Before(h[j].s.Deadline) }
-func (h deadlineHeap[K, O]) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].dindex, h[j].dindex = i, j
-}
-func (h *deadlineHeap[K, O]) Push(x any) {
-	m := x.(*member[K, O])
-	m.dindex = len(*h)
-	*h = append(*h, m)
-}
-func (h *deadlineHeap[K, O]) Pop() any {
-	old := *h
-	m := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	m.dindex = -1
-	return m
+// slot is where m keeps its place in this heap.
+func (h *memberHeap[K, O]) slot(m *member[K, O]) *int {
+	if h.byDeadline {
+		return &m.dindex
+	}
+	return &m.index
 }
