@@ -215,6 +215,7 @@ func TestStep(t *testing.T) {
 		{"last attempt counts the latency", begin(), waiter.Poll{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
 		{"transient past the strategy's attempts", func() waiter.State { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 4 * sec}}, 0, false, nil, 0, 4 * sec},
 		{"retry-after past the deadline", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: time.Hour, Hint: time.Hour}}, 0, true, waiter.ErrTimeout, 0, 0},
+		{"the strategy's backoff gives way to the final call", func() waiter.State { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 20 * sec}}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
 		{"empty quota halves the pace", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, false, nil, 0, 4 * sec},
 	}
 	for _, tt := range tests {

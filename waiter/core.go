@@ -189,14 +189,20 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 		delay = min(2*delay, remaining-reserve)
 	}
 	if atLeast := o.Advice.MinDelay; delay > 0 && atLeast > delay {
-		// Never sooner than the service or the strategy asked; if that
-		// leaves no time for a call, the wait times out now, not later.
-		if atLeast > remaining-reserve {
+		// Never sooner than the service or the strategy asked. A service's
+		// hint that leaves no time for a call ends the wait now, not
+		// later; the strategy's own backoff gives way to the final call.
+		last := remaining - reserve
+		switch {
+		case o.Advice.Hint > last:
 			dec := w.end(s, d, now, ErrTimeout, 0, o)
-			dec.Err.(*Error).NextDelay, dec.Err.(*Error).Hint = atLeast, o.Advice.Hint
+			dec.Err.(*Error).NextDelay, dec.Err.(*Error).Hint = o.Advice.Hint, o.Advice.Hint
 			return dec
+		case atLeast > last:
+			delay = last
+		default:
+			delay = atLeast
 		}
-		delay = atLeast
 	}
 	if delay <= 0 {
 		return w.end(s, d, now, ErrTimeout, 0, o)

@@ -91,9 +91,7 @@ type Error struct {
 	// retry strategy's refusal, which unwraps to it.
 	Err error
 	// NextDelay is set when the wait timed out before its deadline because
-	// the next call could come no sooner than that, and that is past the
-	// deadline: Hint is then the service's retry-after hint, if it had
-	// one (NextDelay is never less than it).
+	// the service's retry-after hint (Hint) put the next call past it.
 	NextDelay, Hint time.Duration
 }
 
@@ -111,10 +109,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
 	case e.Failure == FailureTransientLimit:
 		fmt.Fprintf(&b, ": %d transient errors in a row, the limit", e.Transient)
-	case e.NextDelay > 0 && e.Hint >= e.NextDelay:
+	case e.Hint > 0:
 		fmt.Fprintf(&b, ": the service asked to retry after %v, past the deadline", e.Hint)
-	case e.NextDelay > 0:
-		fmt.Fprintf(&b, ": the next call was due in %v (the retry strategy's delay), past the deadline", e.NextDelay)
 	case e.Failure == FailureError:
 		b.WriteString(": no acceptor matched the error")
 	}

@@ -146,10 +146,11 @@ func WithAttemptTimeout(d time.Duration) Option {
 // retries of one call, not of a wait: it does not end the wait, nor does
 // an empty retry quota, which halves the pace of the polls instead. A
 // wait that meets only transient errors until its deadline ends with
-// [ErrTimeout], whose chain holds the last error. A delay asked for that
-// would come after the deadline (a retry-after of an hour with a minute
-// left) ends the wait at once with ErrTimeout, saying so
-// (Error.NextDelay), rather than call after the deadline. To end a wait
+// [ErrTimeout], whose chain holds the last error. A service's retry-after
+// that would put the next call past the deadline (an hour, with a minute
+// left) ends the wait at once with ErrTimeout, saying so (Error.Hint),
+// rather than call after the deadline; the strategy's own backoff, when
+// longer than the time left, gives way to the final call. To end a wait
 // after n transient errors in a row, use [WithTransientLimit].
 //
 // nil gives the specification's letter: every error no acceptor matched
