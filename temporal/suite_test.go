@@ -63,14 +63,14 @@ func newJobWaiter(t *testing.T, ready int, final string, calls *atomic.Int32) *w
 }
 
 // inProcess runs the scenario with the in-process waiter in virtual time.
-func inProcess(t *testing.T, sc scenario) (error, int) {
+func inProcess(t *testing.T, sc scenario) (int, error) {
 	var err error
 	var calls atomic.Int32
 	synctest.Test(t, func(t *testing.T) {
 		w := newJobWaiter(t, sc.ready, sc.final, &calls)
 		_, err = w.Wait(t.Context(), JobInput{"j-1"}, sc.maxWait)
 	})
-	return err, int(calls.Load())
+	return int(calls.Load()), err
 }
 
 // TestSameAsInProcess: each scenario ends the same way, after the same
@@ -79,7 +79,7 @@ func inProcess(t *testing.T, sc scenario) (error, int) {
 func TestSameAsInProcess(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			wantErr, wantCalls := inProcess(t, sc)
+			wantCalls, wantErr := inProcess(t, sc)
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			var calls atomic.Int32

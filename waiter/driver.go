@@ -168,13 +168,13 @@ func (d *driver[I, O]) prepare() call {
 
 // invoke calls the operation. It touches nothing of the driver, so that a
 // Run can abandon the call while it is in progress. A panic goes through.
-func (d *driver[I, O]) invoke(c *call) (out O, err error, latency time.Duration) {
+func (d *driver[I, O]) invoke(c *call) (out O, latency time.Duration, err error) {
 	out, err = d.w.op(c.opCtx, d.in)
 	latency = d.clk.Since(c.start)
 	if c.cancel != nil {
 		c.cancel()
 	}
-	return out, err, latency
+	return out, latency, err
 }
 
 // complete judges a call's outcome into *o and applies it to the State.
@@ -267,7 +267,7 @@ func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now ti
 // complete); Wait's, which reports no events.
 func (d *driver[I, O]) attempt() Decision {
 	c := d.prepare()
-	out, err, latency := d.invoke(&c)
+	out, latency, err := d.invoke(&c)
 	var o Poll
 	dec, _ := d.complete(&c, out, err, latency, &o)
 	return dec

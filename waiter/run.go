@@ -208,7 +208,7 @@ func (rn *runner[I, O]) step() {
 		}
 		return
 	}
-	out, err, latency := rn.invoke(&rn.cur)
+	out, latency, err := rn.invoke(&rn.cur)
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 		return // abandoned: the wait ended without this call
 	}

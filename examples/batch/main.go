@@ -36,16 +36,10 @@ type (
 		InstanceId *string
 		State      *InstanceState
 	}
-	Reservation              struct{ Instances []Instance }
-	DescribeInstancesInput   struct{ InstanceIds []string }
-	DescribeInstancesOutput  struct{ Reservations []Reservation }
-	invalidInstanceIDMissing struct{ id string }
+	Reservation             struct{ Instances []Instance }
+	DescribeInstancesInput  struct{ InstanceIds []string }
+	DescribeInstancesOutput struct{ Reservations []Reservation }
 )
-
-func (e invalidInstanceIDMissing) Error() string {
-	return fmt.Sprintf("InvalidInstanceID.NotFound: The instance ID '%s' does not exist", e.id)
-}
-func (invalidInstanceIDMissing) ErrorCode() string { return "InvalidInstanceID.NotFound" }
 
 // instanceRunning is EC2's InstanceRunning waiter, for one instance: the
 // paths start at the Instance, not at the DescribeInstances output.
