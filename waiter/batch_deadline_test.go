@@ -461,3 +461,59 @@ func newBatchOp(t *testing.T, op waiter.BatchOp[string, BatchInstance], opts ...
 	}
 	return b
 }
+
+// TestBatchPanicReachesEachMember: a BatchOp that panics, or a WithMatch
+// function that panics while judging a member, never crashes the
+// process: each member of the call ends, its attempt carrying the
+// *PanicError, and its Result panics with it in the caller's goroutine;
+// the batch goes on for the others.
+func TestBatchPanicReachesEachMember(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) { panic("the API client broke") }
+		b := newBatchOp(t, op, waiter.WithBatchLinger(time.Second))
+		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-1", time.Minute), b.Add(t.Context(), "i-2", time.Minute)}
+		for _, r := range runs {
+			<-r.Done()
+			var last waiter.Attempt[BatchInstance]
+			for a := range r.Attempts() {
+				last = a
+			}
+			var pe *waiter.PanicError
+			if !errors.As(last.Err, &pe) || pe.Value != "the API client broke" || last.Outcome != "panic" || last.Checkpoint.End != "panic" {
+				t.Errorf("last event %+v, want the panic", last)
+			}
+			func() {
+				defer func() {
+					if p, ok := recover().(*waiter.PanicError); !ok || p.Value != "the API client broke" {
+						t.Errorf("Result panicked with %v, want the *PanicError", p)
+					}
+				}()
+				r.Result()
+			}()
+		}
+		idle(t)
+
+		bad := waiter.WithMatch(classify.Success, "boom", func(in string, out BatchInstance, err error) bool {
+			if in == "i-bad" {
+				panic("a matcher broke")
+			}
+			return false
+		})
+		api := &slowAPI{start: time.Now(), readyAt: func(string) time.Duration { return 0 }}
+		b = newBatchOp(t, api.describe, bad)
+		good, broken := b.Add(t.Context(), "i-good", time.Minute), b.Add(t.Context(), "i-bad", time.Minute)
+		<-broken.Done()
+		func() {
+			defer func() {
+				if p, ok := recover().(*waiter.PanicError); !ok || p.Value != "a matcher broke" {
+					t.Errorf("Result panicked with %v, want the matcher's *PanicError", p)
+				}
+			}()
+			broken.Result()
+		}()
+		if _, err := good.Result(); err != nil {
+			t.Errorf("the other member: %v", err)
+		}
+		idle(t)
+	})
+}

@@ -3,12 +3,15 @@ package waiter
 import (
 	"container/heap"
 	"context"
+	"runtime/debug"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/timers"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // The Batch's scheduler and calls: one goroutine, the scheduler, while the
@@ -213,7 +216,7 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	for i, m := range batch {
 		keys[i] = m.in
 	}
-	outs, err := b.op(attemptctx.Mark(c.ctx), keys)
+	outs, pe, err := b.invoke(c.ctx, keys)
 	now := b.clk.Now()
 	latency := now.Sub(c.start)
 	c.stop()
@@ -226,6 +229,9 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 		case !now.Before(m.s.Deadline):
 			b.remove(m)
 			late = append(late, m)
+		case pe != nil:
+			b.remove(m)
+			answered = append(answered, m)
 		default:
 			m.call = nil
 			heap.Remove(&b.deadlines, m.dindex) // being judged
@@ -236,8 +242,53 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	b.mu.Unlock()
 	b.timeOut(late, now)
 	for _, m := range answered {
-		b.judge(m, outs, err, c.start, latency, now)
+		if pe != nil {
+			b.panicked(m, pe, c.start, now)
+			continue
+		}
+		b.judgeGuarded(m, outs, err, c.start, latency, now)
 	}
+}
+
+// judgeGuarded is judge, with a panic of the acceptors (a WithMatch
+// function) ending that member as a panic of the operation would.
+func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, start time.Time, latency time.Duration, now time.Time) {
+	defer func() {
+		if p := recover(); p != nil {
+			pe := &PanicError{Value: p, Stack: debug.Stack()}
+			b.mu.Lock()
+			b.remove(m)
+			b.wake()
+			b.mu.Unlock()
+			b.panicked(m, pe, start, now)
+		}
+	}()
+	b.judge(m, outs, err, start, latency, now)
+}
+
+// invoke calls the BatchOp; a panic of it comes back as a *PanicError
+// with its stack, for every member of the call, as a Run reports one.
+func (b *Batch[K, O]) invoke(ctx context.Context, keys []K) (outs map[K]O, pe *PanicError, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pe = &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	outs, err = b.op(attemptctx.Mark(ctx), keys)
+	return outs, nil, err
+}
+
+// panicked ends a member whose call panicked: its attempt carries the
+// *PanicError, and its Run's Result panics with it in the caller's
+// goroutine.
+func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.Time) {
+	m.s.Attempts++
+	m.s.Next, m.s.End = time.Time{}, telemetry.OutcomePanic
+	a := Attempt[O]{Number: m.s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
+		State: classify.Failure, Outcome: telemetry.OutcomePanic, Checkpoint: m.s}
+	m.endAttempt(m.ctx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe, Acceptor: -1, State: "failure", Tokens: -1}, now)
+	m.r.record(&a)
+	b.end(m, pe)
 }
 
 // judge applies one member's part of a call's answer and reschedules or
