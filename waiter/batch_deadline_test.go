@@ -469,7 +469,9 @@ func newBatchOp(t *testing.T, op waiter.BatchOp[string, BatchInstance], opts ...
 // the batch goes on for the others.
 func TestBatchPanicReachesEachMember(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) { panic("the API client broke") }
+		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) {
+			panic("the API client broke")
+		}
 		b := newBatchOp(t, op, waiter.WithBatchLinger(time.Second))
 		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-1", time.Minute), b.Add(t.Context(), "i-2", time.Minute)}
 		for _, r := range runs {
