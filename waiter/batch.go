@@ -40,7 +40,8 @@ type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, 
 // naming a "NotFound" error (so a definition that retries on
 // InvalidInstanceID.NotFound keeps polling), or "NotFound"; WithMissing
 // gives your own. A failed call is an error for every key in it, counting
-// toward each one's transient-error streak.
+// toward each one's transient errors, retried until each key's deadline
+// as for a single wait.
 //
 // Each key's wait ends at its own deadline, to the instant, also while it
 // waits for a call or while a call that includes it is in flight: its
@@ -55,9 +56,11 @@ type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, 
 // Keys can be added and their runs cancelled at any time; cancelling a
 // key's Run (or its context) ends its wait at once, also with a call in
 // flight, whose attempt is then reported abandoned with the cancellation as
-// its error. The Batch holds one goroutine while it has keys, plus one per
-// call in flight until the call returns, and none otherwise. A Batch is
-// safe for concurrent use.
+// its error. A BatchOp (or a WithMatch function) that panics ends each
+// key it concerns as a Run's panicking operation does: the attempt
+// carries a *PanicError, and Result panics with it. The Batch holds one
+// goroutine while it has keys, plus one per call in flight until the call
+// returns, and none otherwise. A Batch is safe for concurrent use.
 type Batch[K comparable, O any] struct {
 	w       *Waiter[K, O]
 	op      BatchOp[K, O]
