@@ -180,3 +180,26 @@ func TestThrottlesOverLoopback(t *testing.T) {
 		t.Errorf("the call after Retry-After: 1 came %v later, want no sooner than 1s", gap)
 	}
 }
+
+// TestPendingRetryAfter: a pending DescribeCluster answer (CREATING) whose
+// HTTP response says Retry-After: 30 is polled again 30s later, not at the
+// waiter's 1s.
+func TestPendingRetryAfter(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		creating := response{200, map[string]string{"Content-Type": "application/json", "Retry-After": "30"}, `{"cluster":{"name":"demo","status":"CREATING"}}`}
+		active := response{200, map[string]string{"Content-Type": "application/json"}, `{"cluster":{"name":"demo","status":"ACTIVE"}}`}
+		s := &scripted{script: []response{creating, active}}
+		client := eks.New(eks.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: s, BaseEndpoint: aws.String("http://eks.local")})
+		w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := w.Wait(t.Context(), &eks.DescribeClusterInput{Name: aws.String("demo")}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got != 30*time.Second || s.count() != 2 {
+			t.Errorf("ACTIVE seen after %v and %d requests, want 30s and 2", got, s.count())
+		}
+	})
+}

@@ -165,7 +165,9 @@ func Definition[In, Out, Options any](method Method[In, Out, Options], name stri
 // [Op]: one line from an aws-sdk-go-v2 client to a waiter. Its acceptors'
 // paths are checked against the SDK's Go types, and its retry strategy is
 // the standard one with the service's published defaults
-// (retry.WithService), unless opts say otherwise.
+// (retry.WithService), unless opts say otherwise. A pending answer whose
+// HTTP response says Retry-After (or x-amz-retry-after) is polled again
+// no sooner (waiter.WithPollHint, reading the output's ResultMetadata).
 func New[In, Out, Options any](method Method[In, Out, Options], name string, opts ...waiter.Option) (*waiter.Waiter[*In, *Out], error) {
 	def, err := Definition(method, name)
 	if err != nil {
@@ -175,7 +177,11 @@ func New[In, Out, Options any](method Method[In, Out, Options], name string, opt
 	if err != nil {
 		return nil, err
 	}
-	return waiter.New(def, op, append(serviceStrategy(servicePackage[In]()), opts...)...)
+	defaults := serviceStrategy(servicePackage[In]())
+	if hint := pollHint[Out](); hint != nil {
+		defaults = append(defaults, waiter.WithPollHint(hint))
+	}
+	return waiter.New(def, op, append(defaults, opts...)...)
 }
 
 // nearest suggests the names closest to name.

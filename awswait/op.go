@@ -29,8 +29,7 @@ type Method[In, Out, Options any] func(context.Context, *In, ...func(*Options)) 
 // service). The calls carry the user-agent feature the SDK's generated
 // waiters add, and an error response's Retry-After (seconds or an HTTP
 // date) or x-amz-retry-after (milliseconds) header is on the error as a
-// RetryAfter() duration, which the waiter's retry strategy honours as a
-// minimum before the next poll (clamped as it clamps every hint).
+// RetryAfter() duration: the next poll comes no sooner.
 //
 // optFns are applied to every call before those changes. Op fails if
 // Options is not an aws-sdk-go-v2 client's Options (a struct with a
@@ -119,4 +118,31 @@ func withRetryAfter(err error) error {
 		return &retryAfterError{err: err, after: d}
 	}
 	return err
+}
+
+// pollHint returns a reader of a pending answer's own hint of when to
+// poll again: the Retry-After (or x-amz-retry-after) header of the HTTP
+// response, which the SDK keeps in the output's ResultMetadata. It is nil
+// for an output with no ResultMetadata.
+func pollHint[Out any]() func(*Out) time.Duration {
+	t := reflect.TypeFor[Out]()
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := t.FieldByName("ResultMetadata")
+	if !ok || f.Type != reflect.TypeFor[middleware.Metadata]() || len(f.Index) != 1 {
+		return nil
+	}
+	return func(out *Out) time.Duration {
+		if out == nil {
+			return 0
+		}
+		md := *(*middleware.Metadata)(unsafe.Add(unsafe.Pointer(out), f.Offset))
+		r, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
+		if !ok || r == nil || r.Response == nil {
+			return 0
+		}
+		d, _ := classify.RetryAfterHeader(r.Header, time.Now())
+		return d
+	}
 }

@@ -79,8 +79,9 @@ type RetryAdvice struct {
 	// MinDelay is the least time before the next call: the strategy's
 	// delay, never less than the service's retry-after hint.
 	MinDelay time.Duration
-	// Hint is the service's retry-after hint (Retry-After,
-	// x-amz-retry-after) on the call's error, if it had one.
+	// Hint is the service's hint of when to call again: a retry-after
+	// (Retry-After, x-amz-retry-after) on the call's error, or a pending
+	// answer's own (WithPollHint); 0 if none.
 	Hint time.Duration
 }
 
@@ -100,8 +101,13 @@ type Poll struct {
 	Late bool
 	// Judgment is what the acceptors made of the call ([Waiter.Judge]).
 	Judgment
-	// Advice is the retry strategy's answer for an unmatched error.
+	// Advice is the retry strategy's answer for an unmatched error, and
+	// the service's hint of when to call again (on an error, or on a
+	// pending answer: see WithPollHint).
 	Advice RetryAdvice
+	// Delay is the delay WithDelayFunc chose for the next call (0: the
+	// schedule's).
+	Delay time.Duration
 }
 
 // Decision is what a wait does after an attempt.
@@ -183,6 +189,9 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
 	delay := w.delay(s, remaining, reserve, latency)
+	if o.Delay > 0 && delay > 0 {
+		delay = min(o.Delay, remaining-reserve) // WithDelayFunc's, within the budget
+	}
 	if delay > 0 && o.Advice.Quota {
 		// The service fails broadly: poll at half the pace, but keep the
 		// final call.
@@ -289,7 +298,32 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, tok retry.Token) (O, Poll
 	p := Poll{Start: start, Latency: clk.Since(start), Err: err, Judgment: w.Judge(in, out, err)}
 	d := driver[I, O]{w: w, tok: tok}
 	d.advise(ctx, &p)
+	w.read(out, &p, 0)
 	return out, p, d.tok
+}
+
+// read takes from a call what its answer says of the next one: a pending
+// answer's poll hint (WithPollHint, or an output's RetryAfter method),
+// and WithDelayFunc's delay. attempts is the number of calls before this
+// one.
+func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
+	if o.State != classify.Retry && !(o.Unmatched(o.Err) && o.Advice.Retry) {
+		return // a terminal answer
+	}
+	if o.Err == nil {
+		var h time.Duration
+		if w.hintFn != nil {
+			h = w.hintFn(out)
+		} else if r, ok := any(out).(interface{ RetryAfter() time.Duration }); ok {
+			h = r.RetryAfter()
+		}
+		if h > 0 {
+			o.Advice.Hint, o.Advice.MinDelay = h, max(o.Advice.MinDelay, h)
+		}
+	}
+	if w.delayFn != nil {
+		o.Delay = w.delayFn(attempts+1, out, o.Err)
+	}
 }
 
 // Replayable reports whether the waiter's decisions are a function of

@@ -222,13 +222,14 @@ func contextErr(err error) bool {
 func (d *driver[I, O]) judge(out O, o *Poll) {
 	o.Judgment = d.w.Judge(d.in, out, o.Err)
 	d.advise(d.ctx, o)
+	d.w.read(out, o, d.s.Attempts)
 }
 
 // event is the attempt just made, as a Run's events carry it.
 func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[O]) {
 	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
-	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint = dec.Transient, dec.Delay, o.EvalErr, d.s
+	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint, a.Hint = dec.Transient, dec.Delay, o.EvalErr, d.s, o.Advice.Hint
 	if dec.Done {
 		a.Outcome = outcomeOf(dec.Err)
 	}

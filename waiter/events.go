@@ -42,6 +42,10 @@ type Attempt[O any] struct {
 	Transient bool
 	// NextDelay is the wait before the next call; 0 when the wait ends.
 	NextDelay time.Duration
+	// Hint is the service's hint of when to call again, if it gave one: a
+	// retry-after on an error, or a pending answer's own (WithPollHint).
+	// NextDelay is never shorter.
+	Hint time.Duration
 	// EvalErr reports JMESPath expressions that failed on this output.
 	EvalErr error
 	// Abandoned reports a call still running when the wait ended (it

@@ -30,6 +30,8 @@ type config struct {
 	transientLimit int
 	acceptors      []classify.Acceptor
 	matches        []matchOption
+	delayFn        any // func(int, O, error) time.Duration, checked by New
+	hintFn         any // func(O) time.Duration, checked by New
 	limiter        *rate.Limiter
 	eventBuffer    int
 	batchSize      int
@@ -194,6 +196,44 @@ func WithMatch[I, O any](state classify.State, name string, match func(in I, out
 			cfg.errs = append(cfg.errs, fmt.Errorf("WithMatch(%q): %v is not a state", name, state))
 		}
 		cfg.matches = append(cfg.matches, matchOption{state: state, name: name, fn: match})
+	}
+}
+
+// WithDelayFunc sets the delay before the next call from the call just
+// made: f gets the attempt's number (from 1), its output and its error,
+// and returns the delay; 0 or less leaves it to the schedule. Whatever f
+// returns, the next call comes no sooner than the service's hint (see
+// [WithPollHint]) or the retry strategy's delay, and within the budget: a
+// delay that would leave no room for the call is shortened to the final
+// call's. f is called after each attempt that did not reach a terminal
+// state (a transient error included). O must be the
+// Waiter's output type: [New] rejects a WithDelayFunc of another. Delays
+// drawn by f are not replayed from a checkpoint unless f is a function of
+// its arguments alone.
+func WithDelayFunc[O any](f func(attempt int, out O, err error) time.Duration) Option {
+	return func(cfg *config) {
+		if f == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithDelayFunc: function is nil"))
+			return
+		}
+		cfg.delayFn = f
+	}
+}
+
+// WithPollHint sets how the waiter reads a pending answer's own hint of
+// when to poll again (an HTTP 202's Retry-After, a long-running
+// operation's poll interval): f returns it, 0 for none. The next call then
+// comes no sooner than the hint; a hint past the deadline ends the wait at
+// once with [ErrTimeout] saying so, as a retry-after on an error does. By
+// default, an output with a RetryAfter() time.Duration method gives its
+// hint. O must be the Waiter's output type.
+func WithPollHint[O any](f func(out O) time.Duration) Option {
+	return func(cfg *config) {
+		if f == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithPollHint: function is nil"))
+			return
+		}
+		cfg.hintFn = f
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/benbjohnson/clock"
 
@@ -36,6 +37,8 @@ type Waiter[I, O any] struct {
 	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
 	obs            telemetry.Observer // nil: nothing observes
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
+	delayFn        func(attempt int, out O, err error) time.Duration
+	hintFn         func(out O) time.Duration
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -147,6 +150,20 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 		}
 	}
 	w.transientLimit = cfg.transientLimit
+	if cfg.delayFn != nil {
+		if f, ok := cfg.delayFn.(func(int, O, error) time.Duration); ok {
+			w.delayFn = f
+		} else {
+			errs = append(errs, fmt.Errorf("%w: waiter %s: WithDelayFunc is for %s, not func(int, %v, error) time.Duration", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.delayFn), reflect.TypeFor[O]()))
+		}
+	}
+	if cfg.hintFn != nil {
+		if f, ok := cfg.hintFn.(func(O) time.Duration); ok {
+			w.hintFn = f
+		} else {
+			errs = append(errs, fmt.Errorf("%w: waiter %s: WithPollHint is for %s, not func(%v) time.Duration", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.hintFn), reflect.TypeFor[O]()))
+		}
+	}
 	obs, err := telemetry.Settings{
 		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,
 		Logger: cfg.logger, Off: cfg.noTelemetry, Extra: cfg.observers,
@@ -208,6 +225,9 @@ func (w *Waiter[I, O]) fingerprint() string {
 	}
 	if w.cfg.reserve != nil {
 		fmt.Fprintf(h, "|reserve=%v", *w.cfg.reserve)
+	}
+	if w.delayFn != nil {
+		fmt.Fprint(h, "|delayFunc")
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }

@@ -66,7 +66,9 @@ trait instead of conditions.
 A call that fails for a transient reason no condition names (a refused
 connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
 runs out, never sooner than the response's Retry-After; other failures (a
-4xx, a command that exits non-zero) end the wait with status 1.
+4xx, a command that exits non-zero) end the wait with status 1. A pending
+answer's Retry-After (an HTTP 202 that says when to look again) is
+honoured too.
 
 Run 'waitable COMMAND --help' for a command's flags.
 

@@ -25,7 +25,12 @@ import (
 type output struct {
 	raw    json.RawMessage
 	status int
+	after  time.Duration // the response's Retry-After, 0 if none
 }
+
+// RetryAfter is a pending response's Retry-After (an HTTP 202 that says
+// when to look again): the next poll comes no sooner.
+func (o *output) RetryAfter() time.Duration { return o.after }
 
 // MarshalSmithyDocument returns the JSON output.
 func (o *output) MarshalSmithyDocument() ([]byte, error) { return o.raw, nil }
@@ -281,9 +286,9 @@ func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) 
 		if err != nil {
 			return nil, err
 		}
-		out := &output{raw: jsonOrNull(body), status: resp.StatusCode}
+		after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
+		out := &output{raw: jsonOrNull(body), status: resp.StatusCode, after: after}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
 			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
 		}
 		return out, nil

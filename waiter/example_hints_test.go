@@ -1,0 +1,69 @@
+package waiter_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// Operation is a long-running operation's status, as a service returns it: the
+// service also says when to look again, as an HTTP 202's Retry-After or
+// an operation's poll interval does.
+type Operation struct {
+	State        string
+	PollInterval time.Duration
+}
+
+// The service's own hint sets the next poll: never sooner, within the
+// wait's budget.
+func ExampleWithPollHint() {
+	polls := 0
+	get := func(ctx context.Context, id string) (Operation, error) {
+		if polls++; polls < 3 {
+			return Operation{State: "RUNNING", PollInterval: time.Duration(polls) * 300 * time.Microsecond}, nil
+		}
+		return Operation{State: "DONE"}, nil
+	}
+	done := func(id string, j Operation, err error) (bool, error) { return j.State == "DONE", err }
+	w, _ := waiter.NewFunc("OperationDone", get, done,
+		waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond),
+		waiter.WithPollHint(func(j Operation) time.Duration { return j.PollInterval }))
+	r := w.Start(context.Background(), "job-1", time.Minute)
+	for a := range r.Attempts() {
+		fmt.Println(a.Number, a.Output.State, "hint", a.Hint, "next poll in", a.NextDelay)
+	}
+	// Output:
+	// 1 RUNNING hint 300µs next poll in 300µs
+	// 2 RUNNING hint 600µs next poll in 600µs
+	// 3 DONE hint 0s next poll in 0s
+}
+
+// A delay chosen from the attempt and what it returned: here, slower
+// polls while the job is queued than while it runs.
+func ExampleWithDelayFunc() {
+	states := []string{"QUEUED", "QUEUED", "RUNNING", "DONE"}
+	polls := 0
+	get := func(ctx context.Context, id string) (Operation, error) {
+		polls++
+		return Operation{State: states[polls-1]}, nil
+	}
+	done := func(id string, j Operation, err error) (bool, error) { return j.State == "DONE", err }
+	delay := func(attempt int, j Operation, err error) time.Duration {
+		if j.State == "QUEUED" {
+			return 400 * time.Microsecond
+		}
+		return 100 * time.Microsecond
+	}
+	w, _ := waiter.NewFunc("OperationDone", get, done, waiter.WithDelays(50*time.Microsecond, time.Millisecond), waiter.WithDelayFunc(delay))
+	r := w.Start(context.Background(), "job-1", time.Minute)
+	for a := range r.Attempts() {
+		fmt.Println(a.Number, a.Output.State, "next poll in", a.NextDelay)
+	}
+	// Output:
+	// 1 QUEUED next poll in 400µs
+	// 2 QUEUED next poll in 400µs
+	// 3 RUNNING next poll in 100µs
+	// 4 DONE next poll in 0s
+}
