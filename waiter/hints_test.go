@@ -142,4 +142,3 @@ func TestWithDelayFunc(t *testing.T) {
 		t.Errorf("New with a nil WithPollHint = %v, want ErrInvalidOption", err)
 	}
 }
-
