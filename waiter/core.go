@@ -161,10 +161,22 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 		d.State = classify.Retry // not judged: the resource's state is unknown
 		return w.end(s, d, now, ErrTimeout, 0, o)
 	}
+	if o.State != classify.Success {
+		s.Streak, s.StreakStart = 0, time.Time{}
+	}
+	streak := false
 	switch {
 	case o.State == classify.Success:
 		s.Transient = 0
-		return w.end(s, d, now, nil, 0, o)
+		if s.Streak == 0 {
+			s.StreakStart = o.Start
+		}
+		s.Streak++
+		if !w.stable() || (s.Streak >= w.cfg.stableN && o.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
+			return w.end(s, d, now, nil, 0, o)
+		}
+		d.State, streak = classify.Retry, true // seen, not yet long enough
+
 	case o.Unmatched(o.Err) && w.strategy != nil:
 		if !o.Advice.Retry {
 			return w.end(s, d, now, ErrFailure, FailureError, o)
@@ -189,6 +201,9 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
 	delay := w.delay(s, remaining, reserve, latency)
+	if streak && delay > 0 { // confirm at MinDelay
+		delay = w.schedule.DelayAfterCall(1, remaining, reserve, latency, s.Seed)
+	}
 	if o.Delay > 0 && delay > 0 {
 		delay = min(o.Delay, remaining-reserve) // WithDelayFunc's, within the budget
 	}

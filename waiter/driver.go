@@ -230,6 +230,7 @@ func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[
 	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
 	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint, a.Hint = dec.Transient, dec.Delay, o.EvalErr, d.s, o.Advice.Hint
+	a.Streak = d.s.Streak
 	if dec.Done {
 		a.Outcome = outcomeOf(dec.Err)
 	}

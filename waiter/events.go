@@ -30,6 +30,10 @@ type Attempt[O any] struct {
 	// was not judged (cut off by the deadline, cancelled or abandoned) is
 	// Retry: nothing was learnt of the resource.
 	State classify.State
+	// Streak is how many times in a row the success acceptor has matched
+	// (see WithStability): the attempt's State is Retry until the streak
+	// is long enough.
+	Streak int
 	// Outcome is set on the attempt that ended the wait, and says how, as
 	// its Result does: "success", "failure", "timeout", "max_attempts",
 	// "cancelled" or "panic" (the telemetry package's Outcome names). It

@@ -67,3 +67,27 @@ func ExampleWithDelayFunc() {
 	// 3 RUNNING next poll in 100µs
 	// 4 DONE next poll in 0s
 }
+
+// Success that sticks: an eventually consistent API (IAM, Route 53, DNS)
+// may answer "ready" from one replica and "not found" from the next. The
+// wait succeeds only after three "ready" answers in a row.
+func ExampleWithStability() {
+	answers := []string{"READY", "MISSING", "READY", "READY", "READY"}
+	polls := 0
+	get := func(ctx context.Context, name string) (string, error) {
+		polls++
+		return answers[polls-1], nil
+	}
+	ready := func(name, state string, err error) (bool, error) { return state == "READY", err }
+	w, _ := waiter.NewFunc("RoleVisible", get, ready, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond), waiter.WithStability(3, 0))
+	r := w.Start(context.Background(), "deploy-role", time.Minute)
+	for a := range r.Attempts() {
+		fmt.Println(a.Number, a.Output, a.State, "streak", a.Streak)
+	}
+	// Output:
+	// 1 READY retry streak 1
+	// 2 MISSING retry streak 0
+	// 3 READY retry streak 1
+	// 4 READY retry streak 2
+	// 5 READY success streak 3
+}

@@ -28,6 +28,8 @@ type config struct {
 	strategy       retry.Strategy
 	strategySet    bool
 	transientLimit int
+	stableN        int
+	stableFor      time.Duration
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	delayFn        any // func(int, O, error) time.Duration, checked by New
@@ -196,6 +198,24 @@ func WithMatch[I, O any](state classify.State, name string, match func(in I, out
 			cfg.errs = append(cfg.errs, fmt.Errorf("WithMatch(%q): %v is not a state", name, state))
 		}
 		cfg.matches = append(cfg.matches, matchOption{state: state, name: name, fn: match})
+	}
+}
+
+// WithStability makes success stick, for eventually consistent APIs (IAM,
+// Route 53, DNS): a wait succeeds only when the success acceptor has
+// matched n times in a row and the first of those matches was at least
+// over before the last (0: no duration). Any other answer breaks the
+// streak. Between the matches of a streak the waiter polls at MinDelay,
+// within the budget. Each attempt's event shows the streak
+// (Attempt.Streak), and the State keeps it, so a resumed wait goes on
+// with it. n must be at least 1 and over not negative; WithStability(1,
+// 0) is the default.
+func WithStability(n int, over time.Duration) Option {
+	return func(cfg *config) {
+		if n < 1 || over < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithStability(%d, %v): want n >= 1 and over >= 0", n, over))
+		}
+		cfg.stableN, cfg.stableFor = n, over
 	}
 }
 

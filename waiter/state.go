@@ -46,6 +46,10 @@ type State struct {
 	// Next is when the next call is due (zero before the first, and once
 	// the wait has ended).
 	Next time.Time
+	// Streak is how many times in a row the success acceptor has matched,
+	// and StreakStart when the first of them was made (WithStability).
+	Streak      int
+	StreakStart time.Time
 	// End is how the wait ended ("success", "failure", "timeout",
 	// "max_attempts", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
@@ -56,18 +60,20 @@ type State struct {
 
 // stateJSON is State's JSON form.
 type stateJSON struct {
-	Version    int           `json:"version"`
-	Waiter     string        `json:"waiter"`
-	Rules      string        `json:"rules"`
-	Start      time.Time     `json:"start"`
-	Deadline   time.Time     `json:"deadline"`
-	Attempts   int           `json:"attempts"`
-	Transient  int           `json:"transient"`
-	MaxLatency time.Duration `json:"maxLatencyNs"`
-	Seed       uint64        `json:"seed,string"`
-	Next       time.Time     `json:"next,omitzero"`
-	End        string        `json:"end,omitempty"`
-	Sum        string        `json:"sum"`
+	Version     int           `json:"version"`
+	Waiter      string        `json:"waiter"`
+	Rules       string        `json:"rules"`
+	Start       time.Time     `json:"start"`
+	Deadline    time.Time     `json:"deadline"`
+	Attempts    int           `json:"attempts"`
+	Transient   int           `json:"transient"`
+	MaxLatency  time.Duration `json:"maxLatencyNs"`
+	Seed        uint64        `json:"seed,string"`
+	Next        time.Time     `json:"next,omitzero"`
+	Streak      int           `json:"streak,omitempty"`
+	StreakStart time.Time     `json:"streakStart,omitzero"`
+	End         string        `json:"end,omitempty"`
+	Sum         string        `json:"sum"`
 }
 
 // sum is the checksum of everything but itself.
@@ -88,7 +94,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 func (s State) jsonForm() stateJSON {
 	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
-		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, End: s.End}
+		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, End: s.End}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
@@ -110,7 +116,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
 	}
 	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
-		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, End: j.End}
+		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, End: j.End}
 	return nil
 }
 
@@ -175,8 +181,8 @@ func (w *Waiter[I, O]) check(s State) error {
 	case s.Attempts > 0 && s.Next.IsZero():
 		// An ended wait's checkpoint from before State.End was kept.
 		return bad(ProblemEnded, "the wait ended after %d attempts: no next call is due", s.Attempts)
-	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0:
-		return bad(ProblemCorrupt, "attempts %d, transient %d, max latency %v", s.Attempts, s.Transient, s.MaxLatency)
+	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts:
+		return bad(ProblemCorrupt, "attempts %d, transient %d, streak %d, max latency %v", s.Attempts, s.Transient, s.Streak, s.MaxLatency)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):
 		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)
 	case s.Attempts > 0 && (s.Next.Before(s.Start) || s.Next.After(s.Deadline)):

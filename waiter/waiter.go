@@ -229,6 +229,9 @@ func (w *Waiter[I, O]) fingerprint() string {
 	if w.delayFn != nil {
 		fmt.Fprint(h, "|delayFunc")
 	}
+	if w.stable() {
+		fmt.Fprintf(h, "|stable=%d/%v", w.cfg.stableN, w.cfg.stableFor)
+	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
@@ -239,6 +242,10 @@ func (w *Waiter[I, O]) Definition() Definition { return w.def }
 // Schedule returns the delay schedule the waiter uses (the definition's,
 // or the WithDelays override).
 func (w *Waiter[I, O]) Schedule() backoff.WaiterSchedule { return w.schedule }
+
+// stable reports whether success must be seen more than once
+// (WithStability).
+func (w *Waiter[I, O]) stable() bool { return w.cfg.stableN > 1 || w.cfg.stableFor > 0 }
 
 // maxAttempts returns the attempt limit of a wait (0: none).
 func (w *Waiter[I, O]) maxAttempts() int {

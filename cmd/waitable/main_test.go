@@ -507,3 +507,22 @@ func TestHTTPPendingRetryAfter(t *testing.T) {
 		t.Errorf("exit %d, %d calls; want success on the 2nd, no sooner than 1s after the first\nstderr:\n%s", r.code, len(at), r.stderr)
 	}
 }
+
+// TestStable: --stable 3 succeeds only on the third success in a row; a
+// flap breaks the streak, and the lines say it; --stable 0 is bad usage.
+func TestStable(t *testing.T) {
+	var calls atomic.Int32
+	states := []string{"done", "done", "pending", "done", "done", "done"}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(calls.Add(1))
+		fmt.Fprintf(w, `{"state": %q}`, states[min(n, len(states))-1])
+	}))
+	defer s.Close()
+	r := runBinary(t, nil, "http", s.URL, "--success", "state == 'done'", "--stable", "3", "--min-delay", "5ms", "--max-delay", "5ms")
+	if r.code != 0 || calls.Load() != 6 || !strings.Contains(r.stderr, "2 in a row") || !strings.Contains(r.stderr, "success after 6 attempts") {
+		t.Errorf("exit %d after %d calls; want success on the 6th\nstderr:\n%s", r.code, calls.Load(), r.stderr)
+	}
+	if r := runBinary(t, nil, "http", s.URL, "--success", "ok", "--stable", "0"); r.code != exitUsage || !strings.Contains(r.stderr, "--stable 0: at least 1") {
+		t.Errorf("--stable 0: exit %d, stderr %q; want bad usage", r.code, r.stderr)
+	}
+}

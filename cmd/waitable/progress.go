@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -35,6 +36,8 @@ type attemptJSON struct {
 	Error     string          `json:"error,omitempty"`
 	Transient bool            `json:"transient,omitempty"`
 	NextMS    float64         `json:"next_delay_ms"`
+	HintMS    float64         `json:"hint_ms,omitempty"`
+	Streak    int             `json:"streak,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
 }
 
@@ -57,7 +60,7 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 	}
 	if p.json {
 		j := attemptJSON{Attempt: a.Number, Start: a.Start, LatencyMS: ms(a.Latency), State: a.State.String(), Acceptor: a.Acceptor,
-			Matcher: a.Matcher, Message: a.Message, Transient: a.Transient, NextMS: ms(a.NextDelay)}
+			Matcher: a.Matcher, Message: a.Message, Transient: a.Transient, NextMS: ms(a.NextDelay), HintMS: ms(a.Hint), Streak: a.Streak}
 		if a.Err != nil {
 			j.Error = a.Err.Error()
 		}
@@ -83,9 +86,15 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 	case a.Err != nil:
 		what = "error: " + a.Err.Error()
 	}
+	if a.Streak > 0 && a.State != classify.Success {
+		what += fmt.Sprintf(", %d in a row", a.Streak)
+	}
 	line := fmt.Sprintf("#%d  +%s  %s  (%s)", a.Number, short(a.Start.Sub(p.first)), a.State, what)
 	if a.NextDelay > 0 {
 		line += fmt.Sprintf("; next poll in %s", short(a.NextDelay))
+		if a.Hint > 0 {
+			line += " (the service's hint)"
+		}
 	}
 	if p.live {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)

@@ -135,6 +135,8 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	minDelay := fs.Duration("min-delay", 0, "the shortest delay between polls (default: the waiter's, or 2s)")
 	maxDelay := fs.Duration("max-delay", 0, "the longest delay between polls (default: the waiter's, or 120s)")
 	attemptTimeout := fs.Duration("attempt-timeout", 0, "a limit on each call (default: none but the wait's)")
+	stable := fs.Int("stable", 1, "succeed only when the success condition held this many polls in a row (for eventually consistent APIs)")
+	stableFor := fs.Duration("stable-for", 0, "and over at least this long")
 	asJSON := fs.Bool("json", false, "print one JSON object per attempt on standard output, then the result")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	var hdrs headers
@@ -189,6 +191,14 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	}
 	if *attemptTimeout > 0 {
 		opts = append(opts, waiter.WithAttemptTimeout(*attemptTimeout))
+	}
+	switch {
+	case *stable < 1:
+		return exitUsage, usagef("--stable %d: at least 1", *stable)
+	case *stableFor < 0:
+		return exitUsage, usagef("--stable-for %v: negative", *stableFor)
+	case *stable != 1 || *stableFor != 0:
+		opts = append(opts, waiter.WithStability(*stable, *stableFor))
 	}
 	w, err := waiter.New(def, call, opts...)
 	if err != nil {
