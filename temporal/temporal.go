@@ -93,6 +93,7 @@ type poll[O any] struct {
 	RetryAfter time.Duration `json:",omitempty"` // the least delay before the next call
 	Hint       time.Duration `json:",omitempty"` // the service's own hint of when to call again
 	Delay      time.Duration `json:",omitempty"` // waiter.WithDelayFunc's choice
+	Identity   string        `json:",omitempty"` // waiter.WithIdentity's value
 }
 
 // errString is an error carried across Temporal as its message.
@@ -148,7 +149,7 @@ func (d *driver[I, O]) activity(ctx context.Context, in I) (poll[O], error) {
 	out, p, _ := d.w.Call(ctx, in, nil)
 	return poll[O]{Output: out, Latency: p.Latency, Err: msg(p.Err), Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State,
 		Message: p.Message, Failure: msg(p.Failure), Retry: p.Advice.Retry, Quota: p.Advice.Quota, Refusal: msg(p.Advice.Refusal),
-		RetryAfter: p.Advice.MinDelay, Hint: p.Advice.Hint, Delay: p.Delay}, nil
+		RetryAfter: p.Advice.MinDelay, Hint: p.Advice.Hint, Delay: p.Delay, Identity: p.Identity}, nil
 }
 
 // workflow is the wait: the core's Begin and Step, an activity per call,
@@ -203,7 +204,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 		call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: asErr(p.Err), Late: now.After(s.Deadline),
 			Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: asErr(p.Failure)},
 			Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: asErr(p.Refusal), MinDelay: p.RetryAfter, Hint: p.Hint},
-			Delay:    p.Delay}
+			Delay:    p.Delay, Identity: p.Identity}
 		var dec waiter.Decision
 		s, dec = d.w.Step(s, call, now)
 		attempts = append(attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),

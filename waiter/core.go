@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/waitable/waitable/backoff"
@@ -108,6 +109,9 @@ type Poll struct {
 	// Delay is the delay WithDelayFunc chose for the next call (0: the
 	// schedule's).
 	Delay time.Duration
+	// Identity is the resource's identity in the answer (WithIdentity),
+	// "" if it has none.
+	Identity string
 }
 
 // Decision is what a wait does after an attempt.
@@ -163,6 +167,25 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 	}
 	if o.State != classify.Success {
 		s.Streak, s.StreakStart = 0, time.Time{}
+	}
+	if o.Identity != "" {
+		if s.Identity != "" && s.Identity != o.Identity {
+			d.State = classify.Failure
+			dec := w.end(s, d, now, ErrFailure, FailureRecreated, o)
+			dec.Err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, o.Identity)
+			return dec
+		}
+		s.Identity = o.Identity
+	}
+	if w.cfg.notFoundLimit > 0 {
+		if !notFound(o.Err) {
+			s.NotFound = 0
+		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
+			d.State = classify.Failure
+			dec := w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
+			dec.Err.(*Error).Message = fmt.Sprintf("%d not-found answers in a row", s.NotFound)
+			return dec
+		}
 	}
 	streak := false
 	switch {
@@ -322,6 +345,11 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, tok retry.Token) (O, Poll
 // and WithDelayFunc's delay. attempts is the number of calls before this
 // one.
 func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
+	if w.identity != nil && o.Err == nil {
+		if v, err := w.identity.Search(out); err == nil && v != nil {
+			o.Identity = fmt.Sprint(v)
+		}
+	}
 	if o.State != classify.Retry && !(o.Unmatched(o.Err) && o.Advice.Retry) {
 		return // a terminal answer
 	}
@@ -339,6 +367,16 @@ func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
 	if w.delayFn != nil {
 		o.Delay = w.delayFn(attempts+1, out, o.Err)
 	}
+}
+
+// notFound reports whether err says the resource does not exist: an error
+// code that says NotFound or begins with NoSuch, or an HTTP 404.
+func notFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	v := classify.Classify(err)
+	return v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch")
 }
 
 // Replayable reports whether the waiter's decisions are a function of

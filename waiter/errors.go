@@ -43,6 +43,12 @@ const (
 	// (by default there is no such limit: transient errors are retried
 	// for as long as the wait's time lasts).
 	FailureTransientLimit
+	// FailureNeverAppeared: the resource was not found as many times in
+	// a row as WithNotFoundLimit allows.
+	FailureNeverAppeared
+	// FailureRecreated: the resource's identity (WithIdentity) changed
+	// between two answers: it was deleted and created again.
+	FailureRecreated
 )
 
 // String describes the failure.
@@ -54,6 +60,10 @@ func (f Failure) String() string {
 		return "an error no acceptor matched"
 	case FailureTransientLimit:
 		return "transient errors reached the limit in a row"
+	case FailureNeverAppeared:
+		return "the resource never appeared"
+	case FailureRecreated:
+		return "the resource was deleted and recreated"
 	}
 	return ""
 }
@@ -109,6 +119,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
 	case e.Failure == FailureTransientLimit:
 		fmt.Fprintf(&b, ": %d transient errors in a row, the limit", e.Transient)
+	case e.Failure == FailureNeverAppeared, e.Failure == FailureRecreated:
+		fmt.Fprintf(&b, ": %v", e.Failure)
 	case e.Hint > 0:
 		fmt.Fprintf(&b, ": the service asked to retry after %v, past the deadline", e.Hint)
 	case e.Failure == FailureError:

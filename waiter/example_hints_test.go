@@ -2,6 +2,7 @@ package waiter_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,4 +91,30 @@ func ExampleWithStability() {
 	// 3 READY retry streak 1
 	// 4 READY retry streak 2
 	// 5 READY success streak 3
+}
+
+// A create wait that gives up when the resource never appears, and that
+// notices when it was deleted and created again under the same name.
+func ExampleWithIdentity() {
+	type Stack struct{ StackId, Status string }
+	answers := []Stack{{"arn:stack/web/1", "CREATE_IN_PROGRESS"}, {"arn:stack/web/2", "CREATE_IN_PROGRESS"}}
+	polls := 0
+	get := func(ctx context.Context, name string) (Stack, error) {
+		polls++
+		return answers[polls-1], nil
+	}
+	created := func(name string, s Stack, err error) (bool, error) { return s.Status == "CREATE_COMPLETE", err }
+	w, err := waiter.NewFunc("StackCreated", get, created, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond),
+		waiter.WithIdentity("StackId"), waiter.WithNotFoundLimit(5))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = w.Wait(context.Background(), "web", time.Minute)
+	var we *waiter.Error
+	if errors.As(err, &we) {
+		fmt.Println(we.Failure, "-", we.Message)
+	}
+	// Output:
+	// the resource was deleted and recreated - its identity arn:stack/web/1 became arn:stack/web/2
 }

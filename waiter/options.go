@@ -30,6 +30,8 @@ type config struct {
 	transientLimit int
 	stableN        int
 	stableFor      time.Duration
+	notFoundLimit  int
+	identity       string
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	delayFn        any // func(int, O, error) time.Duration, checked by New
@@ -216,6 +218,40 @@ func WithStability(n int, over time.Duration) Option {
 			cfg.errs = append(cfg.errs, fmt.Errorf("WithStability(%d, %v): want n >= 1 and over >= 0", n, over))
 		}
 		cfg.stableN, cfg.stableFor = n, over
+	}
+}
+
+// WithNotFoundLimit ends a wait for a resource to appear with
+// [ErrFailure] (Error.Failure is FailureNeverAppeared) after n not-found
+// answers in a row: an error whose code says NotFound (NotFound,
+// ResourceNotFoundException, InvalidInstanceID.NotFound), begins with
+// NoSuch (NoSuchBucket), or whose HTTP status is 404, whatever the
+// acceptors make of it. Any other answer breaks the run. For creates that
+// may never have happened (terraform's NotFoundChecks); pair it with
+// WithStability to ask for the resource found n times in a row. n must be
+// at least 1; by default there is no such limit.
+func WithNotFoundLimit(n int) Option {
+	return func(cfg *config) {
+		if n < 1 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithNotFoundLimit(%d): at least 1", n))
+		}
+		cfg.notFoundLimit = n
+	}
+}
+
+// WithIdentity names what identifies the resource in an output (an ARN,
+// a UID, a creation time): a JMESPath expression, checked against the
+// output type at [New]. When its value changes between two answers, the
+// resource was deleted and created again under the same name, and the
+// wait ends with [ErrFailure] (Error.Failure is FailureRecreated), as
+// kubectl wait does when a UID changes. An answer without it (an error,
+// or a null value) changes nothing.
+func WithIdentity(path string) Option {
+	return func(cfg *config) {
+		if path == "" {
+			cfg.errs = append(cfg.errs, errors.New("WithIdentity: the path is empty"))
+		}
+		cfg.identity = path
 	}
 }
 

@@ -50,6 +50,11 @@ type State struct {
 	// and StreakStart when the first of them was made (WithStability).
 	Streak      int
 	StreakStart time.Time
+	// NotFound is how many not-found answers came in a row
+	// (WithNotFoundLimit), and Identity the resource's identity as last
+	// seen (WithIdentity).
+	NotFound int
+	Identity string
 	// End is how the wait ended ("success", "failure", "timeout",
 	// "max_attempts", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
@@ -72,6 +77,8 @@ type stateJSON struct {
 	Next        time.Time     `json:"next,omitzero"`
 	Streak      int           `json:"streak,omitempty"`
 	StreakStart time.Time     `json:"streakStart,omitzero"`
+	NotFound    int           `json:"notFound,omitempty"`
+	Identity    string        `json:"identity,omitempty"`
 	End         string        `json:"end,omitempty"`
 	Sum         string        `json:"sum"`
 }
@@ -94,7 +101,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 func (s State) jsonForm() stateJSON {
 	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
-		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, End: s.End}
+		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, NotFound: s.NotFound, Identity: s.Identity, End: s.End}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
@@ -116,7 +123,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
 	}
 	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
-		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, End: j.End}
+		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, NotFound: j.NotFound, Identity: j.Identity, End: j.End}
 	return nil
 }
 
@@ -181,7 +188,7 @@ func (w *Waiter[I, O]) check(s State) error {
 	case s.Attempts > 0 && s.Next.IsZero():
 		// An ended wait's checkpoint from before State.End was kept.
 		return bad(ProblemEnded, "the wait ended after %d attempts: no next call is due", s.Attempts)
-	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts:
+	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
 		return bad(ProblemCorrupt, "attempts %d, transient %d, streak %d, max latency %v", s.Attempts, s.Transient, s.Streak, s.MaxLatency)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):
 		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)

@@ -39,6 +39,7 @@ type Waiter[I, O any] struct {
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
+	identity       *classify.Expr // WithIdentity's, compiled
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -157,6 +158,16 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 			errs = append(errs, fmt.Errorf("%w: waiter %s: WithDelayFunc is for %s, not func(int, %v, error) time.Duration", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.delayFn), reflect.TypeFor[O]()))
 		}
 	}
+	if cfg.identity != "" {
+		e, err := classify.CompileExpr(cfg.identity)
+		if err == nil {
+			err = e.Check(reflect.TypeFor[O](), classify.StringEquals)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: waiter %s: WithIdentity(%q): %w", ErrInvalidOption, def.Name, cfg.identity, err))
+		}
+		w.identity = e
+	}
 	if cfg.hintFn != nil {
 		if f, ok := cfg.hintFn.(func(O) time.Duration); ok {
 			w.hintFn = f
@@ -231,6 +242,9 @@ func (w *Waiter[I, O]) fingerprint() string {
 	}
 	if w.stable() {
 		fmt.Fprintf(h, "|stable=%d/%v", w.cfg.stableN, w.cfg.stableFor)
+	}
+	if w.cfg.notFoundLimit > 0 || w.cfg.identity != "" {
+		fmt.Fprintf(h, "|notFound=%d|identity=%s", w.cfg.notFoundLimit, w.cfg.identity)
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }

@@ -526,3 +526,28 @@ func TestStable(t *testing.T) {
 		t.Errorf("--stable 0: exit %d, stderr %q; want bad usage", r.code, r.stderr)
 	}
 }
+
+// TestNotFoundAndIdentity: --not-found-limit 3 on an endpoint that keeps
+// answering 404 (retried by a condition) fails after 3 polls, saying the
+// resource never appeared; --identity fails when the id changes.
+func TestNotFoundAndIdentity(t *testing.T) {
+	var calls atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		if r.URL.Path == "/missing" {
+			http.Error(w, `{"message": "no such job"}`, http.StatusNotFound)
+			return
+		}
+		fmt.Fprintf(w, `{"id": "job-%d", "state": "pending"}`, min(n, 2))
+	}))
+	defer s.Close()
+	r := runBinary(t, nil, "http", s.URL+"/missing", "--retry", "status=404", "--success", "state == 'done'", "--not-found-limit", "3", "--min-delay", "5ms", "--max-delay", "5ms")
+	if r.code != exitFailure || calls.Load() != 3 || !strings.Contains(r.stderr, "never appeared") {
+		t.Errorf("exit %d after %d calls; want failure after 3\nstderr:\n%s", r.code, calls.Load(), r.stderr)
+	}
+	calls.Store(0)
+	r = runBinary(t, nil, "http", s.URL+"/job", "--success", "state == 'done'", "--identity", "id", "--min-delay", "5ms", "--max-delay", "5ms")
+	if r.code != exitFailure || calls.Load() != 2 || !strings.Contains(r.stderr, "job-1 became job-2") {
+		t.Errorf("exit %d after %d calls; want failure on the 2nd\nstderr:\n%s", r.code, calls.Load(), r.stderr)
+	}
+}

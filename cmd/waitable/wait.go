@@ -137,6 +137,8 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	attemptTimeout := fs.Duration("attempt-timeout", 0, "a limit on each call (default: none but the wait's)")
 	stable := fs.Int("stable", 1, "succeed only when the success condition held this many polls in a row (for eventually consistent APIs)")
 	stableFor := fs.Duration("stable-for", 0, "and over at least this long")
+	notFoundLimit := fs.Int("not-found-limit", 0, "fail after this many not-found answers in a row (HTTP 404, a NotFound error code); 0: no limit")
+	identity := fs.String("identity", "", "a JMESPath expression that identifies the resource (an ARN, a UID): fail if it changes (deleted and recreated)")
 	asJSON := fs.Bool("json", false, "print one JSON object per attempt on standard output, then the result")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	var hdrs headers
@@ -197,8 +199,16 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		return exitUsage, usagef("--stable %d: at least 1", *stable)
 	case *stableFor < 0:
 		return exitUsage, usagef("--stable-for %v: negative", *stableFor)
+	case *notFoundLimit < 0:
+		return exitUsage, usagef("--not-found-limit %d: negative", *notFoundLimit)
 	case *stable != 1 || *stableFor != 0:
 		opts = append(opts, waiter.WithStability(*stable, *stableFor))
+	}
+	if *notFoundLimit > 0 {
+		opts = append(opts, waiter.WithNotFoundLimit(*notFoundLimit))
+	}
+	if *identity != "" {
+		opts = append(opts, waiter.WithIdentity(*identity))
 	}
 	w, err := waiter.New(def, call, opts...)
 	if err != nil {

@@ -1,0 +1,96 @@
+package waiter_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+type http404 struct{}
+
+func (http404) Error() string       { return "404 Not Found" }
+func (http404) HTTPStatusCode() int { return 404 }
+
+// TestNotFoundLimit: n not-found answers in a row end a wait for a
+// resource to appear with FailureNeverAppeared, though an acceptor says
+// retry on NotFound; an HTTP 404 counts too; any other answer breaks the
+// run.
+func TestNotFoundLimit(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n%2 == 0 {
+				return nil, http404{}
+			}
+			return nil, notFound{}
+		})
+		retry404 := waiter.WithAcceptors(classify.Acceptor{State: classify.Retry, Matcher: classify.OnHTTPStatus(404)})
+		_, err := mustNew(t, thingExists, rec.op, retry404, waiter.WithNotFoundLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared || len(rec.times()) != 3 ||
+			!strings.Contains(err.Error(), "never appeared") || !strings.Contains(err.Error(), "3 not-found answers in a row") {
+			t.Fatalf("Wait = %v after %d calls; want FailureNeverAppeared after 3", err, len(rec.times()))
+		}
+
+		script := []error{notFound{}, notFound{}, nil, notFound{}, notFound{}, nil}
+		rec = newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == len(script) {
+				return status("success"), nil
+			}
+			if err := script[n-1]; err != nil {
+				return nil, err
+			}
+			return status("creating"), nil
+		})
+		if _, err := mustNew(t, thingExists, rec.op, waiter.WithNotFoundLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour); err != nil {
+			t.Errorf("Wait with found answers between = %v, want success", err)
+		}
+	})
+}
+
+// TestIdentityRecreated: an identity that changes between two answers
+// ends the wait with FailureRecreated, naming both; an error between them
+// changes nothing.
+func TestIdentityRecreated(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			arn := "arn:thing/a/1"
+			switch {
+			case n == 2:
+				return nil, notFound{}
+			case n >= 3:
+				arn = "arn:thing/a/2"
+			}
+			return &GetThingOutput{Status: ptr("creating"), Reason: &arn}, nil
+		})
+		r := mustNew(t, thingExists, rec.op, waiter.WithIdentity("Reason")).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		var last waiter.Attempt[*GetThingOutput]
+		for a := range r.Attempts() {
+			last = a
+		}
+		_, err := r.Result()
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureRecreated || len(rec.times()) != 3 ||
+			!strings.Contains(err.Error(), "arn:thing/a/1 became arn:thing/a/2") || last.Outcome != "failure" || last.Checkpoint.Identity != "arn:thing/a/1" {
+			t.Fatalf("Result = %v after %d calls, last event %+v; want FailureRecreated on the 3rd", err, len(rec.times()), last)
+		}
+	})
+}
+
+// TestAppearBadValues: a limit below 1, an empty identity path, or one
+// that names no field of the output are refused at New.
+func TestAppearBadValues(t *testing.T) {
+	for _, o := range []waiter.Option{waiter.WithNotFoundLimit(0), waiter.WithIdentity(""), waiter.WithIdentity("Reasonn")} {
+		if _, err := waiter.New(thingExists, readyAfter(1), o); !errors.Is(err, waiter.ErrInvalidOption) {
+			t.Errorf("New = %v, want ErrInvalidOption", err)
+		}
+	}
+	_, err := waiter.New(thingExists, readyAfter(1), waiter.WithIdentity("Reasonn"))
+	if err == nil || !strings.Contains(err.Error(), "Reason") {
+		t.Errorf("New with a misspelled identity = %v, want it to name the field", err)
+	}
+}
