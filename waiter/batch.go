@@ -86,11 +86,17 @@ type Batch[K comparable, O any] struct {
 // ends.
 type member[K comparable, O any] struct {
 	driver[K, O]
+	b      *Batch[K, O]
 	r      *Run[O]
 	index  int         // in the due heap, -1 when not in it
 	dindex int         // in the deadlines heap, -1 when not in it
 	call   *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
 	added  atomic.Bool // it is in the Batch: its context's end may take it out
+	// lastStart is when its last call started (for Poke's gap), and
+	// pokeLater a poke that came during the call; guarded by the Batch's
+	// mutex.
+	lastStart time.Time
+	pokeLater bool
 }
 
 // batchCall is one call in flight.
@@ -188,7 +194,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	}
 	r := &Run[O]{done: make(chan struct{})}
 	r.ev.size = b.w.cfg.eventBuffer
-	m := &member[K, O]{r: r, index: -1, dindex: -1}
+	m := &member[K, O]{b: b, r: r, index: -1, dindex: -1}
 	m.name = fmt.Sprint(key)
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
@@ -218,6 +224,37 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 
 // cancel is Run.Cancel's for a member.
 func (m *member[K, O]) cancel() { m.ctx.end(context.Canceled, nil) }
+
+// poke is Run.Poke's for a member: between calls, its next poll comes
+// now, or at the end of the poke gap, in the next call that has room.
+func (m *member[K, O]) poke() {
+	b := m.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.members[m.in] != m || m.s.Attempts == 0:
+		return // gone, or not yet called: due already
+	case m.index < 0: // in a call: when it returns
+		m.pokeLater = true
+		return
+	}
+	b.pokeNext(m)
+	heap.Fix(&b.due, m.index)
+	b.wake()
+}
+
+// pokeNext brings m's next poll forward to now, or to the end of the poke
+// gap after its last call. b.mu is held.
+func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
+	m.pokeLater = false
+	at := m.lastStart.Add(b.w.pokeGap())
+	if now := b.clk.Now(); at.Before(now) {
+		at = now
+	}
+	if at.Before(m.s.Next) {
+		m.s.Next = at
+	}
+}
 
 // cancelled ends a member whose context ended: at once, also with its call
 // in flight. A member being judged is left to its judge, which sees the

@@ -319,6 +319,10 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time
 		}
 		return
 	}
+	m.lastStart = start
+	if m.pokeLater {
+		b.pokeNext(m)
+	}
 	heap.Push(&b.due, m)
 	heap.Push(&b.deadlines, m)
 	b.wake()

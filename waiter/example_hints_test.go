@@ -118,3 +118,31 @@ func ExampleWithIdentity() {
 	// Output:
 	// the resource was deleted and recreated - its identity arn:stack/web/1 became arn:stack/web/2
 }
+
+// Wake a wait when an event says the resource changed (a webhook, an
+// EventBridge or SQS message, a watch): it polls at once, and the
+// schedule stays the fallback for events that never come.
+func ExampleRun_Poke() {
+	ready := make(chan struct{})
+	get := func(ctx context.Context, id string) (string, error) {
+		select {
+		case <-ready:
+			return "AVAILABLE", nil
+		default:
+			return "PENDING", nil
+		}
+	}
+	available := func(id, state string, err error) (bool, error) { return state == "AVAILABLE", err }
+	w, _ := waiter.NewFunc("VolumeAvailable", get, available, waiter.WithDelays(time.Hour, time.Hour), waiter.WithPokeGap(0))
+	r := w.Start(context.Background(), "vol-1", 2*time.Hour)
+	for a := range r.Attempts() {
+		fmt.Println(a.Number, a.Output)
+		if a.Output == "PENDING" {
+			close(ready) // the event arrives...
+			r.Poke()     // ...and the wait polls now, not in an hour
+		}
+	}
+	// Output:
+	// 1 PENDING
+	// 2 AVAILABLE
+}

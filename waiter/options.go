@@ -32,6 +32,7 @@ type config struct {
 	stableFor      time.Duration
 	notFoundLimit  int
 	identity       string
+	pokeGap        *time.Duration
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	delayFn        any // func(int, O, error) time.Duration, checked by New
@@ -252,6 +253,18 @@ func WithIdentity(path string) Option {
 			cfg.errs = append(cfg.errs, errors.New("WithIdentity: the path is empty"))
 		}
 		cfg.identity = path
+	}
+}
+
+// WithPokeGap sets the least time between the start of a call and a
+// call made early by [Run.Poke] (default: MinDelay), so that a burst of
+// events makes one call, not one each. d must not be negative.
+func WithPokeGap(d time.Duration) Option {
+	return func(cfg *config) {
+		if d < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithPokeGap(%v): negative", d))
+		}
+		cfg.pokeGap = &d
 	}
 }
 

@@ -43,8 +43,11 @@ type Run[O any] struct {
 	ev     eventLog[O]
 }
 
-// canceler is a Run's driver, as Cancel sees it.
-type canceler interface{ cancel() }
+// canceler is a Run's driver, as Cancel and Poke see it.
+type canceler interface {
+	cancel()
+	poke()
+}
 
 // Start begins a wait of at most maxWait for the resource that in names,
 // in the background, and returns at once. Its rules are those of
@@ -93,6 +96,22 @@ func (r *Run[O]) Done() <-chan struct{} { return r.done }
 func (r *Run[O]) Cancel() {
 	if r.c != nil {
 		r.c.cancel()
+	}
+}
+
+// Poke asks for the next call now, because something outside the wait
+// said the resource may have changed: a webhook, a queue or EventBridge
+// message, a watch. A wait between calls makes its next call at once, but
+// no sooner than the poke gap after its last call started ([WithPokeGap]:
+// MinDelay by default) and subject to the poll rate limit; the schedule
+// goes on after it as before, the fallback for events that never come. A
+// poke during a call takes effect when the call returns (its answer may
+// predate the event); a wait already waiting for a rate-limit token, or
+// ended, ignores it. Poke never blocks; it is safe to call from any
+// goroutine, any number of times.
+func (r *Run[O]) Poke() {
+	if r.c != nil {
+		r.c.poke()
 	}
 }
 
@@ -161,15 +180,17 @@ const abandonGrace = 5 * time.Millisecond
 // abandonGrace (abandoning a call that did not return).
 type runner[I, O any] struct {
 	driver[I, O]
-	r        *Run[O]
-	phase    atomic.Int32
-	tmu      sync.Mutex       // guards timer's making and re-arming
-	timer    *clock.Timer     // see above
-	due      time.Time        // the next call is not before this (a resumed wait)
-	admitted bool             // a rate-limit token is held for the next call
-	shares   bool             // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
-	cur      call             // the call in progress, for abandon
-	leads    *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
+	r         *Run[O]
+	phase     atomic.Int32
+	tmu       sync.Mutex       // guards timer's making and re-arming
+	timer     *clock.Timer     // see above
+	due       time.Time        // the next call is not before this (a resumed wait)
+	admitted  bool             // a rate-limit token is held for the next call
+	shares    bool             // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
+	cur       call             // the call in progress, for abandon
+	leads     *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
+	parkedFor atomic.Int64     // the instant (UnixNano) it parked until, for its group's wake-up
+	pokeLater atomic.Bool      // a poke came while busy or calling: applied when it parks
 }
 
 // step makes the next call (after its rate-limit token and due time) and
@@ -282,6 +303,7 @@ func (rn *runner[I, O]) park(d time.Duration) { rn.parkUntil(d, time.Time{}) }
 // (zero: unknown): waits parked until the same instant share a timer (see
 // wakeGroups).
 func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
+	rn.parkedFor.Store(at.UnixNano())
 	rn.phase.Store(phaseParked)
 	// A follower's own timer stays armed at the deadline, which its
 	// group's instant does not pass.
@@ -289,9 +311,11 @@ func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
 		rn.arm(d)
 	}
 	// A cancellation that came while the wait was busy found nobody to end
-	// it: take it now.
+	// it: take it now; so with a poke.
 	if rn.ctx.ended.Load() {
 		rn.ctxDone()
+	} else if rn.pokeLater.Swap(false) {
+		rn.poke()
 	}
 }
 
@@ -323,6 +347,46 @@ func (rn *runner[I, O]) ctxDone() {
 
 // cancel is Run.Cancel's.
 func (rn *runner[I, O]) cancel() { rn.ctx.end(context.Canceled, nil) }
+
+// poke is Run.Poke's: a parked wait, taken from its timer (and from the
+// waits it shares a timer with), calls now or at the end of the poke gap.
+func (rn *runner[I, O]) poke() {
+	if !rn.phase.CompareAndSwap(phaseParked, phaseBusy) {
+		if rn.phase.Load() == phaseEnded {
+			return
+		}
+		// Busy or in a call: the poke takes effect when it parks (which
+		// it may have done meanwhile).
+		rn.pokeLater.Store(true)
+		if rn.phase.Load() == phaseParked && rn.pokeLater.Swap(false) {
+			rn.poke()
+		}
+		return
+	}
+	if rn.admitted { // waiting for a rate-limit token: the call comes with it
+		rn.phase.Store(phaseParked)
+		if rn.ctx.ended.Load() {
+			rn.ctxDone()
+		}
+		return
+	}
+	now := rn.clk.Now()
+	if rn.shares {
+		rn.w.wakes.leave(rn, now)
+	}
+	at := now
+	if rn.s.Attempts > 0 {
+		at = rn.cur.start.Add(rn.w.pokeGap())
+		if rn.s.Next.Before(at) {
+			at = rn.s.Next // the schedule's call comes first
+		}
+	}
+	if wait := at.Sub(now); wait > 0 {
+		rn.park(wait)
+		return
+	}
+	go rn.step()
+}
 
 // abandon ends a wait whose call did not return in time after its context
 // ended.

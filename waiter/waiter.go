@@ -257,6 +257,14 @@ func (w *Waiter[I, O]) Definition() Definition { return w.def }
 // or the WithDelays override).
 func (w *Waiter[I, O]) Schedule() backoff.WaiterSchedule { return w.schedule }
 
+// pokeGap returns the least time from a call's start to a poked call.
+func (w *Waiter[I, O]) pokeGap() time.Duration {
+	if w.cfg.pokeGap != nil {
+		return *w.cfg.pokeGap
+	}
+	return w.schedule.MinDelay
+}
+
 // stable reports whether success must be seen more than once
 // (WithStability).
 func (w *Waiter[I, O]) stable() bool { return w.cfg.stableN > 1 || w.cfg.stableFor > 0 }

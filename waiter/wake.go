@@ -90,7 +90,7 @@ func (w *wakeGroups[I, O]) fire(rn *runner[I, O]) {
 	rn.leads = nil
 	w.mu.Unlock()
 	if g != nil {
-		wakeAll(g.followers)
+		wakeAll(g.followers, g.at)
 	}
 }
 
@@ -99,14 +99,16 @@ func (w *wakeGroups[I, O]) fire(rn *runner[I, O]) {
 // every processor, each with the stacks that its processor's exited steps
 // left, not all on one that must then take stacks from the runtime's
 // shared pool.
-func wakeAll[I, O any](fs []*runner[I, O]) {
+func wakeAll[I, O any](fs []*runner[I, O], at time.Time) {
 	for len(fs) > wakeSplit {
 		half := len(fs) / 2
-		go wakeAll(fs[half:])
+		go wakeAll(fs[half:], at)
 		fs = fs[:half]
 	}
 	for _, f := range fs {
-		if f.phase.CompareAndSwap(phaseParked, phaseBusy) {
+		// A follower poked meanwhile has left its group (and may be
+		// parked until another instant): it is not woken.
+		if f.parkedFor.Load() == at.UnixNano() && f.phase.CompareAndSwap(phaseParked, phaseBusy) {
 			go f.step()
 		}
 	}
@@ -141,4 +143,13 @@ func (w *wakeGroups[I, O]) resign(rn *runner[I, O], now time.Time) {
 		}
 		return
 	}
+}
+
+// leave takes a poked wait out of the sharing: a leader hands its
+// followers on, as when it ends; a follower stays on its leader's list,
+// but is woken from it no more (wakeAll checks the instant it parked
+// for).
+func (w *wakeGroups[I, O]) leave(rn *runner[I, O], now time.Time) {
+	rn.parkedFor.Store(0)
+	w.resign(rn, now)
 }

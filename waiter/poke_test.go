@@ -1,0 +1,142 @@
+package waiter_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+// readyFrom answers "creating" before ready (since begin), "success" from
+// then on, recording each call's time per input.
+type readyFrom struct {
+	mu    sync.Mutex
+	begin time.Time
+	ready map[string]time.Duration
+	calls map[string][]time.Duration
+}
+
+func newReadyFrom(ready map[string]time.Duration) *readyFrom {
+	return &readyFrom{begin: time.Now(), ready: ready, calls: map[string][]time.Duration{}}
+}
+
+func (r *readyFrom) op(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := time.Since(r.begin)
+	r.calls[in.Name] = append(r.calls[in.Name], at)
+	if at >= r.ready[in.Name] {
+		return status("success"), nil
+	}
+	return status("creating"), nil
+}
+
+func (r *readyFrom) times(name string) []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Duration(nil), r.calls[name]...)
+}
+
+// TestPokeCallsNow: an event that the resource changed makes the next
+// call now, not at the schedule's 30s; a poke within the gap of the last
+// call waits for the gap's end; pokes during a call or after the end do
+// nothing.
+func TestPokeCallsNow(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := newReadyFrom(map[string]time.Duration{"a": 5 * sec})
+		w := mustNew(t, thingExists, api.op, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(2*sec))
+		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(time.Second)
+		r.Poke() // within the 2s gap of the first call: the call comes at 2s
+		clocktest.Advance(4 * sec)
+		r.Poke() // at 5s: ready now
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := api.times("a"), []time.Duration{0, 2 * sec, 5 * sec}; !equalDurations(got, want) {
+			t.Errorf("calls at %v, want %v", got, want)
+		}
+		r.Poke() // ended: nothing
+	})
+}
+
+// TestPokeInAGroup: a poked wait of a Group, whose waits share a timer,
+// calls now and is not woken again with the others at their instant.
+func TestPokeInAGroup(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := newReadyFrom(map[string]time.Duration{"a": time.Hour, "b": time.Hour, "c": time.Hour})
+		w := mustNew(t, thingExists, api.op, waiter.WithDelays(10*sec, 10*sec), waiter.WithPokeGap(0))
+		g := waiter.NewGroup(t.Context())
+		var runs []*waiter.Run[*GetThingOutput]
+		for _, name := range []string{"a", "b", "c"} {
+			runs = append(runs, waiter.GoNamed(g, name, w, GetThingInput{name}, 25*sec))
+		}
+		clocktest.Advance(3 * sec)
+		runs[1].Poke() // b, a follower or the leader of the 10s instant
+		clocktest.Advance(20 * sec)
+		g.Wait()
+		// b leaves the 10s instant for 3s, then goes on from there; all
+		// make their final call at 25s less the reserve.
+		final := 25*sec - 20*time.Millisecond
+		want := map[string][]time.Duration{
+			"a": {0, 10 * sec, final},
+			"b": {0, 3 * sec, 13 * sec, final},
+			"c": {0, 10 * sec, final},
+		}
+		for name, w := range want {
+			if got := api.times(name); !equalDurations(got, w) {
+				t.Errorf("%s: calls at %v, want %v", name, got, w)
+			}
+		}
+	})
+}
+
+// TestPokeInABatch: a poked key of a Batch is polled in the next call,
+// now, not at its schedule's time.
+func TestPokeInABatch(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
+		api := &slowAPI{start: start, readyAt: func(k string) time.Duration {
+			if k == "i-1" {
+				return 4 * sec
+			}
+			return time.Hour
+		}}
+		b := newBatchOp(t, api.describe, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(time.Second), waiter.WithBatchLinger(0))
+		r1 := b.Add(t.Context(), "i-1", time.Hour)
+		r2 := b.Add(t.Context(), "i-2", time.Minute)
+		clocktest.Advance(4 * sec)
+		r1.Poke()
+		if _, err := r1.Result(); err != nil || time.Since(start) != 4*sec {
+			t.Errorf("i-1: %v at %v, want success at 4s", err, time.Since(start))
+		}
+		r2.Cancel()
+		r2.Result()
+	})
+}
+
+// TestPokeDuringACall: a poke that comes while a call is in flight (whose
+// answer may predate the event) makes the next call when it returns.
+func TestPokeDuringACall(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == 2 {
+				return status("success"), nil
+			}
+			return status("creating"), nil
+		})
+		rec.delay = sec
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(0)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(500 * time.Millisecond)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rec.times(), []time.Duration{0, sec}; !equalDurations(got, want) {
+			t.Errorf("calls at %v, want %v: the second as the first returned", got, want)
+		}
+	})
+}
