@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -180,7 +181,7 @@ func TestStepIsPure(t *testing.T) {
 	p := waiter.Poll{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
 	s1, d1 := w.Step(s, p, now.Add(100*time.Millisecond))
 	s2, d2 := w.Step(s, p, now.Add(100*time.Millisecond))
-	if s1 != s2 || fmt.Sprint(d1) != fmt.Sprint(d2) || d1.Done || d1.Delay < 2*sec || d1.Delay > 2*sec || s1.Attempts != 1 {
+	if !reflect.DeepEqual(s1, s2) || fmt.Sprint(d1) != fmt.Sprint(d2) || d1.Done || d1.Delay < 2*sec || d1.Delay > 2*sec || s1.Attempts != 1 {
 		t.Errorf("Step twice = %+v, %+v and %+v, %+v", s1, d1, s2, d2)
 	}
 }

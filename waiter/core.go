@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,12 +152,24 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // limit, the deadline, and the delay schedule with its last-attempt rule.
 // It is pure: the same arguments give the same result.
 func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
+	s.Seen = slices.Clone(s.Seen) // the caller's stays as it was
 	d := w.step(&s, &o, now)
 	return s, d
 }
 
-// step is Step on the State in place (the drivers' way: no copies).
+// step is Step on the State in place (the drivers' way: no copies), the
+// answer counted in s.Seen.
 func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
+	d := w.decide(s, o, now)
+	s.Seen = s.Seen.add(seenKind(o, d.State))
+	if e, ok := d.Err.(*Error); ok {
+		e.Seen = s.Seen
+	}
+	return d
+}
+
+// decide is step's decision.
+func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time) Decision {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, o.Latency)
 	s.Next = time.Time{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -35,6 +36,7 @@ type driver[I, O any] struct {
 	done    <-chan struct{} // ctx.Done(), taken once, for Wait's sleeps
 	expiry  *clock.Timer    // Wait's timer that ends ctx at the deadline
 	woke    time.Time       // when sleep's timer fired: the next call's start
+	seen    [4]SeenCount    // the first kinds of s.Seen, without an allocation
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -69,6 +71,11 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
 			d.s.Deadline = now.Add(until)
 		}
+	}
+	if len(d.s.Seen) <= len(d.seen) { // the wait's own, counted in place
+		d.s.Seen = append(d.seen[:0], d.s.Seen...)
+	} else {
+		d.s.Seen = slices.Clone(d.s.Seen)
 	}
 	if w.obs != nil {
 		d.spanCtx = d.startWait(parent, now)
@@ -196,6 +203,9 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 		d.s.Attempts++
 		d.s.MaxLatency = max(d.s.MaxLatency, latency)
 		d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
+		k := seenKind(o, classify.Retry)
+		k.State = telemetry.OutcomeCancelled
+		d.s.Seen = d.s.Seen.add(k)
 		dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, err)}
 		d.reportAttempt(c, o, &dec, now)
 		return dec, true
@@ -231,6 +241,7 @@ func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
 	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint, a.Hint = dec.Transient, dec.Delay, o.EvalErr, d.s, o.Advice.Hint
 	a.Streak = d.s.Streak
+	a.Checkpoint.Seen = slices.Clone(d.s.Seen) // the wait counts on in its own
 	if dec.Done {
 		a.Outcome = outcomeOf(dec.Err)
 	}
@@ -260,6 +271,7 @@ func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now ti
 	a := Attempt[O]{Number: number, Start: start, Latency: now.Sub(start), Err: d.ctx.Cause(), Acceptor: -1,
 		State: classify.Retry, Abandoned: true, Outcome: outcomeOf(err)}
 	d.s.Next, d.s.End = time.Time{}, a.Outcome
+	d.s.Seen = d.s.Seen.add(SeenCount{Acceptor: -1, State: a.Outcome})
 	a.Checkpoint = d.s
 	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
 	return a, err
@@ -355,6 +367,9 @@ func (d *driver[I, O]) end(err error) error {
 	}
 	if d.s.Version != 0 && d.s.End == "" {
 		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
+	}
+	if we, ok := err.(*Error); ok {
+		we.Seen = d.s.Seen
 	}
 	d.release()
 	d.endWait(outcomeOf(err), err)

@@ -100,6 +100,8 @@ type Error struct {
 	// Err is the last call's error (nil if the last call succeeded), or the
 	// retry strategy's refusal, which unwraps to it.
 	Err error
+	// Seen counts the answers the wait saw, by kind.
+	Seen Seen
 	// NextDelay is set when the wait timed out before its deadline because
 	// the service's retry-after hint (Hint) put the next call past it.
 	NextDelay, Hint time.Duration

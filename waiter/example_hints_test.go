@@ -146,3 +146,28 @@ func ExampleRun_Poke() {
 	// 1 PENDING
 	// 2 AVAILABLE
 }
+
+// notFoundYet is a service's "not found", with its error code.
+type notFoundYet struct{}
+
+func (notFoundYet) Error() string     { return "table not found" }
+func (notFoundYet) ErrorCode() string { return "ResourceNotFoundException" }
+
+// What a wait saw, counted by kind: here, two "not found" answers before
+// the table was ACTIVE.
+func ExampleRun_Seen() {
+	polls := 0
+	get := func(ctx context.Context, name string) (string, error) {
+		if polls++; polls < 3 {
+			return "", notFoundYet{}
+		}
+		return "ACTIVE", nil
+	}
+	active := func(name, state string, err error) (bool, error) { return state == "ACTIVE", nil }
+	w, _ := waiter.NewFunc("TableActive", get, active, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond))
+	r := w.Start(context.Background(), "orders", time.Minute)
+	r.Result()
+	fmt.Println(r.Seen())
+	// Output:
+	// 2 × ResourceNotFoundException (acceptor 0) retry, 1 × acceptor 0 success
+}

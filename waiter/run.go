@@ -99,6 +99,10 @@ func (r *Run[O]) Cancel() {
 	}
 }
 
+// Seen counts the answers the wait has seen so far, by kind: its latest
+// checkpoint's.
+func (r *Run[O]) Seen() Seen { return r.Checkpoint().Seen }
+
 // Poke asks for the next call now, because something outside the wait
 // said the resource may have changed: a webhook, a queue or EventBridge
 // message, a watch. A wait between calls makes its next call at once, but

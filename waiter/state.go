@@ -55,6 +55,8 @@ type State struct {
 	// seen (WithIdentity).
 	NotFound int
 	Identity string
+	// Seen counts the wait's answers by kind (see [Seen]).
+	Seen Seen
 	// End is how the wait ended ("success", "failure", "timeout",
 	// "max_attempts", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
@@ -79,6 +81,7 @@ type stateJSON struct {
 	StreakStart time.Time     `json:"streakStart,omitzero"`
 	NotFound    int           `json:"notFound,omitempty"`
 	Identity    string        `json:"identity,omitempty"`
+	Seen        Seen          `json:"seen,omitempty"`
 	End         string        `json:"end,omitempty"`
 	Sum         string        `json:"sum"`
 }
@@ -101,7 +104,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 
 func (s State) jsonForm() stateJSON {
 	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
-		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, NotFound: s.NotFound, Identity: s.Identity, End: s.End}
+		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, NotFound: s.NotFound, Identity: s.Identity, Seen: s.Seen, End: s.End}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
@@ -123,7 +126,7 @@ func (s *State) UnmarshalJSON(b []byte) error {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
 	}
 	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
-		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, NotFound: j.NotFound, Identity: j.Identity, End: j.End}
+		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, NotFound: j.NotFound, Identity: j.Identity, Seen: j.Seen, End: j.End}
 	return nil
 }
 

@@ -153,7 +153,7 @@ func TestHTTP(t *testing.T) {
 		stderr       []string
 	}{
 		{"ready after 3 polls", 3, 0, "done", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
-			0, `{"state": "done", "call": 3}`, []string{"#1", "#3", "success after 3 attempts"}},
+			0, `{"state": "done", "call": 3}`, []string{"#1", "#3", "success after 3 attempts", "seen 2 × no acceptor retry, 1 × acceptor 0 success"}},
 		{"failure state stops at once", 2, 0, "failed", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
 			1, `{"state": "failed", "call": 2}`, []string{"failure after 2 attempts", `state == 'failed'`}},
 		{"a 503 storm, retried by condition", 1, 6, "done", []string{"--retry", "status=503", "--success", "state == 'done'"},
@@ -230,7 +230,7 @@ func TestJSONLines(t *testing.T) {
 		}
 	}
 	var res resultJSON
-	if err := json.Unmarshal([]byte(lines[3]), &res); err != nil || res.Result != "success" || res.Attempts != 3 || !strings.Contains(string(res.Output), `"done"`) {
+	if err := json.Unmarshal([]byte(lines[3]), &res); err != nil || res.Result != "success" || res.Attempts != 3 || !strings.Contains(string(res.Output), `"done"`) || res.Seen.Total() != 3 {
 		t.Errorf("result %v %+v", err, res)
 	}
 }

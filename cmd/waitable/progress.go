@@ -45,6 +45,7 @@ type resultJSON struct {
 	Result   string          `json:"result"`
 	Attempts int             `json:"attempts"`
 	Error    string          `json:"error,omitempty"`
+	Seen     waiter.Seen     `json:"seen,omitempty"`
 	Output   json.RawMessage `json:"output"`
 }
 
@@ -106,7 +107,7 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 
 // result prints how the wait ended and the last output, and returns the
 // exit status.
-func (p *progress) result(err error, last *output) (int, error) {
+func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error) {
 	code, word := exitSuccess, "success"
 	switch {
 	case err == nil:
@@ -122,7 +123,7 @@ func (p *progress) result(err error, last *output) (int, error) {
 		raw = last.raw
 	}
 	if p.json {
-		r := resultJSON{Result: word, Attempts: p.n, Output: raw}
+		r := resultJSON{Result: word, Attempts: p.n, Seen: seen, Output: raw}
 		if err != nil {
 			r.Error = err.Error()
 		}
@@ -139,6 +140,9 @@ func (p *progress) result(err error, last *output) (int, error) {
 		fmt.Fprintf(p.w, "waitable: %s after %d attempts: %v\n", word, p.n, err)
 	} else if !p.quiet {
 		fmt.Fprintf(p.w, "waitable: success after %d attempts\n", p.n)
+	}
+	if len(seen) > 0 && (err != nil || !p.quiet) {
+		fmt.Fprintf(p.w, "waitable: seen %v\n", seen)
 	}
 	return code, nil
 }

@@ -228,7 +228,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		p.attempt(a)
 	}
 	_, err = r.Result()
-	return p.result(err, last)
+	return p.result(err, last, r.Seen())
 }
 
 // parseInterleaved parses flags that may come after positional arguments

@@ -1,0 +1,72 @@
+package waiter_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+type coded string
+
+func (c coded) Error() string       { return string(c) }
+func (c coded) ErrorCode() string   { return string(c) }
+func (c coded) HTTPStatusCode() int { return 500 }
+
+// TestSeenCountsAnswers: a wait counts its answers by kind; the Run, the
+// error of a wait that did not succeed, every event's checkpoint (as it
+// was then) and the checkpoint's JSON carry the counts.
+func TestSeenCountsAnswers(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			switch {
+			case n <= 2:
+				return nil, throttled{}
+			case n <= 5:
+				return status("creating"), nil
+			}
+			return status("success"), nil
+		})
+		r := mustNew(t, thingExists, rec.op).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		for a := range r.Attempts() {
+			if got := a.Checkpoint.Seen.Total(); got != a.Number {
+				t.Errorf("attempt %d's checkpoint counts %d answers (%v)", a.Number, got, a.Checkpoint.Seen)
+			}
+		}
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.Seen().String(), "2 × ThrottlingException retry, 3 × no acceptor retry, 1 × acceptor 1 success"; got != want {
+			t.Errorf("Seen = %q\nwant   %q", got, want)
+		}
+		b, _ := r.Checkpoint().MarshalJSON()
+		s, err := waiter.ParseCheckpoint(b)
+		if err != nil || s.Seen.String() != r.Seen().String() {
+			t.Errorf("through JSON: %v, %v", s.Seen, err)
+		}
+
+		rec = newRecorder(func(n int) (*GetThingOutput, error) { return status("creating"), nil })
+		_, err = mustNew(t, thingExists, rec.op).Wait(t.Context(), GetThingInput{"a"}, 10*sec)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Seen.Total() != len(rec.times()) || fmt.Sprint(we.Seen) != fmt.Sprintf("%d × no acceptor retry", len(rec.times())) {
+			t.Errorf("timeout's Seen = %v after %d calls", we.Seen, len(rec.times()))
+		}
+	})
+}
+
+// TestSeenIsBounded: a service whose error codes never repeat fills at
+// most 32 kinds; the rest count as "other".
+func TestSeenIsBounded(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) { return nil, coded(fmt.Sprint("Oops", n)) })
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(sec, sec)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		r.Result()
+		seen := r.Seen()
+		if len(seen) > 32 || seen.Total() != len(rec.times()) || seen[len(seen)-1].Code != "other" {
+			t.Errorf("%d kinds, %d answers of %d calls, last %+v", len(seen), seen.Total(), len(rec.times()), seen[len(seen)-1])
+		}
+	})
+}
