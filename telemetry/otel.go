@@ -216,7 +216,11 @@ func (o *otelObserver) StartWait(ctx context.Context, w Wait, start time.Time) (
 		return ctx, o.names(w.Kind, w.Name).quiet
 	}
 	n := o.names(w.Kind, w.Name)
-	ctx, span := o.tracer.Start(ctx, n.span, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start))
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start)}
+	if sc, ok := ctx.Value(linkKey{}).(trace.SpanContext); ok && sc.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+	}
+	ctx, span := o.tracer.Start(ctx, n.span, opts...)
 	if span.IsRecording() {
 		span.SetAttributes(AttrKind.String(w.Kind), AttrName.String(w.Name))
 		if w.Operation != "" {
@@ -313,4 +317,16 @@ func ErrorType(err error) string {
 		}
 		err = u.Unwrap()
 	}
+}
+
+// linkKey is the context key of ContextWithLink's span.
+type linkKey struct{}
+
+// ContextWithLink returns ctx carrying sc, the span of the call that
+// started the operation a wait waits for (a CreateCluster's, say): the
+// span of a wait started under the returned context links to it, so that
+// a trace shows what the wait was for, as google-cloud-go's longrunning
+// does. An invalid sc links nothing.
+func ContextWithLink(ctx context.Context, sc trace.SpanContext) context.Context {
+	return context.WithValue(ctx, linkKey{}, sc)
 }

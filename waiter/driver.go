@@ -3,6 +3,7 @@ package waiter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -372,6 +373,9 @@ func (d *driver[I, O]) end(err error) error {
 		we.Seen = d.s.Seen
 	}
 	d.release()
+	if outcome := outcomeOf(err); d.w.giveUp != nil && (outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
+		d.gaveUp(err)
+	}
 	d.endWait(outcomeOf(err), err)
 	return err
 }
@@ -387,6 +391,19 @@ func (d *driver[I, O]) release() {
 	if d.sleeper != nil {
 		d.sleeper.Stop()
 	}
+}
+
+// gaveUp calls WithOnGiveUp's function, under a context of its own,
+// guarded against its panics.
+func (d *driver[I, O]) gaveUp(err error) {
+	ctx, cancel := d.clk.WithTimeout(context.WithoutCancel(d.parent), d.w.cfg.giveUpTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			telemetry.ReportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("WithOnGiveUp of waiter %s panicked: %v", d.w.def.Name, p), Stack: debug.Stack()})
+		}
+	}()
+	d.w.giveUp(ctx, d.in, err)
 }
 
 func (d *driver[I, O]) endWait(outcome string, err error) {

@@ -171,3 +171,20 @@ func ExampleRun_Seen() {
 	// Output:
 	// 2 × ResourceNotFoundException (acceptor 0) retry, 1 × acceptor 0 success
 }
+
+// Cancel the remote operation when the wait gives up on it.
+func ExampleWithOnGiveUp() {
+	describe := func(ctx context.Context, id string) (string, error) { return "RUNNING", nil }
+	succeeded := func(id, state string, err error) (bool, error) { return state == "SUCCEEDED", err }
+	cancelJob := func(ctx context.Context, id string, err error) {
+		// ctx is live though the wait's ended: call the service's CancelJob here.
+		fmt.Println("cancelling", id, "after:", errors.Is(err, waiter.ErrTimeout), ctx.Err())
+	}
+	w, _ := waiter.NewFunc("JobSucceeded", describe, succeeded,
+		waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond), waiter.WithOnGiveUp(cancelJob, 5*time.Second))
+	_, err := w.Wait(context.Background(), "job-1", 2*time.Millisecond)
+	fmt.Println(errors.Is(err, waiter.ErrTimeout))
+	// Output:
+	// cancelling job-1 after: true <nil>
+	// true
+}

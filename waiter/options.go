@@ -1,6 +1,7 @@
 package waiter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,8 @@ type config struct {
 	notFoundLimit  int
 	identity       string
 	pokeGap        *time.Duration
+	giveUp         any // func(context.Context, I, error), checked by New
+	giveUpTimeout  time.Duration
 	acceptors      []classify.Acceptor
 	matches        []matchOption
 	delayFn        any // func(int, O, error) time.Duration, checked by New
@@ -253,6 +256,29 @@ func WithIdentity(path string) Option {
 			cfg.errs = append(cfg.errs, errors.New("WithIdentity: the path is empty"))
 		}
 		cfg.identity = path
+	}
+}
+
+// WithOnGiveUp calls f when a wait ends because its time ran out or it was
+// cancelled, so that it can cancel the remote operation the wait was for
+// (a long-running operation's Cancel, a stack's DeleteStack), as
+// google-cloud-go's longrunning does. f gets a context of its own, not
+// cancelled with the wait's, that ends after timeout (0: 10s), the wait's
+// input and its error. The wait's end (Wait's return, a Run's Done) waits
+// for f. A panic in f is reported as an observer's is and goes no
+// further. I must be the Waiter's input type.
+func WithOnGiveUp[I any](f func(ctx context.Context, in I, err error), timeout time.Duration) Option {
+	return func(cfg *config) {
+		switch {
+		case f == nil:
+			cfg.errs = append(cfg.errs, errors.New("WithOnGiveUp: function is nil"))
+			return
+		case timeout < 0:
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithOnGiveUp: timeout %v is negative", timeout))
+		case timeout == 0:
+			timeout = 10 * time.Second
+		}
+		cfg.giveUp, cfg.giveUpTimeout = f, timeout
 	}
 }
 

@@ -40,6 +40,7 @@ type Waiter[I, O any] struct {
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
 	identity       *classify.Expr // WithIdentity's, compiled
+	giveUp         func(ctx context.Context, in I, err error)
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -167,6 +168,13 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 			errs = append(errs, fmt.Errorf("%w: waiter %s: WithIdentity(%q): %w", ErrInvalidOption, def.Name, cfg.identity, err))
 		}
 		w.identity = e
+	}
+	if cfg.giveUp != nil {
+		if f, ok := cfg.giveUp.(func(context.Context, I, error)); ok {
+			w.giveUp = f
+		} else {
+			errs = append(errs, fmt.Errorf("%w: waiter %s: WithOnGiveUp is for %s, not func(context.Context, %v, error)", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.giveUp), reflect.TypeFor[I]()))
+		}
 	}
 	if cfg.hintFn != nil {
 		if f, ok := cfg.hintFn.(func(O) time.Duration); ok {

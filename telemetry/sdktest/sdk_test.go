@@ -237,3 +237,33 @@ func TestSDKInstalledLater(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitLinksToTheStartingCall: a wait started under
+// telemetry.ContextWithLink links its span to the span of the call that
+// started the operation.
+func TestWaitLinksToTheStartingCall(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		defer tp.Shutdown(context.Background())
+		_, create := tp.Tracer("caller").Start(t.Context(), "CreateTable")
+		create.End()
+		w, err := waiter.New(tableActive, scriptedOp(tp), waiter.WithTracerProvider(tp), waiter.WithJitter(backoff.Low))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Wait(telemetry.ContextWithLink(t.Context(), create.SpanContext()), "orders", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rec.Ended() {
+			if s.Name() != "wait TableActive" {
+				continue
+			}
+			if l := s.Links(); len(l) != 1 || l[0].SpanContext.SpanID() != create.SpanContext().SpanID() {
+				t.Errorf("the wait span's links %v, want the CreateTable span", l)
+			}
+			return
+		}
+		t.Error("no wait span")
+	})
+}

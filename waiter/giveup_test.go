@@ -1,0 +1,62 @@
+package waiter_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/waiter"
+)
+
+// TestOnGiveUp: a wait that times out or is cancelled calls the hook,
+// with its input, its error and a live context of its own that ends after
+// the hook's timeout; one that succeeds or fails does not; a hook that
+// panics does not reach the caller.
+func TestOnGiveUp(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		type call struct {
+			in      string
+			err     error
+			live    bool
+			timeout time.Duration
+		}
+		var calls []call
+		hook := func(ctx context.Context, in GetThingInput, err error) {
+			dl, _ := ctx.Deadline()
+			calls = append(calls, call{in.Name, err, ctx.Err() == nil, time.Until(dl)})
+		}
+		opt := waiter.WithOnGiveUp(hook, 5*sec)
+		pending := func(context.Context, GetThingInput) (*GetThingOutput, error) { return status("creating"), nil }
+
+		_, err := mustNew(t, thingExists, pending, opt).Wait(t.Context(), GetThingInput{"timeout"}, 10*sec)
+		if len(calls) != 1 || calls[0].in != "timeout" || !errors.Is(calls[0].err, waiter.ErrTimeout) || calls[0].err != err || !calls[0].live || calls[0].timeout != 5*sec {
+			t.Fatalf("after a timeout: %+v", calls)
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		r := mustNew(t, thingExists, pending, opt).Start(ctx, GetThingInput{"cancelled"}, time.Hour)
+		clocktest.Advance(3 * sec)
+		cancel()
+		<-r.Done() // the hook has run
+		if len(calls) != 2 || !errors.Is(calls[1].err, context.Canceled) || !calls[1].live {
+			t.Fatalf("after a cancellation: %+v", calls)
+		}
+
+		for _, op := range []func(context.Context, GetThingInput) (*GetThingOutput, error){readyAfter(1), func(context.Context, GetThingInput) (*GetThingOutput, error) { return status("failed"), nil }} {
+			mustNew(t, thingExists, op, opt).Wait(t.Context(), GetThingInput{"ended"}, time.Minute)
+		}
+		if len(calls) != 2 {
+			t.Errorf("the hook ran after a success or a failure: %+v", calls)
+		}
+
+		boom := waiter.WithOnGiveUp(func(context.Context, GetThingInput, error) { panic("cleanup broke") }, 0)
+		if _, err := mustNew(t, thingExists, pending, boom).Wait(t.Context(), GetThingInput{"x"}, 10*sec); !errors.Is(err, waiter.ErrTimeout) {
+			t.Errorf("Wait with a panicking hook = %v, want the timeout", err)
+		}
+	})
+	if _, err := waiter.New(thingExists, readyAfter(1), waiter.WithOnGiveUp(func(context.Context, string, error) {}, 0)); !errors.Is(err, waiter.ErrInvalidOption) {
+		t.Errorf("New with a hook of another input type = %v, want ErrInvalidOption", err)
+	}
+}
