@@ -17,8 +17,8 @@ import (
 )
 
 type scheduleConfig struct {
-	minDelay, maxDelay, maxWait, latency, reserve time.Duration
-	seeds                                         int
+	minDelay, maxDelay, maxWait, latency, reserve, hint time.Duration
+	seeds                                               int
 }
 
 // scheduleRow is one poll over every seed.
@@ -36,6 +36,7 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	fs.DurationVar(&c.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
 	fs.DurationVar(&c.latency, "latency", 100*time.Millisecond, "how long each call takes")
 	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: as the waiter does, the call latency, half as much again, and 20ms)")
+	fs.DurationVar(&c.hint, "hint", 0, "each pending answer's own hint of when to poll again (a 202's Retry-After): polls come no sooner")
 	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
 	fs.Usage = func() {
@@ -51,14 +52,17 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected arguments %q", fs.Args())
 	}
-	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 {
-		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency not negative")
+	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 {
+		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency and --hint not negative")
 	}
 	rows, lasts, err := simulateSchedule(c)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
 	fmt.Fprintf(stdout, "min delay %v, max delay %v, max wait %v, call latency %v, %d seeds\n", c.minDelay, c.maxDelay, c.maxWait, c.latency, c.seeds)
+	if c.hint > 0 {
+		fmt.Fprintf(stdout, "each pending answer says to poll again after %v: no poll comes sooner\n", c.hint)
+	}
 	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs")
 	for i, r := range rows {
 		fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs)
@@ -98,7 +102,9 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) 
 		for at := t0; ; at = s.Next {
 			starts = append(starts, at.Sub(t0))
 			var d waiter.Decision
-			s, d = w.Step(s, waiter.Poll{Start: at, Latency: c.latency, Judgment: retry}, at.Add(c.latency))
+			p := waiter.Poll{Start: at, Latency: c.latency, Judgment: retry}
+			p.Advice.Hint, p.Advice.MinDelay = c.hint, c.hint
+			s, d = w.Step(s, p, at.Add(c.latency))
 			if d.Done {
 				break
 			}
