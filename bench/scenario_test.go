@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 )
@@ -105,4 +107,21 @@ func TestAnnounced(t *testing.T) {
 	if count != 900 {
 		t.Errorf("announced(1000, 7) announces %d, want 900", count)
 	}
+}
+
+// TestFanout prints the fan-out table alone, at the report's size (small
+// by default, full with -report), with a row for every client.
+func TestFanout(t *testing.T) {
+	o := QuickReport()
+	if *reportFull {
+		o = FullReport(false)
+	}
+	var buf bytes.Buffer
+	writeFanout(&buf, o.FanoutN, fanoutRows(t, o.FanoutN))
+	for _, c := range []string{"independent", "waitable", "waitable + events", "waitable batch 10", "waitable batch 100", "lower bound, 1 a call", "lower bound, 10 a call", "lower bound, 100 a call"} {
+		if !strings.Contains(buf.String(), "| "+c+" | ") {
+			t.Errorf("the fan-out table has no row for %s:\n%s", c, buf.String())
+		}
+	}
+	t.Log("\n" + buf.String())
 }
