@@ -17,15 +17,17 @@
 //
 // After the CPU table come tables of what happens rather than what it
 // costs: the memory of idle runs and, in virtual time, the fan-out
-// scenario ([RunScenario]: 10,000 resources behind a throttling service);
-// the outage scenario ([RunOutage]: the share of waits that succeed
+// scenario ([RunScenario]: 10,000 resources behind a throttling service,
+// polled one at a time or in batches, or woken by events that poke their
+// waits); the outage scenario ([RunOutage]: the share of waits that succeed
 // against a service that refuses connections for the first 10% of each
 // wait's budget and answers 503 for the next 10%, for Waitable, the AWS
 // SDK's TableExistsWaiter, k8s wait and a hand-written loop); and the
-// scaling of many concurrent waits. TestOutage prints the outage table
-// alone:
+// scaling of many concurrent waits. TestFanout and TestOutage print the
+// fan-out and outage tables alone (at the report's size with -report):
 //
-//	go test -run '^TestOutage$' -v .
+//	go test -run '^TestFanout$' -v . -args -report
+//	go test -run '^TestOutage$' -v . -args -report
 //
 // Each row's workload is a function of this package ([Side]), also run as a
 // go test benchmark with sub-benchmarks named after the implementation

@@ -31,6 +31,9 @@ import (
 //   - "waitable": one waiter per resource in a waiter.Group, sharing one
 //     poll rate limit of 50/s (the service's limit, which it is told), and
 //     throttles retried as transient on the waiter's schedule.
+//   - "waitable + events": the same, but nine resources in ten also
+//     announce their readiness by an event that pokes their wait, on a
+//     slower schedule (see scenario_events.go).
 //
 // A resource is detected when the service first answers "ready" for it:
 // the service records the time, so that no client's bookkeeping can skew
@@ -190,8 +193,9 @@ func percentiles(d []time.Duration) (p50, p99 time.Duration) {
 	return never(d[len(d)/2]), never(d[len(d)*99/100])
 }
 
-// RunScenario runs one client ("independent" or "waitable") on n
-// resources and returns its statistics.
+// RunScenario runs one client ("independent", "waitable", "waitable +
+// events", "waitable batch 10" or "waitable batch 100") on n resources
+// and returns its statistics.
 func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats {
 	var st ScenarioStats
 	synctest.Test(t, func(t *testing.T) {
@@ -221,6 +225,9 @@ func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats 
 			}
 			g.Wait()
 			st = svc.stats(client, "the service's limit: one shared 50/s poll rate limit")
+		case "waitable + events":
+			runEvented(t, svc, seed)
+			st = svc.stats(client, eventsTold)
 		case "waitable batch 10", "waitable batch 100":
 			size := 10
 			if client == "waitable batch 100" {
