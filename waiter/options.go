@@ -283,8 +283,9 @@ func WithOnGiveUp[I any](f func(ctx context.Context, in I, err error), timeout t
 }
 
 // WithPokeGap sets the least time between the start of a call and a
-// call made early by [Run.Poke] (default: MinDelay), so that a burst of
-// events makes one call, not one each. d must not be negative.
+// call made early by [Run.Poke] (default: 1s, or MinDelay if shorter), so
+// that a burst of events (EventBridge may deliver one more than once)
+// makes one call, not one each. d must not be negative.
 func WithPokeGap(d time.Duration) Option {
 	return func(cfg *config) {
 		if d < 0 {

@@ -140,3 +140,21 @@ func TestPokeDuringACall(t *testing.T) {
 		}
 	})
 }
+
+// TestPokeGapDefault: by default a poke comes no sooner than 1s after the
+// last call, however long MinDelay is.
+func TestPokeGapDefault(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		api := newReadyFrom(map[string]time.Duration{"a": 0})
+		api.ready["a"] = 300 * time.Millisecond
+		r := mustNew(t, thingExists, api.op, waiter.WithDelays(5*time.Minute, 10*time.Minute)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(300 * time.Millisecond)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := api.times("a"), []time.Duration{0, time.Second}; !equalDurations(got, want) {
+			t.Errorf("calls at %v, want %v", got, want)
+		}
+	})
+}

@@ -270,7 +270,7 @@ func (w *Waiter[I, O]) pokeGap() time.Duration {
 	if w.cfg.pokeGap != nil {
 		return *w.cfg.pokeGap
 	}
-	return w.schedule.MinDelay
+	return min(w.schedule.MinDelay, time.Second)
 }
 
 // stable reports whether success must be seen more than once
