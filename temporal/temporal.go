@@ -175,6 +175,11 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 	}); err != nil {
 		return zero, err
 	}
+	if s.Attempts == 0 && !s.Next.IsZero() { // waiter.WithInitialDelay
+		if err := workflow.Sleep(ctx, s.Next.Sub(workflow.Now(ctx))); err != nil {
+			return zero, d.cancelled(s, workflow.Now(ctx))
+		}
+	}
 	for run := 0; ; run++ {
 		if run == d.o.attemptsPerRun {
 			next := req

@@ -209,7 +209,9 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		}
 	})
 	r.c, r.cp = m, m.s
-	m.s.Next = m.s.Start // due now
+	if m.s.Next.IsZero() {
+		m.s.Next = m.s.Start // due now
+	}
 	b.members[key] = m
 	heap.Push(&b.due, m)
 	heap.Push(&b.deadlines, m)
@@ -232,8 +234,8 @@ func (m *member[K, O]) poke() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
-	case b.members[m.in] != m || m.s.Attempts == 0:
-		return // gone, or not yet called: due already
+	case b.members[m.in] != m:
+		return // gone
 	case m.index < 0: // in a call: when it returns
 		m.pokeLater = true
 		return

@@ -132,7 +132,8 @@ type Decision struct {
 
 // Begin returns the State of a wait that starts at now and may last
 // maxWait. No call is made: a driver calls the operation, judges it, and
-// passes the outcome to [Waiter.Step]. seed draws the jitter of the
+// passes the outcome to [Waiter.Step]; with WithInitialDelay, not before
+// the State's Next. seed draws the jitter of the
 // delays (0: a random seed); a durable driver passes one it can replay.
 func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) (State, error) {
 	if maxWait <= 0 {
@@ -141,7 +142,12 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 	for seed == 0 {
 		seed = rand.Uint64()
 	}
-	return State{Version: StateVersion, Waiter: w.def.Name, Rules: w.rules, Start: now, Deadline: now.Add(maxWait), Seed: seed}, nil
+	s := State{Version: StateVersion, Waiter: w.def.Name, Rules: w.rules, Start: now, Deadline: now.Add(maxWait), Seed: seed}
+	if d := w.cfg.initialDelay; d > 0 {
+		// The first call waits, but never past the end of the budget.
+		s.Next = now.Add(min(d, maxWait-min(finalFloor, maxWait/2)))
+	}
+	return s, nil
 }
 
 // Step applies one call (a [Poll]) to the wait's State at time now and

@@ -34,6 +34,7 @@ type config struct {
 	notFoundLimit  int
 	identity       string
 	pokeGap        *time.Duration
+	initialDelay   time.Duration
 	giveUp         any // func(context.Context, I, error), checked by New
 	giveUpTimeout  time.Duration
 	acceptors      []classify.Acceptor
@@ -279,6 +280,19 @@ func WithOnGiveUp[I any](f func(ctx context.Context, in I, err error), timeout t
 			timeout = 10 * time.Second
 		}
 		cfg.giveUp, cfg.giveUpTimeout = f, timeout
+	}
+}
+
+// WithInitialDelay makes a wait's first call come d after it starts
+// (never past the end of its budget), for a resource just created, which
+// is rarely ready at once, or a wait that events wake ([Run.Poke] brings
+// the first call forward as it does any other). d must not be negative.
+func WithInitialDelay(d time.Duration) Option {
+	return func(cfg *config) {
+		if d < 0 {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithInitialDelay(%v): negative", d))
+		}
+		cfg.initialDelay = d
 	}
 }
 

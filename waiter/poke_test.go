@@ -158,3 +158,40 @@ func TestPokeGapDefault(t *testing.T) {
 		}
 	})
 }
+
+// TestInitialDelay: the first call comes after the initial delay, with
+// Wait, Start and a Batch; a poke brings it forward.
+func TestInitialDelay(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
+		if _, err := mustNew(t, thingExists, rec.op, waiter.WithInitialDelay(30*sec)).Wait(t.Context(), GetThingInput{"a"}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		rec2 := newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
+		r := mustNew(t, thingExists, rec2.op, waiter.WithInitialDelay(30*sec), waiter.WithPokeGap(0)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(5 * sec)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got1, got2 := rec.times(), rec2.times(); !equalDurations(got1, []time.Duration{30 * sec}) || !equalDurations(got2, []time.Duration{5 * sec}) {
+			t.Errorf("first calls at %v (Wait) and %v (Start, poked at 5s), want [30s] and [5s]", got1, got2)
+		}
+
+		start := time.Now()
+		api := &slowAPI{start: start, readyAt: func(string) time.Duration { return 0 }}
+		b := newBatchOp(t, api.describe, waiter.WithInitialDelay(20*sec), waiter.WithBatchLinger(0))
+		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
+		clocktest.Advance(2 * sec)
+		r2.Poke()
+		r2.Result()
+		at2 := time.Since(start)
+		r1.Result()
+		if at1 := time.Since(start); at1 != 20*sec || at2 != 2*sec {
+			t.Errorf("batch: i-1 at %v, i-2 (poked at 2s) at %v; want 20s and 2s", at1, at2)
+		}
+	})
+	if _, err := waiter.New(thingExists, readyAfter(1), waiter.WithInitialDelay(-sec)); err == nil {
+		t.Error("WithInitialDelay(-1s) accepted")
+	}
+}

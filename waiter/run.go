@@ -80,7 +80,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	}
 	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone)
 	r.c, r.cp = rn, rn.s
-	if rn.s.Attempts > 0 { // resumed: the next call is due at s.Next
+	if !rn.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
 		rn.due = rn.s.Next
 	}
 	go rn.step()
@@ -378,6 +378,7 @@ func (rn *runner[I, O]) poke() {
 	if rn.shares {
 		rn.w.wakes.leave(rn, now)
 	}
+	rn.due = time.Time{} // an initial delay, or a resumed wait's: brought forward
 	at := now
 	if rn.s.Attempts > 0 {
 		at = rn.cur.start.Add(rn.w.pokeGap())

@@ -69,7 +69,7 @@ func (d *driver[I, O]) run() (out O, err error) {
 			d.endWait(telemetry.OutcomePanic, nil)
 		}
 	}()
-	if d.s.Attempts > 0 { // resumed: the next call is due at s.Next
+	if !d.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
 		if wait := d.s.Next.Sub(d.clk.Now()); wait > 0 && !d.sleep(wait) {
 			returned = true
 			return d.last, d.end(d.stopped())

@@ -248,6 +248,9 @@ func (w *Waiter[I, O]) fingerprint() string {
 	if w.delayFn != nil {
 		fmt.Fprint(h, "|delayFunc")
 	}
+	if w.cfg.initialDelay > 0 {
+		fmt.Fprintf(h, "|initial=%v", w.cfg.initialDelay)
+	}
 	if w.stable() {
 		fmt.Fprintf(h, "|stable=%d/%v", w.cfg.stableN, w.cfg.stableFor)
 	}
