@@ -9,7 +9,9 @@ import (
 
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -55,4 +57,25 @@ func ExampleOTel() {
 	// attempt          parent=wait   4 attributes, 0 events
 	// attempt          parent=wait   4 attributes, 0 events
 	// wait TableActive parent=caller 6 attributes, 2 events
+}
+
+// Link a wait's span to the span of the call that started the operation
+// it waits for, so that a trace shows what the wait was for.
+func ExampleContextWithLink() {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	_, create := tp.Tracer("deploy").Start(context.Background(), "CreateTable")
+	create.End()
+
+	op := func(ctx context.Context, name string) (Output, error) { return Output{"ACTIVE"}, nil }
+	wt, _ := waiter.New(tableActive, op, waiter.WithTracerProvider(tp))
+	wt.Wait(telemetry.ContextWithLink(context.Background(), create.SpanContext()), "orders", time.Minute)
+
+	for _, s := range rec.Ended() {
+		if len(s.Links()) > 0 {
+			fmt.Println(s.Name(), "links to the CreateTable span:", s.Links()[0].SpanContext.SpanID() == create.SpanContext().SpanID())
+		}
+	}
+	// Output:
+	// wait TableActive links to the CreateTable span: true
 }
