@@ -13,6 +13,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
+
+	"github.com/waitable/waitable/telemetry"
 )
 
 // BatchOp polls many resources in one call, as APIs that take many
@@ -312,10 +314,19 @@ func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 	}
 }
 
-// end finishes a member's Run.
+// end finishes a member's Run: in a goroutine of its own when
+// WithOnGiveUp's hook is to run, so that the hook never holds up the
+// scheduler (nor the other members).
 func (b *Batch[K, O]) end(m *member[K, O], err error) {
-	m.end(err)
-	m.r.finish(m.last, err, m.s)
+	finish := func() {
+		m.end(err)
+		m.r.finish(m.last, err, m.s)
+	}
+	if o := outcomeOf(err); b.w.giveUp != nil && (o == telemetry.OutcomeTimeout || o == telemetry.OutcomeCancelled) {
+		go finish()
+		return
+	}
+	finish()
 }
 
 // Pending returns the keys being waited for.

@@ -60,3 +60,41 @@ func TestOnGiveUp(t *testing.T) {
 		t.Errorf("New with a hook of another input type = %v, want ErrInvalidOption", err)
 	}
 }
+
+// TestOnGiveUpInABatch: a member's hook, however slow, holds up neither
+// the Batch nor its other members; the member's Run is done once the hook
+// has run.
+func TestOnGiveUpInABatch(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
+		release := make(chan struct{})
+		hooked := make(chan string, 1)
+		hook := func(ctx context.Context, key string, err error) {
+			hooked <- key
+			<-release
+		}
+		api := &slowAPI{start: start, readyAt: func(k string) time.Duration {
+			if k == "i-2" {
+				return 30 * sec
+			}
+			return time.Hour
+		}}
+		b := newBatchOp(t, api.describe, waiter.WithOnGiveUp(hook, time.Minute), waiter.WithDelays(5*sec, 5*sec), waiter.WithBatchLinger(0))
+		r1, r2 := b.Add(t.Context(), "i-1", 10*sec), b.Add(t.Context(), "i-2", time.Hour)
+		if key := <-hooked; key != "i-1" {
+			t.Fatalf("hook for %s", key)
+		}
+		if _, err := r2.Result(); err != nil || time.Since(start) != 30*sec {
+			t.Errorf("i-2: %v at %v, want success at 30s while i-1's hook runs", err, time.Since(start))
+		}
+		select {
+		case <-r1.Done():
+			t.Error("i-1's Run is done before its hook returned")
+		default:
+		}
+		close(release)
+		if _, err := r1.Result(); !errors.Is(err, waiter.ErrTimeout) {
+			t.Errorf("i-1: %v, want a timeout", err)
+		}
+	})
+}
