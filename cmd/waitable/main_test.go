@@ -455,56 +455,42 @@ func TestHTTPServiceStarting(t *testing.T) {
 	}
 }
 
-// TestHTTPRetryAfter: a 503 with Retry-After: 1 is polled again no
-// sooner than 1s later, though the delays are 5ms.
+// TestHTTPRetryAfter: an answer with Retry-After: 1 is polled again no
+// sooner than 1s later, though the delays are 5ms: a 503's, and a pending
+// 202's.
 func TestHTTPRetryAfter(t *testing.T) {
-	var mu sync.Mutex
-	var at []time.Time
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		at = append(at, time.Now())
-		n := len(at)
-		mu.Unlock()
-		if n == 1 {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprint(w, `{"up": true}`)
-	}))
-	defer s.Close()
-	r := runBinary(t, nil, "http", s.URL, "--success", "ok", "--min-delay", "5ms", "--max-delay", "5ms")
-	mu.Lock()
-	defer mu.Unlock()
-	if r.code != 0 || len(at) != 2 || at[1].Sub(at[0]) < time.Second {
-		t.Errorf("exit %d, %d calls; want success on the 2nd, no sooner than 1s after the first\nstderr:\n%s", r.code, len(at), r.stderr)
-	}
-}
-
-// TestHTTPPendingRetryAfter: a pending 202 with Retry-After: 1 is polled
-// again no sooner than 1s later, though the delays are 5ms.
-func TestHTTPPendingRetryAfter(t *testing.T) {
-	var mu sync.Mutex
-	var at []time.Time
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		at = append(at, time.Now())
-		n := len(at)
-		mu.Unlock()
-		if n == 1 {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusAccepted)
-			fmt.Fprint(w, `{"state": "pending"}`)
-			return
-		}
-		fmt.Fprint(w, `{"state": "done"}`)
-	}))
-	defer s.Close()
-	r := runBinary(t, nil, "http", s.URL, "--success", "state == 'done'", "--min-delay", "5ms", "--max-delay", "5ms")
-	mu.Lock()
-	defer mu.Unlock()
-	if r.code != 0 || len(at) != 2 || at[1].Sub(at[0]) < time.Second {
-		t.Errorf("exit %d, %d calls; want success on the 2nd, no sooner than 1s after the first\nstderr:\n%s", r.code, len(at), r.stderr)
+	for _, tt := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"503", http.StatusServiceUnavailable, `{"message": "busy"}`},
+		{"pending 202", http.StatusAccepted, `{"state": "pending"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var at []time.Time
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				at = append(at, time.Now())
+				n := len(at)
+				mu.Unlock()
+				if n == 1 {
+					w.Header().Set("Retry-After", "1")
+					w.WriteHeader(tt.status)
+					fmt.Fprint(w, tt.body)
+					return
+				}
+				fmt.Fprint(w, `{"state": "done"}`)
+			}))
+			defer s.Close()
+			r := runBinary(t, nil, "http", s.URL, "--success", "state == 'done'", "--min-delay", "5ms", "--max-delay", "5ms")
+			mu.Lock()
+			defer mu.Unlock()
+			if r.code != 0 || len(at) != 2 || at[1].Sub(at[0]) < time.Second {
+				t.Errorf("exit %d, %d calls; want success on the 2nd, no sooner than 1s after the first\nstderr:\n%s", r.code, len(at), r.stderr)
+			}
+		})
 	}
 }
 
