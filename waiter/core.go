@@ -218,7 +218,6 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time) Decision {
 			return w.end(s, d, now, nil, 0, o)
 		}
 		d.State, streak = classify.Retry, true // seen, not yet long enough
-
 	case o.Unmatched(o.Err) && w.strategy != nil:
 		if !o.Advice.Retry {
 			return w.end(s, d, now, ErrFailure, FailureError, o)
