@@ -166,8 +166,12 @@ func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 // step is Step on the State in place (the drivers' way: no copies), the
 // answer counted in s.Seen.
 func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
-	d := w.decide(s, o, now)
-	s.Seen = s.Seen.add(seenKind(o, d.State))
+	var v classify.Verdict // what the call's error says, read once
+	if o.Err != nil {
+		v = classify.Classify(o.Err)
+	}
+	d := w.decide(s, o, now, &v)
+	s.Seen = s.Seen.add(seenKind(o, d.State, &v))
 	if e, ok := d.Err.(*Error); ok {
 		e.Seen = s.Seen
 	}
@@ -175,7 +179,7 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 }
 
 // decide is step's decision.
-func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time) Decision {
+func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verdict) Decision {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, o.Latency)
 	s.Next = time.Time{}
@@ -197,7 +201,7 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time) Decision {
 		s.Identity = o.Identity
 	}
 	if w.cfg.notFoundLimit > 0 {
-		if !notFound(o.Err) {
+		if !notFound(v) {
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
 			d.State = classify.Failure
@@ -387,13 +391,10 @@ func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
 	}
 }
 
-// notFound reports whether err says the resource does not exist: an error
-// code that says NotFound or begins with NoSuch, or an HTTP 404.
-func notFound(err error) bool {
-	if err == nil {
-		return false
-	}
-	v := classify.Classify(err)
+// notFound reports whether an error's verdict says the resource does not
+// exist: an error code that says NotFound or begins with NoSuch, or an
+// HTTP 404.
+func notFound(v *classify.Verdict) bool {
 	return v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch")
 }
 

@@ -51,9 +51,17 @@ func TestOnGiveUp(t *testing.T) {
 			t.Errorf("the hook ran after a success or a failure: %+v", calls)
 		}
 
-		boom := waiter.WithOnGiveUp(func(context.Context, GetThingInput, error) { panic("cleanup broke") }, 0)
+		var defaultTimeout time.Duration
+		boom := waiter.WithOnGiveUp(func(ctx context.Context, _ GetThingInput, _ error) {
+			dl, _ := ctx.Deadline()
+			defaultTimeout = time.Until(dl)
+			panic("cleanup broke")
+		}, 0)
 		if _, err := mustNew(t, thingExists, pending, boom).Wait(t.Context(), GetThingInput{"x"}, 10*sec); !errors.Is(err, waiter.ErrTimeout) {
 			t.Errorf("Wait with a panicking hook = %v, want the timeout", err)
+		}
+		if defaultTimeout != 10*sec {
+			t.Errorf("the hook's context ends %v after it starts, want the default 10s", defaultTimeout)
 		}
 	})
 	if _, err := waiter.New(thingExists, readyAfter(1), waiter.WithOnGiveUp(func(context.Context, string, error) {}, 0)); !errors.Is(err, waiter.ErrInvalidOption) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/waiter"
 )
@@ -194,4 +196,46 @@ func TestInitialDelay(t *testing.T) {
 	if _, err := waiter.New(thingExists, readyAfter(1), waiter.WithInitialDelay(-sec)); err == nil {
 		t.Error("WithInitialDelay(-1s) accepted")
 	}
+}
+
+// TestPokeUnderTheRateLimit: a poked call still takes its token of the
+// poll rate limit: with one token per 20s, a poke 1s after the first call
+// makes the next call at 20s, and a second poke while it waits for that
+// token changes nothing.
+func TestPokeUnderTheRateLimit(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == 2 {
+				return status("success"), nil
+			}
+			return status("creating"), nil
+		})
+		lim := rate.NewLimiter(rate.Every(20*sec), 1)
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(time.Minute, time.Minute), waiter.WithPokeGap(0), waiter.WithPollRateLimit(lim)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(sec)
+		r.Poke()
+		clocktest.Advance(sec)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		// x/time/rate counts tokens in float64 seconds: 20s give or take 1ns.
+		if got := rec.times(); len(got) != 2 || got[1] < 20*sec-time.Millisecond || got[1] > 20*sec {
+			t.Errorf("calls at %v, want the second at the 20s token", got)
+		}
+	})
+}
+
+// TestInitialDelayWithinTheBudget: an initial delay longer than the wait
+// still leaves its first call before the deadline.
+func TestInitialDelayWithinTheBudget(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
+		if _, err := mustNew(t, thingExists, rec.op, waiter.WithInitialDelay(time.Hour)).Wait(t.Context(), GetThingInput{"a"}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.times(); len(got) != 1 || got[0] >= time.Minute {
+			t.Errorf("calls at %v, want one before the 1m deadline", got)
+		}
+	})
 }

@@ -107,7 +107,7 @@ func (r *Run[O]) Seen() Seen { return r.Checkpoint().Seen }
 // said the resource may have changed: a webhook, a queue or EventBridge
 // message, a watch. A wait between calls makes its next call at once, but
 // no sooner than the poke gap after its last call started ([WithPokeGap]:
-// 1s by default) and subject to the poll rate limit; the schedule
+// 1s, or MinDelay if shorter) and subject to the poll rate limit; the schedule
 // goes on after it as before, the fallback for events that never come. A
 // poke during a call takes effect when the call returns (its answer may
 // predate the event); a wait already waiting for a rate-limit token, or

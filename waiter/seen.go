@@ -87,14 +87,14 @@ func (s Seen) String() string {
 	return b.String()
 }
 
-// seenKind is what kind of answer o was, as d decided it.
-func seenKind(o *Poll, state classify.State) SeenCount {
+// seenKind is what kind of answer o was, as the wait decided it (state),
+// v what its error said.
+func seenKind(o *Poll, state classify.State, v *classify.Verdict) SeenCount {
 	k := SeenCount{Acceptor: o.Acceptor, State: state.String()}
 	if o.Late {
 		k.State = "timeout"
 	}
 	if o.Err != nil {
-		v := classify.Classify(o.Err)
 		switch {
 		case v.Code != "":
 			k.Code = v.Code

@@ -152,13 +152,6 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 		}
 	}
 	w.transientLimit = cfg.transientLimit
-	if cfg.delayFn != nil {
-		if f, ok := cfg.delayFn.(func(int, O, error) time.Duration); ok {
-			w.delayFn = f
-		} else {
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithDelayFunc is for %s, not func(int, %v, error) time.Duration", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.delayFn), reflect.TypeFor[O]()))
-		}
-	}
 	if cfg.identity != "" {
 		e, err := classify.CompileExpr(cfg.identity)
 		if err == nil {
@@ -169,20 +162,9 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 		}
 		w.identity = e
 	}
-	if cfg.giveUp != nil {
-		if f, ok := cfg.giveUp.(func(context.Context, I, error)); ok {
-			w.giveUp = f
-		} else {
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithOnGiveUp is for %s, not func(context.Context, %v, error)", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.giveUp), reflect.TypeFor[I]()))
-		}
-	}
-	if cfg.hintFn != nil {
-		if f, ok := cfg.hintFn.(func(O) time.Duration); ok {
-			w.hintFn = f
-		} else {
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithPollHint is for %s, not func(%v) time.Duration", ErrInvalidOption, def.Name, reflect.TypeOf(cfg.hintFn), reflect.TypeFor[O]()))
-		}
-	}
+	errs = typed(&w.delayFn, cfg.delayFn, def.Name, "WithDelayFunc", errs)
+	errs = typed(&w.hintFn, cfg.hintFn, def.Name, "WithPollHint", errs)
+	errs = typed(&w.giveUp, cfg.giveUp, def.Name, "WithOnGiveUp", errs)
 	obs, err := telemetry.Settings{
 		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,
 		Logger: cfg.logger, Off: cfg.noTelemetry, Extra: cfg.observers,
@@ -192,6 +174,20 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	}
 	w.obs = obs
 	return w, cfg, errs
+}
+
+// typed sets *dst to an option's function v (nil: none given), or adds an
+// error to errs if v is for other types than the Waiter's.
+func typed[F any](dst *F, v any, waiter, option string, errs []error) []error {
+	if v == nil {
+		return errs
+	}
+	f, ok := v.(F)
+	if !ok {
+		return append(errs, fmt.Errorf("%w: waiter %s: %s is for %s, not %v", ErrInvalidOption, waiter, option, reflect.TypeOf(v), reflect.TypeFor[F]()))
+	}
+	*dst = f
+	return errs
 }
 
 // compile compiles the acceptors (WithAcceptors first, then the
