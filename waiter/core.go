@@ -166,12 +166,13 @@ func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 // step is Step on the State in place (the drivers' way: no copies), the
 // answer counted in s.Seen.
 func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
-	var v classify.Verdict // what the call's error says, read once
+	var v *classify.Verdict // what the call's error says, read once
 	if o.Err != nil {
-		v = classify.Classify(o.Err)
+		verdict := classify.Classify(o.Err)
+		v = &verdict
 	}
-	d := w.decide(s, o, now, &v)
-	s.Seen = s.Seen.add(seenKind(o, d.State, &v))
+	d := w.decide(s, o, now, v)
+	s.Seen = s.Seen.add(seenKind(o, d.State, v))
 	if e, ok := d.Err.(*Error); ok {
 		e.Seen = s.Seen
 	}
@@ -391,11 +392,11 @@ func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
 	}
 }
 
-// notFound reports whether an error's verdict says the resource does not
-// exist: an error code that says NotFound or begins with NoSuch, or an
-// HTTP 404.
+// notFound reports whether an error's verdict (nil: no error) says the
+// resource does not exist: an error code that says NotFound or begins
+// with NoSuch, or an HTTP 404.
 func notFound(v *classify.Verdict) bool {
-	return v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch")
+	return v != nil && (v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch"))
 }
 
 // Replayable reports whether the waiter's decisions are a function of

@@ -204,11 +204,12 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 		d.s.Attempts++
 		d.s.MaxLatency = max(d.s.MaxLatency, latency)
 		d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
-		var v classify.Verdict
+		var v *classify.Verdict
 		if err != nil {
-			v = classify.Classify(err)
+			verdict := classify.Classify(err)
+			v = &verdict
 		}
-		k := seenKind(o, classify.Retry, &v)
+		k := seenKind(o, classify.Retry, v)
 		k.State = telemetry.OutcomeCancelled
 		d.s.Seen = d.s.Seen.add(k)
 		dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, err)}

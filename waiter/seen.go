@@ -2,7 +2,6 @@ package waiter
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/waitable/waitable/classify"
@@ -40,12 +39,10 @@ const maxSeen = 32
 // counted in place: the wait's own Seen is its alone (Step and the events
 // take copies).
 func (s Seen) add(k SeenCount) Seen {
-	k.N = 0
-	same := func(c SeenCount) bool { return c.Acceptor == k.Acceptor && c.State == k.State && c.Code == k.Code }
-	i := slices.IndexFunc(s, same)
+	i := s.index(k)
 	if i < 0 && len(s) >= maxSeen-1 {
 		k = SeenCount{Acceptor: -1, State: "other", Code: "other"}
-		i = slices.IndexFunc(s, same)
+		i = s.index(k)
 	}
 	if i < 0 {
 		k.N = 1
@@ -53,6 +50,17 @@ func (s Seen) add(k SeenCount) Seen {
 	}
 	s[i].N++
 	return s
+}
+
+// index returns where the kind of k is in s, -1 if it is not: the last
+// first, as the answers of a wait mostly repeat.
+func (s Seen) index(k SeenCount) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if c := &s[i]; c.Acceptor == k.Acceptor && c.State == k.State && c.Code == k.Code {
+			return i
+		}
+	}
+	return -1
 }
 
 // Total returns the number of answers counted.
@@ -94,7 +102,7 @@ func seenKind(o *Poll, state classify.State, v *classify.Verdict) SeenCount {
 	if o.Late {
 		k.State = "timeout"
 	}
-	if o.Err != nil {
+	if o.Err != nil && v != nil {
 		switch {
 		case v.Code != "":
 			k.Code = v.Code
