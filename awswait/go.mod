@@ -12,7 +12,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/rds v1.132.1
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.8
 	github.com/aws/smithy-go v1.28.8
-	github.com/waitable/waitable v0.0.0-00010101000000-000000000000
+	github.com/waitable/waitable v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
