@@ -1,4 +1,4 @@
-package awswait_test
+package sdktest_test
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// A real DynamoDB client (its HTTP answers scripted here): AWS's
-// TableExists waiter in one line.
-func ExampleNew() {
+// awswait.New with a real DynamoDB client (its HTTP answers scripted
+// here): AWS's TableExists waiter in one line.
+func Example_dynamoDB() {
 	http := &scripted{script: []response{dynamoTable("CREATING"), dynamoTable("ACTIVE")}}
 	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: http})
 
@@ -29,8 +29,8 @@ func ExampleNew() {
 	// Output: ACTIVE <nil> 2 requests
 }
 
-// Names lists AWS's waiters for a client's service.
-func ExampleNames() {
+// awswait.Names lists AWS's waiters for a real client's service.
+func Example_names() {
 	client := dynamodb.New(dynamodb.Options{Region: "us-east-1"})
 	fmt.Println(awswait.Names(client.DescribeTable))
 	// Output: [TableExists TableNotExists]
