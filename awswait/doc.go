@@ -20,10 +20,12 @@
 // user-agent feature the SDK's generated waiters send.
 //
 // The waiters behave as aws-sdk-go-v2's generated ones do, response for
-// response: the package's parity test runs 15 of them across DynamoDB,
-// S3, EKS, RDS, CloudFormation and EC2 against both, on the same scripted
+// response: the parity test runs 15 of them across DynamoDB, S3, EKS,
+// RDS, CloudFormation and EC2 against both, on the same scripted
 // responses, and lists where the SDK departs from the Smithy
-// specification.
+// specification. It and the other tests that need the SDK's service
+// clients are in the module awswait/sdktest, so that this module's
+// go.mod requires none: its users get only the clients they import.
 //
 // What it does not do: it does not wrap the SDK's clients or generate
 // code. Any operation method fits [Op] (it is generic over the method's

@@ -6,32 +6,63 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/awswait/internal/standin/eks"
 	"github.com/waitable/waitable/waiter"
 )
 
-// A real DynamoDB client (its HTTP answers scripted here): AWS's
-// TableExists waiter in one line.
+// AWS's ClusterActive waiter for an EKS client, in one line. (So that
+// this module requires no service client, eks here is a stand-in for
+// aws-sdk-go-v2's service/eks with the same types and methods, whose
+// cluster is CREATING, then ACTIVE. With the SDK, the client is
+// eks.NewFromConfig(cfg); the module awswait/sdktest runs this example
+// with the real client, over scripted HTTP.)
 func ExampleNew() {
-	http := &scripted{script: []response{dynamoTable("CREATING"), dynamoTable("ACTIVE")}}
-	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: http})
+	client := eks.New(eks.Options{Region: "us-east-1"})
 
-	w, err := awswait.New(client.DescribeTable, "TableExists",
-		waiter.WithDelays(time.Millisecond, time.Millisecond)) // AWS's are 20s: shortened for the example
+	w, err := awswait.New(client.DescribeCluster, "ClusterActive",
+		waiter.WithDelays(time.Millisecond, time.Millisecond)) // AWS's are 30s: shortened for the example
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	out, err := w.Wait(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, time.Minute)
-	fmt.Println(out.Table.TableStatus, err, len(http.requests), "requests")
-	// Output: ACTIVE <nil> 2 requests
+	out, err := w.Wait(context.Background(), &eks.DescribeClusterInput{Name: aws.String("demo")}, 20*time.Minute)
+	fmt.Println(out.Cluster.Status, err)
+	// Output: ACTIVE <nil>
 }
 
-// Names lists AWS's waiters for a client's service.
+// Names lists AWS's waiters for a client's service (eks is a stand-in for
+// aws-sdk-go-v2's, as in the example of New).
 func ExampleNames() {
-	client := dynamodb.New(dynamodb.Options{Region: "us-east-1"})
-	fmt.Println(awswait.Names(client.DescribeTable))
-	// Output: [TableExists TableNotExists]
+	client := eks.New(eks.Options{Region: "us-east-1"})
+	fmt.Println(awswait.Names(client.DescribeCluster))
+	// Output: [AddonActive AddonDeleted ClusterActive ClusterDeleted FargateProfileActive FargateProfileDeleted NodegroupActive NodegroupDeleted]
+}
+
+// New in two steps: AWS's definition, checked against the operation, and
+// the operation adapted to a waiter's (one HTTP request per call), for
+// waiter.New to join with options of its own. (eks is a stand-in for
+// aws-sdk-go-v2's, as in the example of New.)
+func ExampleOp() {
+	client := eks.New(eks.Options{Region: "us-east-1"})
+
+	def, err := awswait.Definition(client.DescribeCluster, "ClusterActive")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	op, err := awswait.Op(client.DescribeCluster)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w, err := waiter.New(def, op, waiter.WithDelays(time.Millisecond, time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := w.Wait(context.Background(), &eks.DescribeClusterInput{Name: aws.String("demo")}, 20*time.Minute)
+	fmt.Println(def.Name, out.Cluster.Status, err)
+	// Output: ClusterActive ACTIVE <nil>
 }

@@ -1,7 +1,8 @@
-package awswait_test
+package sdktest_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,12 +10,14 @@ import (
 	"testing"
 )
 
+var update = flag.Bool("update", false, "rewrite internal/readme from the README's Go blocks")
+
 // TestREADMEBlocks: every Go block of the repository's README is kept,
 // byte for byte, as a program under internal/readme, where go vet and
 // go build (which CI runs over this module) compile it. The test fails
 // when the two differ; -update rewrites the programs from the README.
 func TestREADMEBlocks(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

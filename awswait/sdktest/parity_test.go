@@ -1,4 +1,4 @@
-package awswait_test
+package sdktest_test
 
 import (
 	"context"

@@ -1,8 +1,6 @@
-package awswait_test
+package sdktest_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -125,19 +123,6 @@ func TestNewFindsAWSWaiters(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
-
-// TestOpRejectsNonSDKOptions: Op needs an SDK client's Options.
-func TestOpRejectsNonSDKOptions(t *testing.T) {
-	type opts struct{ Region string }
-	method := func(context.Context, *struct{}, ...func(*opts)) (*struct{}, error) { return nil, nil }
-	if _, err := awswait.Op(method); err == nil || !strings.Contains(err.Error(), "Retryer") {
-		t.Errorf("Op = %v, want an error naming the missing Retryer", err)
-	}
-	if _, err := awswait.Op[struct{}, struct{}, dynamodb.Options](nil); err == nil {
-		t.Error("Op(nil) accepted")
-	}
-	_ = errors.New
-}
 
 // TestThrottlesOverLoopback: ClusterActive with a 20-minute budget,
 // against a real EKS endpoint on loopback that throttles 3 times in a row

@@ -1,0 +1,125 @@
+package awswait_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/waitable/waitable/awswait"
+)
+
+// sdkOptions has the two fields of an SDK client's Options that Op sets.
+type sdkOptions struct {
+	Retryer    aws.Retryer
+	APIOptions []func(*middleware.Stack) error
+}
+
+// TestOpRejectsNonSDKOptions: Op needs an SDK client's Options.
+func TestOpRejectsNonSDKOptions(t *testing.T) {
+	type opts struct{ Region string }
+	method := func(context.Context, *struct{}, ...func(*opts)) (*struct{}, error) { return nil, nil }
+	if _, err := awswait.Op(method); err == nil || !strings.Contains(err.Error(), "Retryer") {
+		t.Errorf("Op = %v, want an error naming the missing Retryer", err)
+	}
+	if _, err := awswait.Op[struct{}, struct{}, sdkOptions](nil); err == nil {
+		t.Error("Op(nil) accepted")
+	}
+}
+
+// retryer stands for a client's own retryer.
+type retryer struct{ aws.NopRetryer }
+
+// TestOpPerCallOptions: each call through Op gets the caller's options,
+// then a retryer that never retries and the user-agent feature of the
+// SDK's waiters (m/...B...), as the SDK's client would build its request.
+func TestOpPerCallOptions(t *testing.T) {
+	var got sdkOptions
+	method := func(_ context.Context, _ *struct{}, optFns ...func(*sdkOptions)) (*struct{}, error) {
+		got = sdkOptions{Retryer: retryer{}} // the client's own
+		for _, f := range optFns {
+			f(&got)
+		}
+		return &struct{}{}, nil
+	}
+	var callerRan bool
+	op, err := awswait.Op(method, func(o *sdkOptions) {
+		o.APIOptions = append(o.APIOptions, func(*middleware.Stack) error { callerRan = true; return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op(t.Context(), &struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.Retryer.(aws.NopRetryer); !ok {
+		t.Errorf("the call's Retryer is %T, want aws.NopRetryer", got.Retryer)
+	}
+	if len(got.APIOptions) != 2 {
+		t.Fatalf("the call has %d APIOptions, want the caller's and Op's", len(got.APIOptions))
+	}
+	// Build a request through a stack with the call's APIOptions.
+	stack := middleware.NewStack("DescribeCluster", smithyhttp.NewStackRequest)
+	for _, f := range got.APIOptions {
+		if err := f(stack); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ua string
+	h := middleware.DecorateHandler(middleware.HandlerFunc(func(_ context.Context, in any) (any, middleware.Metadata, error) {
+		ua = in.(*smithyhttp.Request).Header.Get("User-Agent")
+		return nil, middleware.Metadata{}, nil
+	}), stack)
+	if _, _, err := h.Handle(t.Context(), struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	if !callerRan {
+		t.Error("the caller's APIOptions did not run")
+	}
+	if i := strings.Index(ua, "m/"); i < 0 || !strings.Contains(strings.Fields(ua[i:])[0], "B") {
+		t.Errorf("User-Agent %q lacks the waiter feature (m/...B...)", ua)
+	}
+}
+
+// TestOpRetryAfter: an error response's x-amz-retry-after (milliseconds)
+// or Retry-After (seconds) is on the error Op returns, as RetryAfter();
+// the error is still the response's.
+func TestOpRetryAfter(t *testing.T) {
+	for _, tt := range []struct {
+		header, value string
+		want          time.Duration
+	}{
+		{"x-amz-retry-after", "7000", 7 * time.Second},
+		{"Retry-After", "3", 3 * time.Second},
+		{"", "", 0},
+	} {
+		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{}}
+		if tt.header != "" {
+			resp.Header.Set(tt.header, tt.value)
+		}
+		throttle := &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: resp}, Err: errors.New("ThrottlingException")}
+		method := func(context.Context, *struct{}, ...func(*sdkOptions)) (*struct{}, error) { return nil, throttle }
+		op, err := awswait.Op(method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = op(t.Context(), &struct{}{})
+		var re *smithyhttp.ResponseError
+		if !errors.As(err, &re) || re != throttle {
+			t.Errorf("%s: the error %v is not the response's", tt.header, err)
+		}
+		var hint interface{ RetryAfter() time.Duration }
+		switch {
+		case tt.want == 0 && errors.As(err, &hint):
+			t.Errorf("no header: the error says RetryAfter %v", hint.RetryAfter())
+		case tt.want != 0 && (!errors.As(err, &hint) || hint.RetryAfter() != tt.want):
+			t.Errorf("%s: %s: the error's RetryAfter is not %v", tt.header, tt.value, tt.want)
+		}
+	}
+}
