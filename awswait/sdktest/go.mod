@@ -11,8 +11,8 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/eks v1.105.4
 	github.com/aws/aws-sdk-go-v2/service/rds v1.132.1
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.8
-	github.com/waitable/waitable v0.0.0
-	github.com/waitable/waitable/awswait v0.0.0
+	github.com/waitable/waitable v0.1.0
+	github.com/waitable/waitable/awswait v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
