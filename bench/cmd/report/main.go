@@ -1,6 +1,5 @@
 // Command report measures Waitable against its peers on this machine and
-// prints the tables of the README's benchmark section. Run it from the
-// bench folder:
+// prints the tables of bench/README.md. Run it from the bench folder:
 //
 //	go run ./cmd/report            # about two minutes on 2 cores
 //	go run ./cmd/report -million   # adds the 1,000,000-wait sizes
