@@ -1,0 +1,419 @@
+package readme
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite the programs from the README's Go blocks")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// repo is the repository's root, seen from this folder.
+const repo = "../.."
+
+// programs are the README's programs, each run by a test below.
+var programs = []string{"awswait", "batch", "checkpoint", "fanout", "start", "wait"}
+
+var (
+	goBlock    = regexp.MustCompile("(?ms)^```go\n(.*?)^```$")
+	programTag = regexp.MustCompile(`^<!-- program: (\S+) -->$`)
+)
+
+// TestREADMEPrograms: every Go block of the README follows a
+// <!-- program: DIR --> comment and is, byte for byte, DIR/main.go;
+// every program of this folder has its block and a test that runs it.
+// -update rewrites the programs from the README.
+func TestREADMEPrograms(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := goBlock.FindAllSubmatchIndex(readme, -1)
+	if len(blocks) == 0 {
+		t.Fatal("the README has no Go block")
+	}
+	inREADME := map[string]bool{}
+	for _, b := range blocks {
+		line := bytes.Count(readme[:b[0]], []byte("\n")) + 1
+		before := strings.TrimRight(string(readme[:b[0]]), "\n")
+		m := programTag.FindStringSubmatch(before[strings.LastIndexByte(before, '\n')+1:])
+		if m == nil {
+			t.Errorf("README.md:%d: a Go block with no <!-- program: DIR --> comment before it: every Go block of the README is a program that a test builds and runs", line)
+			continue
+		}
+		dir := m[1]
+		if inREADME[dir] {
+			t.Errorf("README.md:%d: a second block for %s", line, dir)
+		}
+		inREADME[dir] = true
+		path := filepath.Join(repo, filepath.FromSlash(dir), "main.go")
+		code := readme[b[2]:b[3]]
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, code, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, code) {
+			t.Errorf("README.md:%d: the block differs from %s (%v): go test ./examples/readme -run TestREADMEPrograms -update rewrites it from the README", line, dir+"/main.go", err)
+		}
+	}
+	mains, err := filepath.Glob(filepath.Join("*", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mains {
+		name := filepath.Base(filepath.Dir(m))
+		if !inREADME["examples/readme/"+name] {
+			t.Errorf("examples/readme/%s has no block in the README: remove it, or put its block after <!-- program: examples/readme/%s -->", name, name)
+		}
+		if !slices.Contains(programs, name) {
+			t.Errorf("examples/readme/%s has no test that runs it", name)
+		}
+	}
+}
+
+// build builds the program of folder name.
+func build(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	goTool, err := exec.LookPath("go") // the go command that runs the tests
+	if err != nil {
+		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	}
+	if out, err := exec.Command(goTool, "build", "-o", bin, "./"+name).CombinedOutput(); err != nil {
+		t.Fatalf("go build ./%s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+// run runs a built program; env replaces the environment's AWS_
+// variables, so that no profile or endpoint of the machine's applies.
+func run(t *testing.T, env []string, bin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "AWS_") }), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.stderr, "panic") {
+		t.Errorf("%s %s panicked:\n%s", filepath.Base(bin), strings.Join(args, " "), r.stderr)
+	}
+	return r
+}
+
+// check compares a run with what it should have done. A timeout path
+// must end long before the programs' budgets (a minute or more): the
+// service's Retry-After passes the deadline, so the wait ends at once.
+func (r result) check(t *testing.T, what string, code int, stdout string, stderr ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("%s: exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", what, r.code, code, r.stdout, r.stderr)
+	}
+	if !regexp.MustCompile("^" + stdout + "$").MatchString(r.stdout) {
+		t.Errorf("%s: stdout\n%s\nwant it to match\n%s", what, r.stdout, stdout)
+	}
+	for _, s := range stderr {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("%s: stderr lacks %q:\n%s", what, s, r.stderr)
+		}
+	}
+	if r.elapsed > 10*time.Second {
+		t.Errorf("%s: took %v: the wait did not end at once", what, r.elapsed)
+	}
+}
+
+// health answers 200 on /ok, 410 on /gone, a 503 with a Retry-After of an
+// hour on /busy, and on /starting a 503 without one, then 200.
+func health(t *testing.T) *httptest.Server {
+	var starting atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+		case "/gone":
+			w.WriteHeader(http.StatusGone)
+		case "/busy":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/starting":
+			if starting.Add(1) == 1 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+const hourPastDeadline = "the service asked to retry after 1h0m0s, past the deadline"
+
+func TestWait(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "wait")
+	s := health(t)
+	run(t, nil, bin, s.URL+"/ok").check(t, "healthy", 0, regexp.QuoteMeta(s.URL+"/ok is healthy\n"))
+	run(t, nil, bin, s.URL+"/starting").check(t, "a 503, then healthy", 0, regexp.QuoteMeta(s.URL+"/starting is healthy\n"))
+	run(t, nil, bin, s.URL+"/gone").check(t, "gone", 1, "",
+		"waiter ServiceHealthy: failure after 1 attempt", "the service was removed")
+	run(t, nil, bin, s.URL+"/busy").check(t, "a Retry-After past the budget", 1, "",
+		"waiter ServiceHealthy: timed out after 1 attempt", hourPastDeadline)
+}
+
+// jobs answers GET /{id} with {"state": …}: the states of states[id] in
+// turn, the last one repeated; an id ending in -slow adds a Retry-After
+// of an hour. GET /?id=a&id=b answers for many: {"a": {"state": …}, …},
+// and calls records the ids of each such call.
+type jobs struct {
+	mu     sync.Mutex
+	states map[string][]string
+	calls  [][]string
+}
+
+func (j *jobs) serve(t *testing.T) *httptest.Server {
+	next := func(id string) string {
+		st := j.states[strings.TrimSuffix(id, "-slow")]
+		if len(st) == 0 {
+			return "unknown"
+		}
+		s := st[0]
+		if len(st) > 1 {
+			j.states[strings.TrimSuffix(id, "-slow")] = st[1:]
+		}
+		return s
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		var body any
+		if id := strings.TrimPrefix(r.URL.Path, "/"); id != "" {
+			body = map[string]string{"state": next(id)}
+			if strings.HasSuffix(id, "-slow") {
+				w.Header().Set("Retry-After", "3600")
+			}
+		} else {
+			ids := r.URL.Query()["id"]
+			j.calls = append(j.calls, ids)
+			all := map[string]map[string]string{}
+			for _, id := range ids {
+				all[id] = map[string]string{"state": next(id)}
+				if strings.HasSuffix(id, "-slow") {
+					w.Header().Set("Retry-After", "3600")
+				}
+			}
+			body = all
+		}
+		json.NewEncoder(w).Encode(body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestStart(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "start")
+	j := &jobs{states: map[string][]string{"42": {"queued", "running", "done"}, "43": {"running", "failed"}, "44": {"running"}}}
+	s := j.serve(t)
+	run(t, nil, bin, s.URL+"/42").check(t, "done", 0,
+		`#1 queued: retry, next poll in 100ms\n#2 running: retry, next poll in (1\d\d|200)ms\n#3 done: success, next poll in 0s\ndone\n`)
+	run(t, nil, bin, s.URL+"/43").check(t, "failed", 1,
+		`#1 running: retry, next poll in 100ms\n#2 failed: failure, next poll in 0s\n`,
+		`waiter JobDone: failure after 2 attempts`, `acceptor 1 matched (output: State stringEquals "failed")`)
+	run(t, nil, bin, s.URL+"/44-slow").check(t, "a Retry-After past the budget", 1,
+		`#1 running: retry, next poll in 0s\n`,
+		"waiter JobDone: timed out after 1 attempt", hourPastDeadline)
+}
+
+func TestFanout(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "fanout")
+	s := health(t)
+	ok, busy := s.URL+"/ok", s.URL+"/busy"
+	run(t, nil, bin, ok, ok+"?b", ok+"?c").check(t, "all healthy", 0,
+		regexp.QuoteMeta(ok+" healthy: true\n"+ok+"?b healthy: true\n"+ok+"?c healthy: true\n"))
+	run(t, nil, bin, ok, busy, ok+"?c").check(t, "one busy past the budget", 1,
+		regexp.QuoteMeta(ok+" healthy: true\n"+busy+" healthy: false\n"+ok+"?c healthy: true\n"),
+		"1 of 3 waits did not succeed: "+busy+": timed out after 1 attempt")
+}
+
+func TestBatch(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "batch")
+	j := &jobs{states: map[string][]string{"a": {"running", "done"}, "b": {"done"}, "c": {"running", "running", "failed"}}}
+	s := j.serve(t)
+	run(t, nil, bin, s.URL, "a", "b").check(t, "done", 0, "a done\nb done\n")
+	j.mu.Lock()
+	if want := [][]string{{"a", "b"}, {"a"}}; fmt.Sprint(j.calls) != fmt.Sprint(want) {
+		t.Errorf("calls %v, want %v: the two jobs in one call, then the one still running", j.calls, want)
+	}
+	j.states = map[string][]string{"c": {"running", "failed"}, "d": {"running"}}
+	j.mu.Unlock()
+	run(t, nil, bin, s.URL, "c").check(t, "failed", 1, "",
+		`waiter JobDone (c): failure after 2 attempts`, `acceptor 1 matched (output: State stringEquals "failed")`)
+	run(t, nil, bin, s.URL, "d-slow").check(t, "a Retry-After past the budget", 1, "",
+		"waiter JobDone (d-slow): timed out after 1 attempt", hourPastDeadline)
+}
+
+func TestCheckpoint(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "checkpoint")
+	var mode atomic.Value // "starting": a 503; "ok"; "busy": a 503 with a Retry-After of an hour
+	mode.Store("starting")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case "busy":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "starting":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "wait.json")
+
+	// The first process polls once, saves its wait and is killed.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, s.URL, file)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	cmd.Process.Kill()
+	cmd.Wait()
+	if line != "poll 1 retry\n" || err != nil {
+		t.Fatalf("the first process printed %q (%v), want poll 1 retry", line, err)
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, "again.json")
+	if err := os.WriteFile(again, saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next one carries the wait on: its first poll is the wait's second.
+	mode.Store("ok")
+	run(t, nil, bin, s.URL, file).check(t, "resumed, then healthy", 0, regexp.QuoteMeta("poll 2 success\n"+s.URL+" is healthy\n"))
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the checkpoint file is still there after the wait ended: %v", err)
+	}
+	mode.Store("busy")
+	run(t, nil, bin, s.URL, again).check(t, "resumed, then a Retry-After past the budget", 1, "poll 2 retry\n",
+		"waiter ServiceHealthy: timed out after 2 attempts", hourPastDeadline)
+
+	// A damaged checkpoint is refused.
+	damaged := bytes.Replace(saved, []byte(`"attempts":1,`), []byte(`"attempts":9,`), 1)
+	if bytes.Equal(damaged, saved) {
+		t.Fatalf("no \"attempts\":1 in the checkpoint to damage: %s", saved)
+	}
+	if err := os.WriteFile(again, damaged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nil, bin, s.URL, again).check(t, "a damaged checkpoint", 1, "", "checkpoint: corrupt: checksum mismatch")
+}
+
+// eks is EKS's DescribeCluster for the cluster demo, over restJson1:
+// GET /clusters/demo answers as mode says.
+func eks(t *testing.T, mode *atomic.Value) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/clusters/demo" {
+			t.Errorf("the program called %s %s, want GET /clusters/demo", r.Method, r.URL.Path)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch m := mode.Load().(string); m {
+		case "throttle": // an error: ThrottlingException, AWS's own header in milliseconds
+			w.Header().Set("X-Amzn-Errortype", "ThrottlingException")
+			w.Header().Set("X-Amz-Retry-After", "3600000")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message": "Rate exceeded"}`)
+		case "unavailable": // an error: a 503 with a Retry-After in seconds
+			w.Header().Set("X-Amzn-Errortype", "ServiceUnavailableException")
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"message": "Service unavailable"}`)
+		case "CREATING-slow": // a pending answer that says when to look again
+			w.Header().Set("Retry-After", "3600")
+			fmt.Fprint(w, `{"cluster": {"name": "demo", "status": "CREATING"}}`)
+		default:
+			fmt.Fprintf(w, `{"cluster": {"name": "demo", "status": %q}}`, m)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestAWSWait(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "awswait")
+	var mode atomic.Value
+	s := eks(t, &mode)
+	none := filepath.Join(t.TempDir(), "none")
+	env := []string{
+		"AWS_ENDPOINT_URL_EKS=" + s.URL, "AWS_REGION=us-west-2",
+		"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=secret",
+		"AWS_CONFIG_FILE=" + none, "AWS_SHARED_CREDENTIALS_FILE=" + none, "AWS_EC2_METADATA_DISABLED=true",
+	}
+	for _, c := range []struct {
+		mode   string
+		code   int
+		stdout string
+		stderr []string
+	}{
+		{"ACTIVE", 0, "cluster demo is ACTIVE\n", nil},
+		{"FAILED", 1, "", []string{"waiter ClusterActive: failure after 1 attempt", `"FAILED"`}},
+		{"CREATING-slow", 1, "", []string{"cluster demo still CREATING: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline}},
+		{"throttle", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline, "ThrottlingException: Rate exceeded"}},
+		{"unavailable", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline, "StatusCode: 503"}},
+	} {
+		mode.Store(c.mode)
+		run(t, env, bin).check(t, c.mode, c.code, regexp.QuoteMeta(c.stdout), c.stderr...)
+	}
+}
