@@ -43,7 +43,7 @@ func main() {
 	}
 	var run *waiter.Run[*http.Response]
 	if saved, err := os.ReadFile(file); err == nil {
-		from, err := waiter.ParseCheckpoint(saved) // refused if damaged, or of another waiter
+		from, err := waiter.ParseCheckpoint(saved) // a damaged checkpoint is refused
 		if err != nil {
 			log.Fatal(err)
 		}
