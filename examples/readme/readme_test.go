@@ -254,12 +254,12 @@ func TestStart(t *testing.T) {
 	j := &jobs{states: map[string][]string{"42": {"queued", "running", "done"}, "43": {"running", "failed"}, "44": {"running"}}}
 	s := j.serve(t)
 	run(t, nil, bin, s.URL+"/42").check(t, "done", 0,
-		`#1 queued: retry, next poll in 100ms\n#2 running: retry, next poll in (1\d\d|200)ms\n#3 done: success, next poll in 0s\ndone\n`)
+		`#1 queued: retry\n#2 running: retry\n#3 done: success\ndone\n`)
 	run(t, nil, bin, s.URL+"/43").check(t, "failed", 1,
-		`#1 running: retry, next poll in 100ms\n#2 failed: failure, next poll in 0s\n`,
+		`#1 running: retry\n#2 failed: failure\n`,
 		`waiter JobDone: failure after 2 attempts`, `acceptor 1 matched (output: State stringEquals "failed")`)
 	run(t, nil, bin, s.URL+"/44-slow").check(t, "a Retry-After past the budget", 1,
-		`#1 running: retry, next poll in 0s\n`,
+		`#1 running: retry\n`,
 		"waiter JobDone: timed out after 1 attempt", hourPastDeadline)
 }
 

@@ -50,7 +50,7 @@ func main() {
 	}
 	run := w.Start(context.Background(), os.Args[1], time.Minute)
 	for a := range run.Events() { // each attempt as it happens
-		fmt.Printf("#%d %s: %v, next poll in %v\n", a.Number, a.Output.State, a.State, a.NextDelay.Round(time.Millisecond))
+		fmt.Printf("#%d %s: %v\n", a.Number, a.Output.State, a.State)
 	}
 	if _, err := run.Result(); err != nil {
 		log.Fatal(err)
