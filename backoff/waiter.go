@@ -133,7 +133,7 @@ func (s WaiterSchedule) DelayAfterCall(attempt int, remaining, reserve, latency 
 // seeded draws uniformly from [lo, hi] with the attempt's draw of seed.
 func seeded(seed uint64, attempt int) func(lo, hi time.Duration) time.Duration {
 	return func(lo, hi time.Duration) time.Duration {
-		return lo + time.Duration(Mix(seed, uint64(attempt))%(uint64(hi-lo)+1))
+		return lo + time.Duration(mix(seed, uint64(attempt))%(uint64(hi-lo)+1))
 	}
 }
 
@@ -154,10 +154,10 @@ func (s WaiterSchedule) delay(attempt int, remaining, reserve, latency time.Dura
 	return delay
 }
 
-// Mix returns a well-mixed 64-bit number from seed and n (SplitMix64's
+// mix returns a well-mixed 64-bit number from seed and n (SplitMix64's
 // finalizer applied to their combination): the n-th draw of a seeded
 // sequence, computed without state.
-func Mix(seed, n uint64) uint64 {
+func mix(seed, n uint64) uint64 {
 	z := seed + (n+1)*0x9e3779b97f4a7c15
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb

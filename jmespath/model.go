@@ -322,17 +322,6 @@ func (s *structInfo) members(v reflect.Value) int {
 	return n
 }
 
-// FieldIndex returns the index path (for reflect.Value.FieldByIndex) of the
-// field of struct type t that an expression's name reaches: the field
-// tagged `jmespath:"name"`, else the exported field of that name, else the
-// one with the name's first letter upper-cased; nil if none.
-func FieldIndex(t reflect.Type, name string) []int {
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	return structOf(t).lookup(name, nil)
-}
-
 // structInfo is what this package knows of one struct type.
 type structInfo struct {
 	fields []structField // exported, non-embedded, in order

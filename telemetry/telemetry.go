@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -248,7 +247,9 @@ func (lw *logWait) EndWait(o Outcome, end time.Time) {
 
 // ObserverPanic is what a waiter reports when an observer panicked: the
 // value and the observer's stack. The waiter drops that observer for the
-// rest of the wait; the wait itself goes on.
+// rest of the wait; the wait itself goes on. The waiter hands it to
+// OpenTelemetry's error handler (otel.Handle, which logs it unless an
+// application installed its own).
 type ObserverPanic struct {
 	Value any
 	Stack []byte
@@ -258,7 +259,3 @@ type ObserverPanic struct {
 func (p *ObserverPanic) Error() string {
 	return fmt.Sprintf("telemetry: an observer panicked (it is dropped for the rest of the wait): %v\n\n%s", p.Value, p.Stack)
 }
-
-// ReportPanic hands an observer's panic to OpenTelemetry's error handler
-// (otel.Handle, which logs it unless an application installed its own).
-func ReportPanic(p *ObserverPanic) { otel.Handle(p) }

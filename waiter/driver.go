@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"go.opentelemetry.io/otel"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/timers"
@@ -405,7 +406,7 @@ func (d *driver[I, O]) gaveUp(err error) {
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			telemetry.ReportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("WithOnGiveUp of waiter %s panicked: %v", d.w.def.Name, p), Stack: debug.Stack()})
+			reportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("WithOnGiveUp of waiter %s panicked: %v", d.w.def.Name, p), Stack: debug.Stack()})
 		}
 	}()
 	d.w.giveUp(ctx, d.in, err)
@@ -426,9 +427,14 @@ func (d *driver[I, O]) endWait(outcome string, err error) {
 func (d *driver[I, O]) guard() {
 	if p := recover(); p != nil {
 		d.obs = nil
-		telemetry.ReportPanic(&telemetry.ObserverPanic{Value: p, Stack: debug.Stack()})
+		reportPanic(&telemetry.ObserverPanic{Value: p, Stack: debug.Stack()})
 	}
 }
+
+// reportPanic hands a panic that the wait survives (an observer's, the
+// give-up hook's, an abandoned call's) to OpenTelemetry's error handler
+// (otel.Handle, which logs it unless an application installed its own).
+func reportPanic(p *telemetry.ObserverPanic) { otel.Handle(p) }
 
 func outcomeOf(err error) string {
 	switch {

@@ -431,7 +431,7 @@ func (rn *runner[I, O]) recoverPanic() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) && rn.phase.Load() != phaseBusy {
 		// The call had been abandoned: the wait is over, nobody can take
 		// the panic. Report it rather than lose it.
-		telemetry.ReportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("abandoned call of waiter %s panicked: %v", rn.w.def.Name, p), Stack: pe.Stack})
+		reportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("abandoned call of waiter %s panicked: %v", rn.w.def.Name, p), Stack: pe.Stack})
 		return
 	}
 	now := rn.clk.Now()
