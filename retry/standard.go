@@ -83,8 +83,12 @@ type standardConfig struct {
 // Option configures a [Standard] or [Adaptive] strategy.
 type Option func(*standardConfig)
 
-// WithMaxAttempts sets the most attempts per call, the first included
-// (default 3). It must be at least 1.
+// WithMaxAttempts sets how many attempts one call may make, the first
+// included (default 3; 1 means no retry): the AWS SDKs' max_attempts. It
+// must be at least 1. It counts the attempts of one call, not the polls of
+// a wait: a waiter's poll limit is waiter.WithMaxPolls, and a waiter that
+// retries transient errors through this strategy polls on past this count
+// (see waiter.WithRetryStrategy).
 func WithMaxAttempts(n int) Option {
 	return func(c *standardConfig) {
 		if n < 1 {

@@ -117,7 +117,7 @@ type nameOpts struct {
 }
 
 var allOutcomes = []string{
-	OutcomeSuccess, OutcomeFailure, OutcomeTimeout, OutcomeMaxAttempts, OutcomeCancelled,
+	OutcomeSuccess, OutcomeFailure, OutcomeTimeout, OutcomeMaxPolls, OutcomeMaxAttempts, OutcomeCancelled,
 	OutcomeQuotaExceeded, OutcomeNotRetryable, OutcomePanic, "retry", "transient",
 }
 

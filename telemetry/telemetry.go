@@ -48,9 +48,14 @@ type Attempt struct {
 
 // The outcomes of a wait or a retried call, as metrics and spans name them.
 const (
-	OutcomeSuccess       = "success"
-	OutcomeFailure       = "failure"
-	OutcomeTimeout       = "timeout"
+	OutcomeSuccess = "success"
+	OutcomeFailure = "failure"
+	OutcomeTimeout = "timeout"
+	// OutcomeMaxPolls: a wait made as many polls as its limit allows
+	// (waiter.ErrMaxPolls).
+	OutcomeMaxPolls = "max_polls"
+	// OutcomeMaxAttempts: a retried call made as many attempts as its
+	// strategy allows (retry.ErrMaxAttempts).
 	OutcomeMaxAttempts   = "max_attempts"
 	OutcomeCancelled     = "cancelled"
 	OutcomeQuotaExceeded = "quota_exceeded"

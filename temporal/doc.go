@@ -22,6 +22,6 @@
 // Inputs and outputs travel through Temporal's data converter (JSON by
 // default): I and O must round-trip through it. An operation error is
 // carried to the client as its message: the waiter's error kinds
-// (ErrTimeout, ErrFailure, ErrMaxAttempts, the Failure kind, the
+// (ErrTimeout, ErrFailure, ErrMaxPolls, the Failure kind, the
 // acceptor) survive, the operation's own error types do not.
 package temporal

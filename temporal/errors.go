@@ -14,7 +14,7 @@ import (
 type details struct {
 	Waiter    string
 	Input     string `json:",omitempty"`
-	Reason    string // timeout, failure, max attempts, canceled
+	Reason    string // the Reason's message (timed out, failure, max polls reached) or canceled
 	Failure   waiter.Failure
 	Attempts  int
 	Transient int
@@ -26,10 +26,10 @@ type details struct {
 }
 
 var reasons = map[string]error{
-	waiter.ErrTimeout.Error():     waiter.ErrTimeout,
-	waiter.ErrFailure.Error():     waiter.ErrFailure,
-	waiter.ErrMaxAttempts.Error(): waiter.ErrMaxAttempts,
-	"canceled":                    context.Canceled,
+	waiter.ErrTimeout.Error():  waiter.ErrTimeout,
+	waiter.ErrFailure.Error():  waiter.ErrFailure,
+	waiter.ErrMaxPolls.Error(): waiter.ErrMaxPolls,
+	"canceled":                 context.Canceled,
 }
 
 // encode turns the core's *waiter.Error into a non-retryable application
@@ -46,7 +46,7 @@ func encode(err error) error {
 
 // decode turns what a wait's workflow returned into the in-process error
 // kinds: a *waiter.Error whose Reason is ErrTimeout, ErrFailure,
-// ErrMaxAttempts or context.Canceled. Any other error is returned as it
+// ErrMaxPolls or context.Canceled. Any other error is returned as it
 // is.
 func decode(err error) error {
 	if err == nil {

@@ -37,7 +37,7 @@ type botocoreAcceptor struct {
 // and maps each waiter onto a [Definition]:
 //
 //   - delay becomes a fixed schedule (MinDelay = MaxDelay = delay), and
-//     maxAttempts the definition's MaxAttempts;
+//     maxAttempts (a number of polls) the definition's MaxPolls;
 //   - matcher path, pathAll and pathAny with a string expected value become
 //     output matchers with stringEquals, allStringEquals and
 //     anyStringEquals; with any other expected value (botocore compares any
@@ -104,7 +104,7 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (D
 	delay := time.Duration(max(w.Delay, 1)) * time.Second
 	d := Definition{
 		Name: name, Documentation: w.Description,
-		MinDelay: delay, MaxDelay: delay, MaxAttempts: max(w.MaxAttempts, 0),
+		MinDelay: delay, MaxDelay: delay, MaxPolls: max(w.MaxAttempts, 0),
 		Operation: Operation{ID: w.Operation},
 	}
 	for i, raw := range w.Acceptors {

@@ -316,7 +316,7 @@ func TestEventsAgreeWithResult(t *testing.T) {
 		{"transient until the deadline", func(n int) (*GetThingOutput, error) { return nil, throttled{} }, nil, time.Minute, "timeout"},
 		{"retry-after past the deadline", func(n int) (*GetThingOutput, error) { return nil, throttled{after: time.Hour} }, nil, time.Minute, "timeout"},
 		{"transient limit", func(n int) (*GetThingOutput, error) { return nil, throttled{} }, []waiter.Option{waiter.WithTransientLimit(2)}, time.Minute, "failure"},
-		{"max attempts", func(n int) (*GetThingOutput, error) { return status("creating"), nil }, []waiter.Option{waiter.WithMaxAttempts(2)}, time.Minute, "max_attempts"},
+		{"max polls", func(n int) (*GetThingOutput, error) { return status("creating"), nil }, []waiter.Option{waiter.WithMaxPolls(2)}, time.Minute, "max_polls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,8 +349,8 @@ func outcome(err error) string {
 		return "timeout"
 	case errors.Is(err, waiter.ErrFailure):
 		return "failure"
-	case errors.Is(err, waiter.ErrMaxAttempts):
-		return "max_attempts"
+	case errors.Is(err, waiter.ErrMaxPolls):
+		return "max_polls"
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	}

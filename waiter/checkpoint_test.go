@@ -189,7 +189,7 @@ func TestStepIsPure(t *testing.T) {
 // TestStep checks the core's decisions one by one.
 func TestStep(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxAttempts(5), waiter.WithTransientLimit(3))
+	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxPolls(5), waiter.WithTransientLimit(3))
 	begin := func() waiter.State { s, _ := w.Begin(now, time.Minute, 1); return s }
 	judge := func(out *GetThingOutput, err error) waiter.Judgment { return w.Judge(GetThingInput{"a"}, out, err) }
 	tests := []struct {
@@ -208,7 +208,7 @@ func TestStep(t *testing.T) {
 		{"unmatched error refused", begin(), waiter.Poll{Err: accessDenied{}, Judgment: judge(nil, accessDenied{}), Advice: waiter.RetryAdvice{Refusal: errors.New("no")}}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
 		{"transient, not sooner than asked", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 9 * sec}}, 0, false, nil, 0, 9 * sec},
 		{"transient at the limit", func() waiter.State { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
-		{"max attempts", func() waiter.State { s := begin(); s.Attempts = 4; return s }(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxAttempts, 0, 0},
+		{"max polls", func() waiter.State { s := begin(); s.Attempts = 4; return s }(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
 		{"late", begin(), waiter.Poll{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
 		{"success at the deadline", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
 		{"retry at the deadline", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},

@@ -241,8 +241,8 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 	default:
 		s.Transient = 0
 	}
-	if limit := w.maxAttempts(); limit > 0 && s.Attempts >= limit {
-		return w.end(s, d, now, ErrMaxAttempts, 0, o)
+	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
+		return w.end(s, d, now, ErrMaxPolls, 0, o)
 	}
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)

@@ -26,9 +26,11 @@ type Definition struct {
 	// MinDelay and MaxDelay bound the delay between polls. Zero means the
 	// specification's defaults, 2s and 120s.
 	MinDelay, MaxDelay time.Duration
-	// MaxAttempts limits the number of calls; 0 means no limit other than
-	// the caller's wait time. Smithy waiters have none; botocore's do.
-	MaxAttempts int
+	// MaxPolls limits the number of polls (calls of the operation) of a
+	// wait; 0 means no limit other than the caller's wait time. Smithy
+	// waiters have none; botocore's do (its maxAttempts). WithMaxPolls
+	// overrides it.
+	MaxPolls int
 	// Deprecated marks a waiter that should no longer be used.
 	Deprecated bool
 	// Tags categorise the waiter.
@@ -108,7 +110,7 @@ var waiterName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 // matcher per acceptor, known comparators, "true"/"false" for booleanEquals,
 // JMESPath that compiles, messages on failure acceptors only, and
 // 1s <= MinDelay <= MaxDelay (defaults applied), with no negative
-// MaxAttempts. The one-second minimum is the specification's rule for
+// MaxPolls. The one-second minimum is the specification's rule for
 // waiters defined in models; for faster polling from Go, keep the
 // definition's delays and pass WithDelays to [New], or build the waiter
 // with [NewFunc].
@@ -149,8 +151,8 @@ func (d Definition) problems(successElsewhere bool) []error {
 	case s.MinDelay > s.MaxDelay:
 		bad("maxDelay", "%v is less than minDelay %v", s.MaxDelay, s.MinDelay)
 	}
-	if d.MaxAttempts < 0 {
-		bad("maxAttempts", "%d is negative", d.MaxAttempts)
+	if d.MaxPolls < 0 {
+		bad("maxPolls", "%d is negative", d.MaxPolls)
 	}
 	for _, err := range classify.Validate(d.Acceptors) {
 		var ae *classify.AcceptorError

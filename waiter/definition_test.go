@@ -28,7 +28,7 @@ func TestValidate(t *testing.T) {
 		{"min above max", waiter.Definition{Name: "A", Acceptors: good, MinDelay: 30 * time.Second, MaxDelay: 10 * time.Second}, []string{"waiter A: maxDelay: 10s is less than minDelay 30s"}},
 		{"min above default max", waiter.Definition{Name: "A", Acceptors: good, MinDelay: 300 * time.Second}, []string{"maxDelay: 2m0s is less than minDelay 5m0s"}},
 		{"negative delays", waiter.Definition{Name: "A", Acceptors: good, MinDelay: -time.Second, MaxDelay: -time.Second}, []string{"minDelay: -1s is negative", "maxDelay: -1s is negative"}},
-		{"negative attempts", waiter.Definition{Name: "A", Acceptors: good, MaxAttempts: -1}, []string{"maxAttempts: -1 is negative"}},
+		{"negative polls", waiter.Definition{Name: "A", Acceptors: good, MaxPolls: -1}, []string{"maxPolls: -1 is negative"}},
 		{"every problem at once", waiter.Definition{Name: "bad", Acceptors: []classify.Acceptor{
 			{State: classify.Retry, Matcher: classify.OnOutput("a[", classify.StringEquals, "x")},
 			{State: classify.Failure, Matcher: classify.OnOutput("a", "equals", "x")},
@@ -202,7 +202,7 @@ func TestLoadBotocore(t *testing.T) {
 		t.Errorf("Names() = %s", got)
 	}
 	b, _ := c.Get("BucketExists")
-	if b.MinDelay != 5*time.Second || b.MaxDelay != 5*time.Second || b.MaxAttempts != 20 || b.Operation.ID != "HeadBucket" || b.Acceptors[1].Matcher.HTTPStatus != 404 {
+	if b.MinDelay != 5*time.Second || b.MaxDelay != 5*time.Second || b.MaxPolls != 20 || b.Operation.ID != "HeadBucket" || b.Acceptors[1].Matcher.HTTPStatus != 404 {
 		t.Errorf("BucketExists = %+v", b)
 	}
 	f, _ := c.Get("FunctionActive")

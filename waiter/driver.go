@@ -444,8 +444,8 @@ func outcomeOf(err error) string {
 		return telemetry.OutcomeTimeout
 	case errors.Is(err, ErrFailure):
 		return telemetry.OutcomeFailure
-	case errors.Is(err, ErrMaxAttempts):
-		return telemetry.OutcomeMaxAttempts
+	case errors.Is(err, ErrMaxPolls):
+		return telemetry.OutcomeMaxPolls
 	}
 	var p *PanicError
 	if errors.As(err, &p) {

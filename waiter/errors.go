@@ -21,9 +21,9 @@ var (
 	// fatal, or transient errors in a row reached the limit set with
 	// WithTransientLimit; Error.Failure says which.
 	ErrFailure = errors.New("failure")
-	// ErrMaxAttempts: the waiter's attempt limit was reached before a
-	// terminal state.
-	ErrMaxAttempts = errors.New("max attempts reached")
+	// ErrMaxPolls: the wait made as many polls as WithMaxPolls (or the
+	// definition's MaxPolls) allows without reaching a terminal state.
+	ErrMaxPolls = errors.New("max polls reached")
 )
 
 // Failure says why a wait failed (Error.Failure, with [ErrFailure]).
@@ -69,7 +69,7 @@ func (f Failure) String() string {
 }
 
 // Error is how a wait that did not succeed ends. It says which waiter,
-// how many attempts in how much time, why (Reason and, for a failure,
+// how many polls in how much time, why (Reason and, for a failure,
 // Failure), what matched, and it unwraps to the operation's last error
 // (and, for a cancelled wait, to the context's cause).
 type Error struct {
@@ -78,7 +78,7 @@ type Error struct {
 	// Input names the input of the wait, when one was given (fan-outs
 	// name each member so).
 	Input string
-	// Reason is ErrTimeout, ErrFailure, ErrMaxAttempts, or, for a wait
+	// Reason is ErrTimeout, ErrFailure, ErrMaxPolls, or, for a wait
 	// whose context was cancelled, the context's error.
 	Reason error
 	// Failure says why, when Reason is ErrFailure.
@@ -86,7 +86,7 @@ type Error struct {
 	// Cause is the context's cause when it differs from Reason (set with
 	// context.WithCancelCause): why the wait was cancelled.
 	Cause error
-	// Attempts is the number of calls made, and Transient the errors
+	// Attempts is the number of polls (calls) made, and Transient the errors
 	// retried as transient in a row at the end.
 	Attempts, Transient int
 	// Elapsed is the time from the start to the end of the wait.
@@ -107,15 +107,15 @@ type Error struct {
 	NextDelay, Hint time.Duration
 }
 
-// Error reads like "waiter InstanceRunning: failure after 3 attempts in
-// 45s: acceptor 2 matched (output: ... "terminated")".
+// Error reads like "waiter InstanceRunning: failure after 3 polls in 45s:
+// acceptor 2 matched (output: ... "terminated")".
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "waiter %s", e.Waiter)
 	if e.Input != "" {
 		fmt.Fprintf(&b, " (%s)", e.Input)
 	}
-	fmt.Fprintf(&b, ": %v after %d attempt%s in %v", e.Reason, e.Attempts, plural(e.Attempts), e.Elapsed)
+	fmt.Fprintf(&b, ": %v after %d poll%s in %v", e.Reason, e.Attempts, plural(e.Attempts), e.Elapsed)
 	switch {
 	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)

@@ -35,7 +35,7 @@ type Attempt[O any] struct {
 	// is long enough.
 	Streak int
 	// Outcome is set on the attempt that ended the wait, and says how, as
-	// its Result does: "success", "failure", "timeout", "max_attempts",
+	// its Result does: "success", "failure", "timeout", "max_polls",
 	// "cancelled" or "panic" (the telemetry package's Outcome names). It
 	// is "" while the wait goes on.
 	Outcome string

@@ -144,7 +144,7 @@ func TestEventFields(t *testing.T) {
 			time.Sleep(250 * time.Millisecond)
 			return status("creating"), nil
 		}
-		r := mustNew(t, thingExists, op, waiter.WithJitter(backoff.High), waiter.WithMaxAttempts(2)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
+		r := mustNew(t, thingExists, op, waiter.WithJitter(backoff.High), waiter.WithMaxPolls(2)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var got []waiter.Attempt[*GetThingOutput]
 		for a := range r.Attempts() {
 			got = append(got, a)
@@ -209,8 +209,8 @@ func TestNewErrors(t *testing.T) {
 		want []string
 	}{
 		{"nil op", thingExists, nil, nil, []string{"waiter: invalid option: waiter ThingExists: the operation is nil"}},
-		{"bad options", thingExists, op, []waiter.Option{waiter.WithDelays(2*time.Second, time.Second), waiter.WithMaxAttempts(-1), waiter.WithAttemptTimeout(0), waiter.WithClock(nil), waiter.WithFinalReserve(-1), waiter.WithPollRateLimit(nil)},
-			[]string{"WithDelays(2s, 1s)", "WithMaxAttempts(-1)", "WithAttemptTimeout(0s)", "WithClock: clock is nil", "WithFinalReserve(-1ns)", "WithPollRateLimit: limiter is nil"}},
+		{"bad options", thingExists, op, []waiter.Option{waiter.WithDelays(2*time.Second, time.Second), waiter.WithMaxPolls(-1), waiter.WithAttemptTimeout(0), waiter.WithClock(nil), waiter.WithFinalReserve(-1), waiter.WithPollRateLimit(nil)},
+			[]string{"WithDelays(2s, 1s)", "WithMaxPolls(-1)", "WithAttemptTimeout(0s)", "WithClock: clock is nil", "WithFinalReserve(-1ns)", "WithPollRateLimit: limiter is nil"}},
 		{"invalid definition", waiter.Definition{Name: "x"}, op, nil, []string{"waiter x: name:", "waiter x: acceptors: there are none"}},
 		{"typo in a path", waiter.Definition{Name: "A", Acceptors: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnOutput("Statuss", classify.StringEquals, "x")}}}, op, nil,
 			[]string{`waiter A: acceptor 0: path: Statuss: field "Statuss" does not exist on waiter_test.GetThingOutput (did you mean Status?)`}},

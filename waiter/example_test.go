@@ -57,7 +57,7 @@ func ExampleParseWaitable_errors() {
 }
 
 // Botocore's waiters-2.json maps onto the same definitions: a fixed delay
-// and an attempt limit.
+// and a poll limit (MaxPolls, botocore's maxAttempts).
 func ExampleLoadBotocore() {
 	c, err := waiter.LoadBotocore(strings.NewReader(`{"version": 2, "waiters": {"BucketExists": {
 	  "delay": 5, "maxAttempts": 20, "operation": "HeadBucket",
@@ -70,7 +70,7 @@ func ExampleLoadBotocore() {
 		return
 	}
 	d, _ := c.Get("BucketExists")
-	fmt.Println(d.Operation.ID, d.MinDelay, d.MaxDelay, d.MaxAttempts)
+	fmt.Println(d.Operation.ID, d.MinDelay, d.MaxDelay, d.MaxPolls)
 	for _, a := range d.Acceptors {
 		fmt.Println(a.State, a.Matcher)
 	}
@@ -130,5 +130,5 @@ func ExampleError() {
 	fmt.Println(err)
 	// Output:
 	// FAILED true true
-	// waiter JobDone: failure after 1 attempt in 0s: acceptor 1 matched (output: State stringEquals "FAILED")
+	// waiter JobDone: failure after 1 poll in 0s: acceptor 1 matched (output: State stringEquals "FAILED")
 }

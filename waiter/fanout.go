@@ -235,7 +235,7 @@ type GroupError struct {
 const groupErrorShown = 3
 
 // Error reads like "waiter: 25 of 1000 waits did not succeed: i-1: timed
-// out after 3 attempts in 1m0s; ...; and 22 more".
+// out after 3 polls in 1m0s; ...; and 22 more".
 func (e *GroupError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "waiter: %d of %d waits did not succeed", len(e.Failed), e.Total)
@@ -254,13 +254,13 @@ func (e *GroupError) Error() string {
 }
 
 // short is a member's error without the waiter's name: "input: reason
-// after n attempts in d".
+// after n polls in d".
 func short(err error) string {
 	var we *Error
 	if !errors.As(err, &we) {
 		return err.Error()
 	}
-	s := fmt.Sprintf("%s: %v after %d attempt%s in %v", we.Input, we.Reason, we.Attempts, plural(we.Attempts), we.Elapsed)
+	s := fmt.Sprintf("%s: %v after %d poll%s in %v", we.Input, we.Reason, we.Attempts, plural(we.Attempts), we.Elapsed)
 	if we.Acceptor >= 0 {
 		s += fmt.Sprintf(" (acceptor %d: %s)", we.Acceptor, we.Matcher)
 	} else if we.Err != nil {

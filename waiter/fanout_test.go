@@ -192,7 +192,7 @@ func TestGroupNamesAndWatches(t *testing.T) {
 			t.Fatalf("Wait = %v, want a GroupError with 4 failures of 10", err)
 		}
 		var we *waiter.Error
-		if !errors.As(ge.Failed[0], &we) || we.Input != "thing-6" || !strings.HasPrefix(err.Error(), "waiter: 4 of 10 waits did not succeed: thing-6: failure after 1 attempt") || !strings.HasSuffix(err.Error(), "; and 1 more") {
+		if !errors.As(ge.Failed[0], &we) || we.Input != "thing-6" || !strings.HasPrefix(err.Error(), "waiter: 4 of 10 waits did not succeed: thing-6: failure after 1 poll ") || !strings.HasSuffix(err.Error(), "; and 1 more") {
 			t.Errorf("Wait error %q, want the first failures named, then a count", err)
 		}
 		if len(progress) != 10 || !slices.Contains(progress, "thing-5 true 10/10") || fmt.Sprint(numbers) != "[1 2 3 4 5 6]" {

@@ -24,7 +24,7 @@ type config struct {
 	minDelay       time.Duration
 	maxDelay       time.Duration
 	reserve        *time.Duration
-	maxAttempts    *int
+	maxPolls       *int
 	attemptTimeout time.Duration
 	strategy       retry.Strategy
 	strategySet    bool
@@ -119,14 +119,18 @@ func WithFinalReserve(d time.Duration) Option {
 	}
 }
 
-// WithMaxAttempts limits the number of calls per run (default: the
-// definition's MaxAttempts; 0 means no limit but the wait time).
-func WithMaxAttempts(n int) Option {
+// WithMaxPolls limits the number of polls (calls of the operation) of a
+// wait, the first included and those after a transient error too
+// (default: the definition's MaxPolls; 0 means no limit but the wait
+// time). A wait that makes them all without reaching a terminal state ends
+// with [ErrMaxPolls]. It is not retry.WithMaxAttempts, which counts the
+// attempts of one call and does not end a wait (see [WithRetryStrategy]).
+func WithMaxPolls(n int) Option {
 	return func(cfg *config) {
 		if n < 0 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithMaxAttempts(%d): negative", n))
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithMaxPolls(%d): negative", n))
 		}
-		cfg.maxAttempts = &n
+		cfg.maxPolls = &n
 	}
 }
 

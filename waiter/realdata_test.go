@@ -129,8 +129,8 @@ func TestBotocoreInstanceRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.MinDelay != 15*time.Second || d.MaxAttempts != 40 || d.Operation.ID != "DescribeInstances" {
-		t.Errorf("InstanceRunning = delay %v, attempts %d, op %s", d.MinDelay, d.MaxAttempts, d.Operation.ID)
+	if d.MinDelay != 15*time.Second || d.MaxPolls != 40 || d.Operation.ID != "DescribeInstances" {
+		t.Errorf("InstanceRunning = delay %v, max polls %d, op %s", d.MinDelay, d.MaxPolls, d.Operation.ID)
 	}
 	set, err := classify.Compile[*DescribeInstancesInput, *DescribeInstancesOutput](d.Acceptors)
 	if err != nil {

@@ -160,7 +160,7 @@ func TestFailureAcceptor(t *testing.T) {
 		if *out.Status != "failed" {
 			t.Errorf("Wait output = %v, want the last output", out)
 		}
-		want := `waiter ThingExists: failure after 2 attempts in 2s: acceptor 0 matched (output: status stringEquals "failed"): quota exceeded`
+		want := `waiter ThingExists: failure after 2 polls in 2s: acceptor 0 matched (output: status stringEquals "failed"): quota exceeded`
 		if err.Error() != want {
 			t.Errorf("Error() = %q\nwant      %q", err, want)
 		}
@@ -359,12 +359,12 @@ func TestAttemptTimeout(t *testing.T) {
 	})
 }
 
-func TestMaxAttempts(t *testing.T) {
+func TestMaxPolls(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		rec := newRecorder(func(int) (*GetThingOutput, error) { return status("creating"), nil })
-		_, err := mustNew(t, thingExists, rec.op, waiter.WithMaxAttempts(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		_, err := mustNew(t, thingExists, rec.op, waiter.WithMaxPolls(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
-		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrMaxAttempts) || we.Attempts != 3 || len(rec.times()) != 3 {
+		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrMaxPolls) || we.Attempts != 3 || len(rec.times()) != 3 {
 			t.Fatalf("Wait = %v, %d calls", err, len(rec.times()))
 		}
 	})

@@ -58,7 +58,7 @@ type State struct {
 	// Seen counts the wait's answers by kind (see [Seen]).
 	Seen Seen
 	// End is how the wait ended ("success", "failure", "timeout",
-	// "max_attempts", "cancelled", "panic": the telemetry package's
+	// "max_polls", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
 	// is refused by Resume and WaitFrom as ProblemEnded: there is nothing
 	// left to do.

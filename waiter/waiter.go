@@ -234,7 +234,7 @@ func (w *Waiter[I, O]) fingerprint() string {
 	h := fnv.New64a()
 	acceptors, _ := json.Marshal(append(append([]classify.Acceptor(nil), w.cfg.acceptors...), w.def.Acceptors...))
 	fmt.Fprintf(h, "%s|%s|%v|%v|%d|%d|%t", w.def.Name, acceptors, w.schedule.MinDelay, w.schedule.MaxDelay,
-		w.maxAttempts(), w.transientLimit, w.cond != nil)
+		w.maxPolls(), w.transientLimit, w.cond != nil)
 	for _, c := range w.custom {
 		fmt.Fprintf(h, "|%s=%v", c.name, c.state)
 	}
@@ -276,12 +276,12 @@ func (w *Waiter[I, O]) pokeGap() time.Duration {
 // (WithStability).
 func (w *Waiter[I, O]) stable() bool { return w.cfg.stableN > 1 || w.cfg.stableFor > 0 }
 
-// maxAttempts returns the attempt limit of a wait (0: none).
-func (w *Waiter[I, O]) maxAttempts() int {
-	if w.cfg.maxAttempts != nil {
-		return *w.cfg.maxAttempts
+// maxPolls returns the poll limit of a wait (0: none).
+func (w *Waiter[I, O]) maxPolls() int {
+	if w.cfg.maxPolls != nil {
+		return *w.cfg.maxPolls
 	}
-	return w.def.MaxAttempts
+	return w.def.MaxPolls
 }
 
 // unjoin returns the errors joined in err (err itself if it is not a join).

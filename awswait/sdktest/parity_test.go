@@ -67,7 +67,7 @@ func scenarios(c parityCase) map[string][]response {
 var parityDifferences = map[string]string{
 	"*/throttled throughout": "The caller's budget: aws-sdk-go-v2's waiters end when the client's retryer gives up " +
 		"(3 attempts, then the specification's step 4: an error no acceptor matched); Waitable retries throttles and " +
-		"5xx on the waiter's schedule until the wait's time (or the waiter's MaxAttempts) runs out. Both fail; the SDK " +
+		"5xx on the waiter's schedule until the wait's time (or the waiter's MaxPolls) runs out. Both fail; the SDK " +
 		"after 3 requests, Waitable at the deadline.",
 	"*/throttled 3 times, then ready": "As for a service throttled throughout: the SDK's waiter fails after its retryer's " +
 		"3 attempts; Waitable polls on and succeeds.",
@@ -83,7 +83,7 @@ var parityDifferences = map[string]string{
 	"DBInstanceDeleted/pending until the wait": "as DBInstanceAvailable",
 	"InstanceRunning/pending until the wait": "Also the definitions: EC2's Smithy model is not in the corpus, so " +
 		"Waitable's EC2 waiters are botocore's (a fixed 15s delay, at most 40 attempts); aws-sdk-go-v2's come from " +
-		"EC2's Smithy model (15s to 120s, no attempt limit). Both fail: Waitable with ErrMaxAttempts after 40 attempts, " +
+		"EC2's Smithy model (15s to 120s, no attempt limit). Both fail: Waitable with ErrMaxPolls after 40 attempts, " +
 		"the SDK at the deadline.",
 	"InstanceStopped/pending until the wait": "as InstanceRunning",
 	"VolumeAvailable/pending until the wait": "as InstanceRunning",

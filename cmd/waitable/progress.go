@@ -113,7 +113,7 @@ func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error
 	case err == nil:
 	case errors.Is(err, context.Canceled):
 		code, word = exitInterrupted, "interrupted"
-	case errors.Is(err, waiter.ErrTimeout), errors.Is(err, waiter.ErrMaxAttempts):
+	case errors.Is(err, waiter.ErrTimeout), errors.Is(err, waiter.ErrMaxPolls):
 		code, word = exitTimeout, "timeout"
 	default:
 		code, word = exitFailure, "failure"

@@ -194,9 +194,9 @@ func TestWait(t *testing.T) {
 	run(t, nil, bin, s.URL+"/ok").check(t, "healthy", 0, regexp.QuoteMeta(s.URL+"/ok is healthy\n"))
 	run(t, nil, bin, s.URL+"/starting").check(t, "a 503, then healthy", 0, regexp.QuoteMeta(s.URL+"/starting is healthy\n"))
 	run(t, nil, bin, s.URL+"/gone").check(t, "gone", 1, "",
-		"waiter ServiceHealthy: failure after 1 attempt", "the service was removed")
+		"waiter ServiceHealthy: failure after 1 poll", "the service was removed")
 	run(t, nil, bin, s.URL+"/busy").check(t, "a Retry-After past the budget", 1, "",
-		"waiter ServiceHealthy: timed out after 1 attempt", hourPastDeadline)
+		"waiter ServiceHealthy: timed out after 1 poll", hourPastDeadline)
 }
 
 // jobs answers GET /{id} with {"state": …}: the states of states[id] in
@@ -257,10 +257,10 @@ func TestStart(t *testing.T) {
 		`#1 queued: retry\n#2 running: retry\n#3 done: success\ndone\n`)
 	run(t, nil, bin, s.URL+"/43").check(t, "failed", 1,
 		`#1 running: retry\n#2 failed: failure\n`,
-		`waiter JobDone: failure after 2 attempts`, `acceptor 1 matched (output: State stringEquals "failed")`)
+		`waiter JobDone: failure after 2 polls`, `acceptor 1 matched (output: State stringEquals "failed")`)
 	run(t, nil, bin, s.URL+"/44-slow").check(t, "a Retry-After past the budget", 1,
 		`#1 running: retry\n`,
-		"waiter JobDone: timed out after 1 attempt", hourPastDeadline)
+		"waiter JobDone: timed out after 1 poll", hourPastDeadline)
 }
 
 func TestFanout(t *testing.T) {
@@ -272,7 +272,7 @@ func TestFanout(t *testing.T) {
 		regexp.QuoteMeta(ok+" healthy: true\n"+ok+"?b healthy: true\n"+ok+"?c healthy: true\n"))
 	run(t, nil, bin, ok, busy, ok+"?c").check(t, "one busy past the budget", 1,
 		regexp.QuoteMeta(ok+" healthy: true\n"+busy+" healthy: false\n"+ok+"?c healthy: true\n"),
-		"1 of 3 waits did not succeed: "+busy+": timed out after 1 attempt")
+		"1 of 3 waits did not succeed: "+busy+": timed out after 1 poll")
 }
 
 func TestBatch(t *testing.T) {
@@ -288,9 +288,9 @@ func TestBatch(t *testing.T) {
 	j.states = map[string][]string{"c": {"running", "failed"}, "d": {"running"}}
 	j.mu.Unlock()
 	run(t, nil, bin, s.URL, "c").check(t, "failed", 1, "",
-		`waiter JobDone (c): failure after 2 attempts`, `acceptor 1 matched (output: State stringEquals "failed")`)
+		`waiter JobDone (c): failure after 2 polls`, `acceptor 1 matched (output: State stringEquals "failed")`)
 	run(t, nil, bin, s.URL, "d-slow").check(t, "a Retry-After past the budget", 1, "",
-		"waiter JobDone (d-slow): timed out after 1 attempt", hourPastDeadline)
+		"waiter JobDone (d-slow): timed out after 1 poll", hourPastDeadline)
 }
 
 func TestCheckpoint(t *testing.T) {
@@ -345,7 +345,7 @@ func TestCheckpoint(t *testing.T) {
 	}
 	mode.Store("busy")
 	run(t, nil, bin, s.URL, again).check(t, "resumed, then a Retry-After past the budget", 1, "poll 2 retry\n",
-		"waiter ServiceHealthy: timed out after 2 attempts", hourPastDeadline)
+		"waiter ServiceHealthy: timed out after 2 polls", hourPastDeadline)
 
 	// A damaged checkpoint is refused.
 	damaged := bytes.Replace(saved, []byte(`"attempts":1,`), []byte(`"attempts":9,`), 1)
@@ -408,10 +408,10 @@ func TestAWSWait(t *testing.T) {
 		stderr []string
 	}{
 		{"ACTIVE", 0, "cluster demo is ACTIVE\n", nil},
-		{"FAILED", 1, "", []string{"waiter ClusterActive: failure after 1 attempt", `"FAILED"`}},
-		{"CREATING-slow", 1, "", []string{"cluster demo still CREATING: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline}},
-		{"throttle", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline, "ThrottlingException: Rate exceeded"}},
-		{"unavailable", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 attempt", hourPastDeadline, "StatusCode: 503"}},
+		{"FAILED", 1, "", []string{"waiter ClusterActive: failure after 1 poll", `"FAILED"`}},
+		{"CREATING-slow", 1, "", []string{"cluster demo still CREATING: waiter ClusterActive: timed out after 1 poll", hourPastDeadline}},
+		{"throttle", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 poll", hourPastDeadline, "ThrottlingException: Rate exceeded"}},
+		{"unavailable", 1, "", []string{"no call succeeded: waiter ClusterActive: timed out after 1 poll", hourPastDeadline, "StatusCode: 503"}},
 	} {
 		mode.Store(c.mode)
 		run(t, env, bin).check(t, c.mode, c.code, regexp.QuoteMeta(c.stdout), c.stderr...)
