@@ -122,6 +122,11 @@ func packageName(sdkID string) string { return notAlnum.ReplaceAllString(strings
 // sorted.
 func Names[In, Out, Options any](method Method[In, Out, Options]) []string {
 	defs, _ := serviceWaiters(servicePackage[In]())
+	return names(defs)
+}
+
+// names returns the names of defs, sorted.
+func names(defs []waiter.Definition) []string {
 	var names []string
 	for _, d := range defs {
 		names = append(names, d.Name)
@@ -138,27 +143,49 @@ func servicePackage[In any]() string {
 }
 
 // Definition returns AWS's waiter named name for the service of method,
-// checking that it polls method's operation.
+// checking that it polls method's operation. A name the service has no
+// waiter of (or a service with none) is an error matching
+// waiter.ErrUnknownWaiter, as [waiter.Catalog.Get]'s is, that suggests the
+// nearest names.
 func Definition[In, Out, Options any](method Method[In, Out, Options], name string) (waiter.Definition, error) {
-	pkg := servicePackage[In]()
+	return definition(servicePackage[In](), reflect.TypeFor[In](), name)
+}
+
+// definition returns AWS's waiter named name for the service whose
+// aws-sdk-go-v2 package is pkg, checking that it polls the operation whose
+// input type is in.
+func definition(pkg string, in reflect.Type, name string) (waiter.Definition, error) {
 	defs, err := serviceWaiters(pkg)
 	if err != nil {
 		return waiter.Definition{}, err
 	}
 	if len(defs) == 0 {
-		return waiter.Definition{}, fmt.Errorf("awswait: AWS publishes no waiters for %s (the package of %v)", pkg, reflect.TypeFor[In]())
+		return waiter.Definition{}, unknownWaiterf("awswait: AWS publishes no waiters for %s (the package of %v)", pkg, in)
 	}
 	i := slices.IndexFunc(defs, func(d waiter.Definition) bool { return d.Name == name })
 	if i < 0 {
-		return waiter.Definition{}, fmt.Errorf("awswait: %s has no waiter %q%s", pkg, name, nearest(name, Names(method)))
+		return waiter.Definition{}, unknownWaiterf("awswait: %s has no waiter %q%s", pkg, name, nearest(name, names(defs)))
 	}
 	d := defs[i]
 	op := d.Operation.ID[strings.LastIndexByte(d.Operation.ID, '#')+1:]
-	if in := reflect.TypeFor[In]().Name(); strings.TrimSuffix(in, "Input") != op {
+	if in := in.Name(); strings.TrimSuffix(in, "Input") != op {
 		return waiter.Definition{}, fmt.Errorf("awswait: %s.%s polls %s, not the operation of %s.%s", pkg, name, op, pkg, in)
 	}
 	return d, nil
 }
+
+// unknownWaiterError is a waiter name AWS does not publish for a service:
+// it matches waiter.ErrUnknownWaiter.
+type unknownWaiterError struct{ msg string }
+
+func unknownWaiterf(format string, args ...any) error {
+	return &unknownWaiterError{msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *unknownWaiterError) Error() string { return e.msg }
+
+// Is matches waiter.ErrUnknownWaiter.
+func (e *unknownWaiterError) Is(target error) bool { return target == waiter.ErrUnknownWaiter }
 
 // New returns AWS's waiter named name (such as "InstanceRunning") for the
 // service of method (such as client.DescribeInstances), calling it through
@@ -168,6 +195,8 @@ func Definition[In, Out, Options any](method Method[In, Out, Options], name stri
 // (retry.WithService), unless opts say otherwise. A pending answer whose
 // HTTP response says Retry-After (or x-amz-retry-after) is polled again
 // no sooner (waiter.WithPollHint, reading the output's ResultMetadata).
+// A name AWS publishes no waiter of for the service is an error matching
+// waiter.ErrUnknownWaiter (see [Definition]).
 func New[In, Out, Options any](method Method[In, Out, Options], name string, opts ...waiter.Option) (*waiter.Waiter[*In, *Out], error) {
 	def, err := Definition(method, name)
 	if err != nil {

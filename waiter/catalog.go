@@ -38,7 +38,8 @@ func (c *Catalog) add(d Definition) error {
 }
 
 // ErrUnknownWaiter is matched by errors.Is for the error [Catalog.Get]
-// returns when no waiter has the name asked for.
+// returns when no waiter has the name asked for, and for awswait's (New,
+// Definition) when AWS publishes no waiter of that name for the service.
 var ErrUnknownWaiter = errors.New("waiter: no such waiter")
 
 // Get returns the definition named name (exactly). For any other name it
