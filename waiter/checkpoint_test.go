@@ -169,6 +169,43 @@ func TestCheckpointRefused(t *testing.T) {
 	}
 }
 
+// TestEmptyCheckpoint: the zero State, and the JSON of none ({}, null),
+// are refused as ProblemCorrupt saying the checkpoint is empty, not as a
+// version problem; a State with a version but nothing else is not empty.
+func TestEmptyCheckpoint(t *testing.T) {
+	w := mustNew(t, thingExists, readyAfter(1))
+	ctx := context.Background()
+	isEmpty := func(t *testing.T, how string, err error) {
+		t.Helper()
+		var ce *waiter.CheckpointError
+		if !errors.As(err, &ce) || ce.Problem != waiter.ProblemCorrupt || !errors.Is(err, waiter.ErrCheckpoint) ||
+			!strings.Contains(err.Error(), "empty checkpoint") || strings.Contains(err.Error(), "version") {
+			t.Errorf("%s = %v, want a ProblemCorrupt CheckpointError saying the checkpoint is empty", how, err)
+		}
+	}
+	_, err := w.WaitFrom(ctx, GetThingInput{"a"}, waiter.State{})
+	isEmpty(t, "WaitFrom(State{})", err)
+	_, err = w.Resume(ctx, GetThingInput{"a"}, waiter.State{}).Result()
+	isEmpty(t, "Resume(State{})", err)
+	for _, data := range []string{`{}`, ` { } `, `null`} {
+		_, err := waiter.ParseCheckpoint([]byte(data))
+		isEmpty(t, fmt.Sprintf("ParseCheckpoint(%s)", data), err)
+		var s waiter.State
+		isEmpty(t, fmt.Sprintf("json.Unmarshal(%s)", data), json.Unmarshal([]byte(data), &s))
+	}
+	for _, data := range []string{`{"hello":"world"}`, `{"version":1}`} {
+		_, err := waiter.ParseCheckpoint([]byte(data))
+		var ce *waiter.CheckpointError
+		if !errors.As(err, &ce) || ce.Problem != waiter.ProblemCorrupt || strings.Contains(err.Error(), "empty") {
+			t.Errorf("ParseCheckpoint(%s) = %v, want ProblemCorrupt, not empty", data, err)
+		}
+	}
+	_, err = w.WaitFrom(ctx, GetThingInput{"a"}, waiter.State{Version: 2})
+	if ce := (*waiter.CheckpointError)(nil); !errors.As(err, &ce) || ce.Problem != waiter.ProblemVersion {
+		t.Errorf("WaitFrom(State{Version: 2}) = %v, want ProblemVersion", err)
+	}
+}
+
 // TestStepIsPure: the same State, Poll and time give the same result, and
 // the result does not depend on any clock.
 func TestStepIsPure(t *testing.T) {

@@ -1,10 +1,12 @@
 package waiter
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 	"strconv"
 	"time"
 )
@@ -21,7 +23,8 @@ const StateVersion = 1
 // A State round-trips through encoding/json; its JSON form carries a
 // checksum, so that a checkpoint damaged in storage is refused rather than
 // resumed wrongly. Its zero value is not a wait: get one from
-// [Waiter.Begin] or from an attempt.
+// [Waiter.Begin] or from an attempt (Resume and WaitFrom refuse the zero
+// State as an empty checkpoint, ProblemCorrupt).
 type State struct {
 	// Version is StateVersion.
 	Version int
@@ -110,11 +113,16 @@ func (s State) jsonForm() stateJSON {
 // UnmarshalJSON decodes a state and checks its checksum and version: a
 // damaged or foreign checkpoint is an error matching [ErrCheckpoint].
 // Bytes that are not a checkpoint at all (null, {}, another JSON object)
-// are ProblemCorrupt, not ProblemVersion.
+// are ProblemCorrupt, not ProblemVersion; null and {} say that the
+// checkpoint is empty.
 func (s *State) UnmarshalJSON(b []byte) error {
 	var j stateJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: err}
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) == nil && len(members) == 0 {
+		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("empty checkpoint: %s holds no wait", bytes.TrimSpace(b))}
 	}
 	if j.Version == 0 || j.Sum == "" {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("not a checkpoint: no version or checksum in %.40q", b)}
@@ -152,7 +160,7 @@ const (
 	ProblemVersion Problem = "version"        // written by an incompatible version of this package
 	ProblemWaiter  Problem = "another waiter" // a checkpoint of another waiter
 	ProblemRules   Problem = "other rules"    // the waiter's acceptors, delays or limits changed since
-	ProblemCorrupt Problem = "corrupt"        // damaged, or not a checkpoint at all
+	ProblemCorrupt Problem = "corrupt"        // damaged, empty (the zero State, {} or null), or not a checkpoint at all
 	ProblemEnded   Problem = "ended"          // the wait it records has ended: nothing to resume
 )
 
@@ -174,12 +182,20 @@ func (e *CheckpointError) Is(target error) bool { return target == ErrCheckpoint
 // Unwrap returns the details.
 func (e *CheckpointError) Unwrap() error { return e.Err }
 
+// empty reports whether s is the zero State (its Seen nil or empty).
+func (s State) empty() bool {
+	s.Seen = nil
+	return reflect.ValueOf(s).IsZero()
+}
+
 // check reports whether s can be resumed by w.
 func (w *Waiter[I, O]) check(s State) error {
 	bad := func(p Problem, format string, args ...any) error {
 		return &CheckpointError{Problem: p, Err: fmt.Errorf(format, args...)}
 	}
 	switch {
+	case s.empty():
+		return bad(ProblemCorrupt, "empty checkpoint: the zero State is not a wait (get one from Begin, an attempt's Checkpoint or Run.Checkpoint)")
 	case s.Version != StateVersion:
 		return bad(ProblemVersion, "version %d, this package reads version %d", s.Version, StateVersion)
 	case s.Waiter != w.def.Name:

@@ -48,8 +48,9 @@ func (d *driver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
 // Checkpoint, or [Run.Checkpoint], perhaps saved by another process): the
 // same deadline, attempt numbering, schedule position and jitter. The
 // first call is made when the checkpoint said the next one was due. A
-// checkpoint of another waiter, of other rules, or damaged, is refused
-// with an error matching [ErrCheckpoint]. The last output of the waits
+// checkpoint of another waiter, of other rules, damaged, or empty (the zero
+// State) is refused with an error matching [ErrCheckpoint] (a
+// [*CheckpointError] saying which [Problem]). The last output of the waits
 // before the checkpoint is not in it: until the first call, there is none.
 func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from State) (O, error) {
 	var d driver[I, O]
