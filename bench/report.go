@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -39,6 +40,12 @@ func FullReport(million bool) ReportOptions {
 func QuickReport() ReportOptions {
 	return ReportOptions{Measure: Config{Rounds: 2, Target: time.Millisecond},
 		IdleRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300}}
+}
+
+// measuredOn is the report's first line: the machine and the rounds.
+func measuredOn(goos, goarch string, cpus int, cpu, goVersion string, rounds int, target time.Duration) string {
+	return fmt.Sprintf("Measured on %s/%s, %s (%s), %s; %s of about %v of CPU per side.",
+		goos, goarch, plural.N(cpus, "CPU"), cpu, goVersion, plural.N(rounds, "interleaved round"), target)
 }
 
 // ratioRow is one row of the CPU table: a workload, its sides, and where
@@ -73,8 +80,7 @@ func bubbled(t *testing.T, s Side) Side {
 // Report measures every row and writes the report as Markdown tables. It
 // reports each row's failures to t.
 func Report(t *testing.T, o ReportOptions, w io.Writer) {
-	fmt.Fprintf(w, "Measured on %s/%s, %d CPUs (%s), %s; %d interleaved rounds of about %v of CPU per side.\n\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuName(), runtime.Version(), o.Measure.Rounds, o.Measure.Target)
+	fmt.Fprintf(w, "%s\n\n", measuredOn(runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuName(), runtime.Version(), o.Measure.Rounds, o.Measure.Target))
 
 	fmt.Fprintln(w, "CPU is the process's user+system time (getrusage) per operation, median [min–max] over the rounds;")
 	fmt.Fprintln(w, "the ratio is this side's CPU ÷ Waitable's, round by round (above 1: Waitable uses less).")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -47,4 +48,14 @@ func TestReport(t *testing.T) {
 		return
 	}
 	t.Log("\n" + out)
+}
+
+// TestMeasuredOnCountsOne: the report's first line on a machine of 1 CPU,
+// measured in 1 round.
+func TestMeasuredOnCountsOne(t *testing.T) {
+	got := measuredOn("linux", "amd64", 1, "a CPU", "go1.26", 1, time.Millisecond)
+	want := "Measured on linux/amd64, 1 CPU (a CPU), go1.26; 1 interleaved round of about 1ms of CPU per side."
+	if got != want {
+		t.Errorf("measuredOn = %q, want %q", got, want)
+	}
 }

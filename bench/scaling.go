@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -88,7 +89,7 @@ func RunScale(t *testing.T, side string, n int) ScaleStats {
 		st.GCShare = ((m1 - m0) + (m3 - m2)) / st.CPU.Seconds()
 		for i := range op.calls {
 			if op.calls[i].Load() != scalePolls {
-				t.Fatalf("%s: resource %d polled %d times, want %d", side, i, op.calls[i].Load(), scalePolls)
+				t.Fatalf("%s: resource %d polled %s, want %d", side, i, plural.N(op.calls[i].Load(), "time"), scalePolls)
 			}
 		}
 	})

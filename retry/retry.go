@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/telemetry"
 )
@@ -85,7 +86,7 @@ type Error struct {
 // Error returns "retry: <reason> after <n> attempts (<why>): <last
 // error>"; why is said for an error that was not retryable.
 func (e *Error) Error() string {
-	s := fmt.Sprintf("retry: %v after %d attempt%s", e.Reason, e.Attempts, plural(e.Attempts))
+	s := fmt.Sprintf("retry: %v after %s", e.Reason, plural.N(e.Attempts, "attempt"))
 	if why := e.why(); why != "" {
 		s += " (" + why + ")"
 	}
@@ -126,13 +127,6 @@ func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
 
 // Unwrap returns the operation's last error.
 func (e *Error) Unwrap() error { return e.Err }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // Do calls fn until it succeeds or s refuses a retry, waiting each token's
 // delay on the strategy's clock (see [Standard]; clock.New() for a strategy

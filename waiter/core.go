@@ -11,6 +11,7 @@ import (
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/retry"
 )
 
@@ -207,7 +208,7 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
 			d.State = classify.Failure
 			dec := w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
-			dec.Err.(*Error).Message = fmt.Sprintf("%d not-found answers in a row", s.NotFound)
+			dec.Err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row"
 			return dec
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/waitable/waitable/internal/plural"
 )
 
 // The outcomes of a wait that did not succeed. An [*Error] matches one of
@@ -115,12 +117,12 @@ func (e *Error) Error() string {
 	if e.Input != "" {
 		fmt.Fprintf(&b, " (%s)", e.Input)
 	}
-	fmt.Fprintf(&b, ": %v after %d poll%s in %v", e.Reason, e.Attempts, plural(e.Attempts), e.Elapsed)
+	fmt.Fprintf(&b, ": %v after %s in %v", e.Reason, plural.N(e.Attempts, "poll"), e.Elapsed)
 	switch {
 	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
 	case e.Failure == FailureTransientLimit:
-		fmt.Fprintf(&b, ": %d transient errors in a row, the limit", e.Transient)
+		fmt.Fprintf(&b, ": %s in a row, the limit", plural.N(e.Transient, "transient error"))
 	case e.Failure == FailureNeverAppeared, e.Failure == FailureRecreated:
 		fmt.Fprintf(&b, ": %v", e.Failure)
 	case e.Hint > 0:
@@ -160,13 +162,6 @@ func (e *Error) Unwrap() []error {
 // Timeout reports whether the wait timed out, as net.Error and
 // context.DeadlineExceeded do.
 func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
 
 // cancelled is the error of a wait whose context ended (not at its
 // deadline): it matches the context's error (reason) and its cause.

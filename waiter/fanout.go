@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waitable/waitable/internal/plural"
 )
 
 // GroupOption configures a fan-out: [WaitAll] or a [Group].
@@ -238,7 +240,7 @@ const groupErrorShown = 3
 // out after 3 polls in 1m0s; ...; and 22 more".
 func (e *GroupError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "waiter: %d of %d waits did not succeed", len(e.Failed), e.Total)
+	fmt.Fprintf(&b, "waiter: %d of %s did not succeed", len(e.Failed), plural.N(e.Total, "wait"))
 	for i, err := range e.Failed[:min(len(e.Failed), groupErrorShown)] {
 		sep := "; "
 		if i == 0 {
@@ -260,7 +262,7 @@ func short(err error) string {
 	if !errors.As(err, &we) {
 		return err.Error()
 	}
-	s := fmt.Sprintf("%s: %v after %d poll%s in %v", we.Input, we.Reason, we.Attempts, plural(we.Attempts), we.Elapsed)
+	s := fmt.Sprintf("%s: %v after %s in %v", we.Input, we.Reason, plural.N(we.Attempts, "poll"), we.Elapsed)
 	if we.Acceptor >= 0 {
 		s += fmt.Sprintf(" (acceptor %d: %s)", we.Acceptor, we.Matcher)
 	} else if we.Err != nil {

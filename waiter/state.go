@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/waitable/waitable/internal/plural"
 )
 
 // StateVersion is the version of [State] this package writes and reads.
@@ -203,10 +205,10 @@ func (w *Waiter[I, O]) check(s State) error {
 	case s.Rules != w.rules:
 		return bad(ProblemRules, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
 	case s.End != "":
-		return bad(ProblemEnded, "the wait ended (%s) after %d attempts, at the latest %v", s.End, s.Attempts, s.Deadline)
+		return bad(ProblemEnded, "the wait ended (%s) after %s, at the latest %v", s.End, plural.N(s.Attempts, "poll"), s.Deadline)
 	case s.Attempts > 0 && s.Next.IsZero():
 		// An ended wait's checkpoint from before State.End was kept.
-		return bad(ProblemEnded, "the wait ended after %d attempts: no next call is due", s.Attempts)
+		return bad(ProblemEnded, "the wait ended after %s: no next call is due", plural.N(s.Attempts, "poll"))
 	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
 		return bad(ProblemCorrupt, "attempts %d, transient %d, streak %d, max latency %v", s.Attempts, s.Transient, s.Streak, s.MaxLatency)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):

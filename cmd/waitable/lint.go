@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -61,7 +62,7 @@ func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
 				if d.MinDelay == 0 {
 					minDelay = "2s (the default)"
 				}
-				fmt.Fprintf(stdout, "%s: %s on %s: %d acceptors, delays %s to %s\n", file, n, d.Operation.ID, len(d.Acceptors), minDelay, maxDelay)
+				fmt.Fprintf(stdout, "%s: %s on %s: %s, delays %s to %s\n", file, n, d.Operation.ID, plural.N(len(d.Acceptors), "acceptor"), minDelay, maxDelay)
 			}
 		}
 		if *warnings {
@@ -70,11 +71,11 @@ func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
 			}
 		}
 		if !list {
-			fmt.Fprintf(stdout, "%s: %d waiters, ok\n", file, c.Len())
+			fmt.Fprintf(stdout, "%s: %s, ok\n", file, plural.N(c.Len(), "waiter"))
 		}
 	}
 	if problems > 0 {
-		return exitLint, fmt.Errorf("%d problems", problems)
+		return exitLint, errors.New(plural.N(problems, "problem"))
 	}
 	return exitSuccess, nil
 }

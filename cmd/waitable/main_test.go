@@ -165,7 +165,7 @@ func TestHTTP(t *testing.T) {
 		{"OR of conditions", 2, 0, "skipped", []string{"--success", "state == 'done' || state == 'skipped'"},
 			0, `{"state": "skipped", "call": 2}`, nil},
 		{"an error code", 1, 0, "done", []string{"--failure", "error=HTTP 401", "--success", "ok"},
-			1, `{"message": "no token"}`, []string{"failure after 1 attempts"}},
+			1, `{"message": "no token"}`, []string{"failure after 1 attempt:"}},
 		{"the waiter file", 2, 0, "failed", []string{"--waiter", "testdata/trait.json"},
 			1, `{"state": "failed", "call": 2}`, []string{"output: state stringEquals \"failed\""}},
 		{"timeout shows the last state", 1000, 0, "done", []string{"--success", "state == 'done'", "--max-wait", "200ms"},
@@ -356,6 +356,52 @@ func TestLintGolden(t *testing.T) {
 		t.Errorf("list: exit %d %s", r.code, r.stderr)
 	}
 	golden(t, "list-acm.golden", r.stdout)
+}
+
+// TestCountOne: what the command counts reads right when it is one: a
+// model of 1 waiter with 1 acceptor, 1 problem, 1 seed, 1 poll.
+func TestCountOne(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const tableExists = `"TableExists": {"delay": %d, "operation": "DescribeTable", "maxAttempts": 25,
+	  "acceptors": [{"expected": "ACTIVE", "matcher": "path", "state": "success", "argument": "Table.TableStatus"}]}`
+	one := write("one.json", `{"version": 2, "waiters": {`+fmt.Sprintf(tableExists, 20)+`}}`)
+	broken := write("broken.json", `{"version": 2, "waiters": {`+fmt.Sprintf(tableExists, 0)+`}}`)
+	svg := filepath.Join(dir, "schedule.svg")
+
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"lint", one}, 0, one + ": 1 waiter, ok\n", ""},
+		{[]string{"list", one}, 0, one + ": TableExists on DescribeTable: 1 acceptor, delays 20s to 20s\n", ""},
+		{[]string{"lint", broken}, exitLint, "", "waitable lint: 1 problem\n"},
+		{[]string{"schedule", "--min-delay", "2s", "--max-delay", "2s", "--max-wait", "100ms", "--latency", "100ms", "--seeds", "1", "--svg", svg},
+			0, "call latency 100ms, 1 seed\n", ""},
+	} {
+		r := runBinary(t, nil, tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("waitable %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, stdout with %q, stderr with %q",
+				strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.code, tt.stdout, tt.stderr)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"over 1 seed<", ">1 poll at most;"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
 }
 
 // TestScheduleSVGInBrowser opens the SVG in headless Chromium and checks

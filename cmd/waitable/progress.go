@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -137,9 +138,9 @@ func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error
 		fmt.Fprintf(p.out, "%s\n", raw)
 	}
 	if err != nil {
-		fmt.Fprintf(p.w, "waitable: %s after %d attempts: %v\n", word, p.n, err)
+		fmt.Fprintf(p.w, "waitable: %s after %s: %v\n", word, plural.N(p.n, "attempt"), err)
 	} else if !p.quiet {
-		fmt.Fprintf(p.w, "waitable: success after %d attempts\n", p.n)
+		fmt.Fprintf(p.w, "waitable: success after %s\n", plural.N(p.n, "attempt"))
 	}
 	if len(seen) > 0 && (err != nil || !p.quiet) {
 		fmt.Fprintf(p.w, "waitable: seen %v\n", seen)

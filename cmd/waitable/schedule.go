@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -59,7 +60,7 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	fmt.Fprintf(stdout, "min delay %v, max delay %v, max wait %v, call latency %v, %d seeds\n", c.minDelay, c.maxDelay, c.maxWait, c.latency, c.seeds)
+	fmt.Fprintf(stdout, "min delay %v, max delay %v, max wait %v, call latency %v, %s\n", c.minDelay, c.maxDelay, c.maxWait, c.latency, plural.N(c.seeds, "seed"))
 	if c.hint > 0 {
 		fmt.Fprintf(stdout, "each pending answer says to poll again after %v: no poll comes sooner\n", c.hint)
 	}
@@ -157,7 +158,7 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14" font-weight="600">When a waiter polls: min delay %v, max delay %v, max wait %v</text>`+"\n", left, c.minDelay, c.maxDelay, c.maxWait)
 	// Legend.
 	lx := left
-	fmt.Fprintf(&b, `<rect class="range" x="%.0f" y="30" width="24" height="10"/><text x="%.0f" y="39">earliest to latest start over %d seeds</text>`+"\n", lx, lx+30, c.seeds)
+	fmt.Fprintf(&b, `<rect class="range" x="%.0f" y="30" width="24" height="10"/><text x="%.0f" y="39">earliest to latest start over %s</text>`+"\n", lx, lx+30, plural.N(c.seeds, "seed"))
 	lx += 270
 	fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="29" x2="%.0f" y2="41" stroke-width="2"/><text x="%.0f" y="39">median</text>`+"\n", lx+12, lx+12, lx+22)
 	lx += 90
@@ -176,8 +177,8 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 			left-6, y+10, i+1, x(r.lo), y+1, max(x(r.hi)-x(r.lo), 1.5), x(r.mid), y, x(r.mid), y+12)
 	}
 	fmt.Fprintf(&b, `<line class="deadline" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2"/><text class="deadline-label" x="%.1f" y="%.0f" text-anchor="end">deadline</text>`+"\n", x(c.maxWait), top-8, x(c.maxWait), axisY, x(c.maxWait)-4, top-10)
-	caption := fmt.Sprintf("%d polls at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
-		len(rows), c.latency, lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond))
+	caption := fmt.Sprintf("%s at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
+		plural.N(len(rows), "poll"), c.latency, lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond))
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n", left, height-8, html.EscapeString(caption))
 	b.WriteString("</svg>\n")
 	return b.String()

@@ -109,7 +109,7 @@ func run(ctx context.Context, out io.Writer, raw bool) error {
 			}
 			extra := ""
 			if len(s.Events) > 0 {
-				extra = fmt.Sprintf(" +%d delay events", len(s.Events))
+				extra = " +" + delayEvents(len(s.Events))
 			}
 			fmt.Fprintf(out, "%s%s (%v)%s %s\n", strings.Repeat("  ", depth), s.Name, s.EndTime.Sub(s.StartTime).Round(10*time.Millisecond), extra, strings.Join(attrs, " "))
 			print(s.SpanContext.SpanID, depth+1)
@@ -117,4 +117,13 @@ func run(ctx context.Context, out io.Writer, raw bool) error {
 	}
 	print("0000000000000000", 0)
 	return nil
+}
+
+// delayEvents counts a span's delay events: "1 delay event", "2 delay
+// events".
+func delayEvents(n int) string {
+	if n == 1 {
+		return "1 delay event"
+	}
+	return fmt.Sprintf("%d delay events", n)
 }

@@ -24,3 +24,12 @@ func TestTracing(t *testing.T) {
 		}
 	})
 }
+
+func TestDelayEvents(t *testing.T) {
+	if got := delayEvents(1); got != "1 delay event" {
+		t.Errorf("delayEvents(1) = %q", got)
+	}
+	if got := delayEvents(2); got != "2 delay events" {
+		t.Errorf("delayEvents(2) = %q", got)
+	}
+}
