@@ -2,7 +2,8 @@
 // does: it polls an HTTP endpoint or a command whose output is JSON until a
 // success condition holds, stops early when a failure condition holds, and
 // reports the last state it saw when time runs out. It also shows when a
-// waiter's polls happen (schedule) and checks waiter models (lint, list).
+// waiter's polls happen (schedule) and checks waiter models (lint, list);
+// waitable version (or --version) says which build it is.
 //
 //	waitable http https://api.example.com/jobs/42 --success "status == 'done'" --failure "status == 'failed'"
 //	waitable exec --success "Table.TableStatus == 'ACTIVE'" -- aws dynamodb describe-table --table-name t
@@ -30,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 )
 
 // Exit statuses.
@@ -50,6 +52,7 @@ Usage:
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files
   waitable list MODEL...             list the waiters in model files
+  waitable version                   print the version (also --version)
 
 Conditions (http and exec), tried in the order given; the first that holds
 decides:
@@ -118,6 +121,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = lintCommand(args[1:], stdout, true)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
+		return exitSuccess
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 		return exitSuccess
 	default:
 		fmt.Fprintf(stderr, "waitable: unknown command %q\n\n%s", args[0], usage)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -281,6 +284,59 @@ func TestUsage(t *testing.T) {
 	}
 	if r := runBinary(t, nil, "--help"); r.code != 0 || !strings.Contains(r.stdout, "Examples:") {
 		t.Errorf("--help: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// TestVersion: --version and version print the version line of the
+// binary's own build information, exit 0, and --help tells of them.
+func TestVersion(t *testing.T) {
+	info, err := buildinfo.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := versionLine(info, true) + "\n"
+	if !strings.HasPrefix(want, "waitable ") || !strings.Contains(want, runtime.Version()) && !strings.Contains(want, " v") {
+		t.Errorf("versionLine of the test binary = %q", want)
+	}
+	for _, arg := range []string{"--version", "-version", "version"} {
+		if r := runBinary(t, nil, arg); r.code != 0 || r.stdout != want || r.stderr != "" {
+			t.Errorf("waitable %s: exit %d, stdout %q, stderr %q; want exit 0 and %q", arg, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	if r := runBinary(t, nil, "--help"); !strings.Contains(r.stdout, "waitable version") || !strings.Contains(r.stdout, "--version") {
+		t.Errorf("--help does not mention version:\n%s", r.stdout)
+	}
+}
+
+// TestVersionLine: the version line for each kind of build.
+func TestVersionLine(t *testing.T) {
+	build := func(version string, settings ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/waitable/waitable", Version: version}}
+		for i := 0; i+1 < len(settings); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return info
+	}
+	const rev = "82c10fd4a1b2c3d4e5f60718293a4b5c6d7e8f90"
+	for _, tt := range []struct {
+		name string
+		info *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"go install @v0.1.0", build("v0.1.0"), true, "waitable v0.1.0"},
+		{"a checkout", build("(devel)", "vcs", "git", "vcs.revision", rev, "vcs.modified", "false"), true, "waitable (devel) 82c10fd4a1b2 go1.26.8"},
+		{"a checkout with changes", build("(devel)", "vcs.revision", rev, "vcs.modified", "true"), true, "waitable (devel) 82c10fd4a1b2-dirty go1.26.8"},
+		{"a checkout, stamped with a pseudo-version", build("v0.1.1-0.20261123230029-82c10fd4a1b2+dirty", "vcs.revision", rev, "vcs.modified", "true"), true,
+			"waitable v0.1.1-0.20261123230029-82c10fd4a1b2+dirty go1.26.8"},
+		{"a tagged checkout", build("v0.1.0", "vcs.revision", rev, "vcs.modified", "false"), true, "waitable v0.1.0 82c10fd4a1b2 go1.26.8"},
+		{"no VCS information", build("(devel)"), true, "waitable (devel) go1.26.8"},
+		{"no version at all", build(""), true, "waitable (devel) go1.26.8"},
+		{"no build information", nil, false, "waitable (unknown version: the binary carries no build information)"},
+	} {
+		if got := versionLine(tt.info, tt.ok); got != tt.want {
+			t.Errorf("%s: versionLine = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 
