@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -342,6 +343,38 @@ func TestRunAbandonsHungCall(t *testing.T) {
 			t.Errorf("the late return changed the result to %v", err2)
 		}
 	})
+}
+
+// TestAbandonedCallPanics: a call the run abandoned at its deadline
+// panics later; the result stands, and the panic goes to OpenTelemetry's
+// error handler, saying what panicked.
+func TestAbandonedCallPanics(t *testing.T) {
+	var handled []string
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { handled = append(handled, err.Error()) }))
+	defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	clocktest.Run(t, func(t *testing.T) {
+		release := make(chan struct{})
+		returned := make(chan struct{})
+		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+			defer close(returned)
+			<-release // ignores ctx
+			panic("late trouble")
+		}
+		r := mustNew(t, thingExists, op).Start(t.Context(), GetThingInput{"a"}, 10*sec)
+		_, err := r.Result()
+		if !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("Result = %v, want the timeout", err)
+		}
+		close(release)
+		<-returned
+		synctest.Wait()
+		if _, err2 := r.Result(); err2 != err {
+			t.Errorf("the late panic changed the result to %v", err2)
+		}
+	})
+	if len(handled) != 1 || !strings.HasPrefix(handled[0], "waiter ThingExists: a call it had abandoned panicked (the wait ended as it would have): late trouble") {
+		t.Errorf("the error handler got %q", handled)
+	}
 }
 
 // TestWaitHungCall: Wait calls the operation in the caller's goroutine, so

@@ -406,7 +406,7 @@ func (d *driver[I, O]) gaveUp(err error) {
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			reportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("WithOnGiveUp of waiter %s panicked: %v", d.w.def.Name, p), Stack: debug.Stack()})
+			reportPanic(&survivedPanic{waiter: d.w.def.Name, what: "its WithOnGiveUp hook", value: p, stack: debug.Stack()})
 		}
 	}()
 	d.w.giveUp(ctx, d.in, err)
@@ -434,7 +434,26 @@ func (d *driver[I, O]) guard() {
 // reportPanic hands a panic that the wait survives (an observer's, the
 // give-up hook's, an abandoned call's) to OpenTelemetry's error handler
 // (otel.Handle, which logs it unless an application installed its own).
-func reportPanic(p *telemetry.ObserverPanic) { otel.Handle(p) }
+func reportPanic(err error) { otel.Handle(err) }
+
+// survivedPanic is a panic that no caller can receive because the wait
+// has ended without it: a give-up hook's, or a call's that the wait had
+// abandoned. It goes to OpenTelemetry's error handler.
+type survivedPanic struct {
+	waiter, what string
+	value        any
+	stack        []byte
+}
+
+func (p *survivedPanic) Error() string {
+	return fmt.Sprintf("waiter %s: %s panicked (the wait ended as it would have): %v\n\n%s", p.waiter, p.what, p.value, p.stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (p *survivedPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
+}
 
 func outcomeOf(err error) string {
 	switch {

@@ -3,8 +3,11 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/otel"
 
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/waiter"
@@ -51,6 +54,9 @@ func TestOnGiveUp(t *testing.T) {
 			t.Errorf("the hook ran after a success or a failure: %+v", calls)
 		}
 
+		var handled []string
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { handled = append(handled, err.Error()) }))
+		defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
 		var defaultTimeout time.Duration
 		boom := waiter.WithOnGiveUp(func(ctx context.Context, _ GetThingInput, _ error) {
 			dl, _ := ctx.Deadline()
@@ -59,6 +65,11 @@ func TestOnGiveUp(t *testing.T) {
 		}, 0)
 		if _, err := mustNew(t, thingExists, pending, boom).Wait(t.Context(), GetThingInput{"x"}, 10*sec); !errors.Is(err, waiter.ErrTimeout) {
 			t.Errorf("Wait with a panicking hook = %v, want the timeout", err)
+		}
+		// The panic goes to OpenTelemetry's error handler, saying what
+		// panicked: the hook, not an observer.
+		if len(handled) != 1 || !strings.HasPrefix(handled[0], "waiter ThingExists: its WithOnGiveUp hook panicked (the wait ended as it would have): cleanup broke") {
+			t.Errorf("the error handler got %q", handled)
 		}
 		if defaultTimeout != 10*sec {
 			t.Errorf("the hook's context ends %v after it starts, want the default 10s", defaultTimeout)

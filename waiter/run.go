@@ -2,7 +2,6 @@ package waiter
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -431,7 +430,7 @@ func (rn *runner[I, O]) recoverPanic() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) && rn.phase.Load() != phaseBusy {
 		// The call had been abandoned: the wait is over, nobody can take
 		// the panic. Report it rather than lose it.
-		reportPanic(&telemetry.ObserverPanic{Value: fmt.Sprintf("abandoned call of waiter %s panicked: %v", rn.w.def.Name, p), Stack: pe.Stack})
+		reportPanic(&survivedPanic{waiter: rn.w.def.Name, what: "a call it had abandoned", value: p, stack: pe.Stack})
 		return
 	}
 	now := rn.clk.Now()
