@@ -9,11 +9,13 @@ import (
 )
 
 func seedCorpus(f *testing.F) {
-	for _, suites := range loadCompliance(f) {
-		for _, s := range suites {
-			given, _ := json.Marshal(s.Given)
-			for _, c := range s.Cases {
-				f.Add(c.Expression, string(given))
+	for _, suite := range complianceDirs {
+		for _, file := range loadCompliance(f, suite.dir) {
+			for _, s := range file.suites {
+				given, _ := json.Marshal(s.Given)
+				for _, c := range s.Cases {
+					f.Add(c.Expression, string(given))
+				}
 			}
 		}
 	}
