@@ -2,6 +2,7 @@ package jmespath
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,12 +22,26 @@ type complianceSuite struct {
 	} `json:"cases"`
 }
 
-func loadCompliance(t testing.TB) map[string][]complianceSuite {
-	files, err := filepath.Glob("testdata/compliance/*.json")
+// complianceDirs are the vendored compliance suites, each named for its
+// source: the one go-jmespath v0.4.0 ships, and the latest of
+// github.com/jmespath/jmespath.test (see the README in each).
+var complianceDirs = []struct{ name, dir string }{
+	{"go-jmespath-v0.4.0", "testdata/compliance"},
+	{"jmespath.test", "testdata/compliance-jmespath-test"},
+}
+
+type complianceFile struct {
+	name   string
+	suites []complianceSuite
+}
+
+// loadCompliance reads the compliance files under dir, in order of name.
+func loadCompliance(t testing.TB, dir string) []complianceFile {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no compliance files: %v", err)
+		t.Fatalf("no compliance files in %s: %v", dir, err)
 	}
-	out := map[string][]complianceSuite{}
+	var out []complianceFile
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -44,7 +59,7 @@ func loadCompliance(t testing.TB) map[string][]complianceSuite {
 				suites[i].Cases[j].Result = fromJSON(suites[i].Cases[j].Result)
 			}
 		}
-		out[filepath.Base(f)] = suites
+		out = append(out, complianceFile{filepath.Base(f), suites})
 	}
 	return out
 }
@@ -57,60 +72,93 @@ func canonical(t testing.TB, x any) string {
 	return string(b)
 }
 
-// TestCompliance runs the JMESPath compliance suite on JSON values, and
+// TestCompliance runs each JMESPath compliance suite on JSON values, and
 // again on typed Go mirrors of each given value (structs with pointer
 // fields, typed slices), which run through the planned paths where the
-// types allow.
+// types allow. Each case is a subtest named suite/file/N.M:expression,
+// N the test suite's index in the file and M the case's in the suite.
+// A case whose error is "syntax" must be a *SyntaxError from Compile with
+// an offset within the expression; other errors may come from Compile or
+// from Search. A benchmark case (no result given) must compile and, unless
+// it benchmarks only the parse, evaluate without an error.
 func TestCompliance(t *testing.T) {
-	total, typed := 0, 0
-	for file, suites := range loadCompliance(t) {
-		for si, s := range suites {
-			mirror, mirrorOK := mirrorOf(s.Given)
-			for _, c := range s.Cases {
-				total++
-				name := fmt.Sprintf("%s/%d/%s", file, si, c.Expression)
-				e, err := Compile(c.Expression)
-				if c.Error != "" {
-					if err == nil {
-						_, err = e.Search(s.Given)
+	for _, suite := range complianceDirs {
+		t.Run(suite.name, func(t *testing.T) {
+			total, passed, typed := 0, 0, 0
+			for _, file := range loadCompliance(t, suite.dir) {
+				t.Run(file.name, func(t *testing.T) {
+					for si, s := range file.suites {
+						mirror, mirrorOK := mirrorOf(s.Given)
+						for ci, c := range s.Cases {
+							total++
+							tested := false
+							ok := t.Run(fmt.Sprintf("%d.%d:%s", si, ci, c.Expression), func(t *testing.T) {
+								tested = runComplianceCase(t, c.Expression, c.Result, c.Error, c.Bench, s.Given, mirror, mirrorOK)
+							})
+							if ok {
+								passed++
+							}
+							if ok && tested {
+								typed++
+							}
+						}
 					}
-					if err == nil {
-						t.Errorf("%s: no error, want %s", name, c.Error)
-					}
-					continue
-				}
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
-					continue
-				}
-				got, err := e.Search(s.Given)
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
-					continue
-				}
-				want := canonical(t, c.Result)
-				if g := canonical(t, got); g != want {
-					t.Errorf("%s: got %s, want %s", name, g, want)
-				}
-				if !mirrorOK {
-					continue
-				}
-				typed++
-				if os.Getenv("JPDEBUG") != "" {
-					fmt.Fprintln(os.Stderr, name)
-				}
-				got, err = e.Search(mirror.Interface())
-				if err != nil {
-					t.Errorf("%s (typed): %v", name, err)
-					continue
-				}
-				if g := canonical(t, got); g != want {
-					t.Errorf("%s (typed %s): got %s, want %s", name, mirror.Type(), g, want)
-				}
+				})
 			}
-		}
+			t.Logf("%s: %d of %d cases pass, %d also on typed Go mirrors", suite.name, passed, total, typed)
+		})
 	}
-	t.Logf("%d cases, %d also on typed Go mirrors", total, typed)
+}
+
+// runComplianceCase checks one case; it reports whether the case also ran
+// on the typed mirror.
+func runComplianceCase(t *testing.T, expr string, result any, wantErr, bench string, given any, mirror reflect.Value, mirrorOK bool) bool {
+	e, err := Compile(expr)
+	switch {
+	case wantErr == "syntax":
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Fatalf("Compile: %v, want a *SyntaxError", err)
+		}
+		if se.Offset < 0 || se.Offset > len(expr) {
+			t.Fatalf("%v: offset outside the expression", err)
+		}
+		return false
+	case wantErr != "":
+		if err == nil {
+			_, err = e.Search(given)
+		}
+		if err == nil {
+			t.Fatalf("no error, want %s", wantErr)
+		}
+		return false
+	case err != nil:
+		t.Fatal(err)
+	case bench == "parse":
+		return false
+	}
+	got, err := e.Search(given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bench != "" {
+		return false // no result given
+	}
+	want := canonical(t, result)
+	if g := canonical(t, got); g != want {
+		t.Fatalf("got %s, want %s", g, want)
+	}
+	if !mirrorOK {
+		return false
+	}
+	got, err = e.Search(mirror.Interface())
+	if err != nil {
+		t.Fatalf("typed %s: %v", mirror.Type(), err)
+	}
+	if g := canonical(t, got); g != want {
+		t.Fatalf("typed %s: got %s, want %s", mirror.Type(), g, want)
+	}
+	return true
 }
 
 // mirrorOf builds a typed Go value equal to x in the data model: a pointer

@@ -102,11 +102,7 @@ func lex(src string) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
-			// Within a raw string, \' is a quote and \\ a backslash; any
-			// other backslash is itself.
-			raw := src[i+1 : j-1]
-			raw = strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(raw)
-			toks = append(toks, token{kind: tRawString, pos: i, text: raw})
+			toks = append(toks, token{kind: tRawString, pos: i, text: rawString(src[i+1 : j-1])})
 			i = j
 		case c == '`':
 			j, err := closing(src, i, '`')
@@ -158,6 +154,31 @@ func twoChar(a, b byte) tokKind {
 
 func isIdentChar(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// rawString returns what the body of a raw string literal denotes: \' is
+// a quote, and a backslash before any other character is itself and that
+// character, so \\ is two backslashes (the specification's compliance
+// suite: "Backslash not followed by single quote is treated as any other
+// character"). closing has already paired each backslash with the
+// character after it, so every quote in a body is one that a backslash
+// escapes.
+func rawString(body string) string {
+	if !strings.Contains(body, `\'`) {
+		return body
+	}
+	var b strings.Builder
+	b.Grow(len(body))
+	for k := 0; k < len(body); k++ {
+		if body[k] == '\\' && k+1 < len(body) {
+			if body[k+1] != '\'' {
+				b.WriteByte('\\')
+			}
+			k++
+		}
+		b.WriteByte(body[k])
+	}
+	return b.String()
 }
 
 // closing returns the offset just past the delimiter q that closes the one
