@@ -335,6 +335,7 @@ type structField struct {
 	key    string // the key: a model's member name, or the Go rule's
 	tagged bool   // a tag gives the field another key than its Go name
 	index  []int
+	sf     reflect.StructField // as reflect.VisibleFields gives it: Index is the whole path
 }
 
 var structs sync.Map // reflect.Type → *structInfo
@@ -355,7 +356,7 @@ func structOf(t reflect.Type) *structInfo {
 		if !listed {
 			continue
 		}
-		s.fields = append(s.fields, structField{name: f.Name, key: key, tagged: key != f.Name, index: f.Index})
+		s.fields = append(s.fields, structField{name: f.Name, key: key, tagged: key != f.Name, index: f.Index, sf: f})
 		s.deep = s.deep || len(f.Index) > 1
 	}
 	got, _ := structs.LoadOrStore(t, s)

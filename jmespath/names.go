@@ -32,7 +32,7 @@ func Fields(t reflect.Type, names MemberNames) []Field {
 	}
 	var out []Field
 	for _, f := range newMemberNames(names).fields(t) {
-		out = append(out, Field{StructField: t.FieldByIndex(f.index), Key: f.key})
+		out = append(out, Field{StructField: f.sf, Key: f.key})
 	}
 	return out
 }
@@ -50,7 +50,7 @@ func Lookup(t reflect.Type, name string, names MemberNames) (f Field, ok bool) {
 	if i < 0 {
 		return Field{}, false
 	}
-	return Field{StructField: t.FieldByIndex(fs[i].index), Key: fs[i].key}, true
+	return Field{StructField: fs[i].sf, Key: fs[i].key}, true
 }
 
 // MemberNames returns the names the expression was compiled with
@@ -92,7 +92,7 @@ func (m *memberNames) fields(t reflect.Type) []structField {
 	}
 	var fs []structField
 	for _, sf := range structOf(t).fields {
-		switch n := m.fn(t, t.FieldByIndex(sf.index)); n {
+		switch n := m.fn(t, sf.sf); n {
 		case "-":
 			continue
 		case "":

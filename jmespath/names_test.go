@@ -250,3 +250,20 @@ func TestFieldsAndLookup(t *testing.T) {
 		t.Error("MemberNames() != nil for an expression compiled without")
 	}
 }
+
+// TestFieldsPromoted: a promoted field's Index is its whole path, as
+// reflect.VisibleFields gives it.
+func TestFieldsPromoted(t *testing.T) {
+	type Inner struct{ Deep string }
+	type Outer struct {
+		*Inner
+		Top string
+	}
+	fs := Fields(reflect.TypeFor[Outer](), nil)
+	if len(fs) != 2 || fs[0].Key != "Deep" || !reflect.DeepEqual(fs[0].Index, []int{0, 0}) || fs[1].Key != "Top" {
+		t.Errorf("Fields = %+v, want Deep at [0 0] then Top", fs)
+	}
+	if f, ok := Lookup(reflect.TypeFor[Outer](), "deep", nil); !ok || !reflect.DeepEqual(f.Index, []int{0, 0}) {
+		t.Errorf("Lookup(deep) = %+v, %t", f, ok)
+	}
+}
