@@ -92,7 +92,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 			continue
 		}
 		d := defs[0]
-		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors}
+		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors, Model: awsModel{pkg}}
 		out = append(out, d)
 	}
 	name := pkg
@@ -106,6 +106,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 		} else {
 			for _, n := range c.Names() {
 				d, _ := c.Get(n)
+				d.Operation.Model = awsModel{pkg}
 				out = append(out, d)
 			}
 		}
