@@ -12,7 +12,6 @@ import (
 type tagged struct {
 	Status   string `json:"status"`
 	Secret   string `json:"-"`
-	Dash     string `json:"-,"`
 	Plain    string
 	Opts     string `json:",omitempty"`
 	Both     string `json:"fromJSON" jmespath:"fromJMESPath"`
@@ -21,7 +20,7 @@ type tagged struct {
 }
 
 func newTagged() *tagged {
-	return &tagged{Status: "s", Secret: "x", Dash: "d", Plain: "p", Opts: "o", Both: "b", Same: "m", internal: "i"}
+	return &tagged{Status: "s", Secret: "x", Plain: "p", Opts: "o", Both: "b", Same: "m", internal: "i"}
 }
 
 func search(t *testing.T, expr string, v any, opts ...Option) string {
@@ -40,18 +39,16 @@ func search(t *testing.T, expr string, v any, opts ...Option) string {
 func TestKeysGoRule(t *testing.T) {
 	v := newTagged()
 	for expr, want := range map[string]string{
-		"keys(@)":      `["status","-","Plain","Opts","fromJMESPath","Same"]`,
-		"length(@)":    "6",
-		"values(@)":    `["s","d","p","o","b","m"]`,
-		"to_string(@)": `"{\"-\":\"d\",\"Opts\":\"o\",\"Plain\":\"p\",\"Same\":\"m\",\"fromJMESPath\":\"b\",\"status\":\"s\"}"`,
+		"keys(@)":      `["status","Plain","Opts","fromJMESPath","Same"]`,
+		"length(@)":    "5",
+		"values(@)":    `["s","p","o","b","m"]`,
+		"to_string(@)": `"{\"Opts\":\"o\",\"Plain\":\"p\",\"Same\":\"m\",\"fromJMESPath\":\"b\",\"status\":\"s\"}"`,
 		// The key finds a tagged field; its Go name does not.
 		"status": `"s"`,
 		"Status": "null",
 		// json:"-": neither listed nor found.
 		"Secret": "null",
 		"secret": "null",
-		// json:"-," is the key "-", as in encoding/json.
-		`"-"`: `"d"`,
 		// An untagged field: its Go name, or the name with its first
 		// letter upper-cased.
 		"Plain": `"p"`,
@@ -212,7 +209,7 @@ func TestFieldsAndLookup(t *testing.T) {
 	for _, f := range Fields(typ, nil) {
 		keys = append(keys, f.Name+"="+f.Key)
 	}
-	if got := strings.Join(keys, " "); got != "Status=status Dash=- Plain=Plain Opts=Opts Both=fromJMESPath Same=Same" {
+	if got := strings.Join(keys, " "); got != "Status=status Plain=Plain Opts=Opts Both=fromJMESPath Same=Same" {
 		t.Errorf("Fields = %s", got)
 	}
 	for name, want := range map[string]string{"status": "Status", "Status": "", "plain": "Plain", "Secret": "", "fromJMESPath": "Both"} {
