@@ -139,10 +139,13 @@ func TestKeysModelRule(t *testing.T) {
 		"to_string(objectOne)":                 `"{\"valueOne\":\"foo\",\"valueTwo\":\"bar\"}"`,
 		"objectOne":                            `{"valueOne":"foo","valueTwo":"bar"}`,
 		"length(@)":                            "5",
-		"status":                               `"ACTIVE"`,
-		"Status":                               `"ACTIVE"`,
-		"ResultMetadata":                       "null",
-		"resultMetadata":                       "null",
+		"length(*)":                            "5",
+		"objectOne == `{\"valueOne\":\"foo\",\"valueTwo\":\"bar\"}`": "true",
+		"objectOne == `{\"ValueOne\":\"foo\",\"ValueTwo\":\"bar\"}`": "false",
+		"status":         `"ACTIVE"`,
+		"Status":         `"ACTIVE"`,
+		"ResultMetadata": "null",
+		"resultMetadata": "null",
 		// The model's name wins over the json tag; the tag's name is
 		// no key, and the tagged field has no Go name to be found by.
 		"tagged":   `"t"`,

@@ -3,10 +3,12 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -280,5 +282,37 @@ func TestLoadBotocoreServiceErrors(t *testing.T) {
 				t.Errorf("error = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestShapeModelRules: a ShapeModel finds a member's field by package
+// jmespath's Go rule (a json tag of its name too), and leaves the types
+// its shapes do not reach to the Go rule; ParseWaitable gives no Model.
+func TestShapeModelRules(t *testing.T) {
+	type Extra struct{ Note string }
+	type Out struct {
+		State string `json:"state"`
+		Count int
+		Extra Extra // the model's member extra targets a simple shape
+	}
+	m := &waiter.ShapeModel{Output: "Out", Shapes: map[string]waiter.Shape{
+		"Out": {Type: "structure", Members: map[string]string{"state": "String", "count": "Integer", "extra": "Document"}},
+	}}
+	names, err := m.MemberNames(nil, reflect.TypeFor[*Out]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[Out](), reflect.TypeFor[Extra]()} {
+		for _, f := range jmespath.Fields(typ, names) {
+			keys = append(keys, f.Key)
+		}
+	}
+	if got := strings.Join(keys, " "); got != "state count extra Note" {
+		t.Errorf("keys = %s, want state count extra (the model's) then Note (Extra is no shape of it)", got)
+	}
+	defs, err := waiter.ParseWaitable([]byte(`{"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}]}}`))
+	if err != nil || defs[0].Operation.Model != nil {
+		t.Errorf("ParseWaitable = %+v, %v; want a definition with no Model", defs, err)
 	}
 }
