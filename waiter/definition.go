@@ -56,7 +56,7 @@ type Operation struct {
 	// (see [Model]): [LoadSmithy] and [LoadBotocoreService] set it from
 	// the model, package awswait for aws-sdk-go-v2's types. Nil (a Go
 	// literal, [ParseWaitable], [LoadBotocore]) means none: expressions
-	// key struct fields by package jmespath's Go rule (json or jmespath
+	// key struct fields by package jmespath's Go rule (jmespath or json
 	// tags, else Go names).
 	Model Model
 }

@@ -22,7 +22,7 @@
 // fields and their keys") with the member names of the definition's
 // [Model]: a model's member names for the fields that stand for members
 // (see [ShapeModel]), no key for those that do not, for definitions from
-// [LoadSmithy], [LoadBotocoreService] and package awswait; json or jmespath
+// [LoadSmithy], [LoadBotocoreService] and package awswait; jmespath or json
 // tags, else Go names, for definitions with no Model (Go literals,
 // [ParseWaitable], [LoadBotocore]).
 //
