@@ -22,7 +22,7 @@
 // keyed by package jmespath's rule ("Struct fields and their keys"): the
 // member names of a model where [Compile] is given them
 // ([WithMemberNames]; the waiter package gives those of a definition's
-// model), else json or jmespath tags, else Go names; an expression's name
+// model), else jmespath or json tags, else Go names; an expression's name
 // also finds an untagged field by its Go name (status finds Status). A path such as
 // Reservations[].Instances[].State.Name runs on a plan of field offsets
 // made once per Go type, allocating nothing; every other expression

@@ -31,7 +31,7 @@ type Model interface {
 // operation's input and output. Its member names reach Go types by their
 // structure: the Go type of the input (or output) stands for the Input (or
 // Output) shape; a struct field stands for the member whose name finds it
-// by package jmespath's Go rule (a json or jmespath tag of that name, else
+// by package jmespath's Go rule (a jmespath or json tag of that name, else
 // the field named so with its first letter upper-cased: member status,
 // field Status), and its type for the member's target; a slice's or
 // array's element for a list's member; a map's value for a map's value. A
