@@ -92,25 +92,39 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 			continue
 		}
 		d := defs[0]
-		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors}
+		d.Operation = waiter.Operation{ID: s.Operation, Output: s.Output, Errors: s.Errors, Model: awsModel{pkg}}
 		out = append(out, d)
 	}
-	name := pkg
-	if b, ok := botocoreNames[pkg]; ok {
-		name = b
-	}
-	if doc, ok := e.Botocore[name]; ok {
+	doc, ok := e.Botocore[botocoreName(pkg, e.Botocore)]
+	if ok {
 		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
 		if err != nil {
 			errs = append(errs, err)
 		} else {
 			for _, n := range c.Names() {
 				d, _ := c.Get(n)
+				d.Operation.Model = awsModel{pkg}
 				out = append(out, d)
 			}
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// botocoreName returns the botocore name of the service whose Go package is
+// pkg, among the names of docs: botocoreNames' if it has one, else the
+// name that is pkg but for its dashes ("arc-region-switch" for
+// arcregionswitch), else pkg.
+func botocoreName(pkg string, docs map[string]json.RawMessage) string {
+	if b, ok := botocoreNames[pkg]; ok {
+		return b
+	}
+	for name := range docs {
+		if notAlnum.ReplaceAllString(name, "") == pkg {
+			return name
+		}
+	}
+	return pkg
 }
 
 var notAlnum = regexp.MustCompile(`[^a-z0-9]`)

@@ -27,6 +27,15 @@
 // clients are in the module awswait/sdktest, so that this module's
 // go.mod requires none: its users get only the clients they import.
 //
+// The waiters' expressions read the SDK's Go types by the models' member
+// names, as AWS's waiters are written: keys(), values(), merge() and
+// to_string list EKS's cluster and status, EC2's Reservations, not the
+// Go names; the output's ResultMetadata is no member. Each definition
+// carries them as its waiter.Model, for [New] and for waiter.New given a
+// [Definition]. The names come from a table made from AWS's service models
+// at build time (go generate; see names.go), not from the SDK's types,
+// which do not carry them.
+//
 // What it does not do: it does not wrap the SDK's clients or generate
 // code. Any operation method fits [Op] (it is generic over the method's
 // input, output and options), and [waiter.New] takes any definition.

@@ -5,7 +5,7 @@ go 1.25.0
 require (
 	github.com/aws/aws-sdk-go-v2 v1.47.7
 	github.com/aws/smithy-go v1.28.8
-	github.com/waitable/waitable v0.1.0
+	github.com/waitable/waitable v0.2.0
 	go.uber.org/goleak v1.3.0
 )
 

@@ -49,7 +49,7 @@ func (n *node) staticType(t reflect.Type) (rt reflect.Type, list bool, err error
 	case opField:
 		switch {
 		case t.Kind() == reflect.Struct && t != timeType:
-			idx := resolveField(t, n.name)
+			idx := resolveField(t, n.name, n.names)
 			if idx == nil {
 				return nil, false, fmt.Errorf("field %q does not exist on %s%s", n.name, t, suggest(t, n.name))
 			}
@@ -237,7 +237,7 @@ func (e *Expr) checkNames(root reflect.Type) error {
 	for name := range e.idents {
 		found := false
 		for _, t := range structs {
-			if resolveField(t, name) != nil {
+			if resolveField(t, name, e.names) != nil {
 				found = true
 				break
 			}

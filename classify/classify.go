@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/waitable/waitable/jmespath"
 )
 
 // ErrInvalidAcceptor is matched by errors.Is for every [AcceptorError].
@@ -36,7 +38,7 @@ func (e *AcceptorError) Unwrap() error { return e.Err }
 // message on failure acceptors only. It does not require a success
 // acceptor: that is a rule of a whole waiter, checked by the waiter package.
 func Validate(acceptors []Acceptor) []error {
-	_, errs := compileAll(acceptors)
+	_, errs := compileAll(acceptors, nil)
 	return errs
 }
 
@@ -61,12 +63,43 @@ type ioDoc[I, O any] struct {
 	Output O `jmespath:"output"`
 }
 
-// Compile validates acceptors, compiles their expressions, and checks their
-// paths against the Go types I and O (see [Expr.Check]); it returns every
-// problem at once, joined. With I or O an interface type (such as any),
-// paths on it are not checked.
-func Compile[I, O any](acceptors []Acceptor) (*Set[I, O], error) {
-	cs, errs := compileAll(acceptors)
+// Option configures [Compile].
+type Option func(*options)
+
+type options struct {
+	names jmespath.MemberNames
+}
+
+// WithMemberNames compiles every expression with a model's member names
+// for the Go types I and O (and those they reach): the keys struct fields
+// are listed and found under (see package jmespath's key rule). Nil means
+// none: the Go rule (tags, else Go names). The waiter package passes a
+// definition's model's names (waiter.Model).
+func WithMemberNames(names jmespath.MemberNames) Option {
+	return func(o *options) { o.names = names }
+}
+
+// Compile validates acceptors, compiles their expressions (with opts'
+// member names, if any), and checks their paths against the Go types I and
+// O (see [Expr.Check]); it returns every problem at once, joined. With I
+// or O an interface type (such as any), paths on it are not checked.
+func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if names := o.names; names != nil {
+		// The {input, output} documents are this package's: their keys
+		// are their tags, whatever a model says.
+		docs := [2]reflect.Type{reflect.TypeFor[ioDoc[I, O]](), reflect.TypeFor[ioDoc[I, *O]]()}
+		o.names = func(t reflect.Type, f reflect.StructField) string {
+			if t == docs[0] || t == docs[1] {
+				return ""
+			}
+			return names(t, f)
+		}
+	}
+	cs, errs := compileAll(acceptors, o.names)
 	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
 	for i, c := range cs {
 		if c.expr == nil {
@@ -89,7 +122,13 @@ func Compile[I, O any](acceptors []Acceptor) (*Set[I, O], error) {
 	return &Set[I, O]{acceptors: cs}, nil
 }
 
-func compileAll(acceptors []Acceptor) ([]compiled, []error) {
+// compileAll validates and compiles acceptors, their expressions with
+// names (nil: none).
+func compileAll(acceptors []Acceptor, names jmespath.MemberNames) ([]compiled, []error) {
+	var jopts []jmespath.Option
+	if names != nil {
+		jopts = append(jopts, jmespath.WithMemberNames(names))
+	}
 	var errs []error
 	bad := func(i int, rule string, format string, args ...any) {
 		errs = append(errs, &AcceptorError{Index: i, Rule: rule, Err: fmt.Errorf(format, args...)})
@@ -123,7 +162,7 @@ func compileAll(acceptors []Acceptor) ([]compiled, []error) {
 			}
 			if p.Path == "" {
 				bad(i, "path", "the path is empty")
-			} else if e, err := CompileExpr(p.Path); err != nil {
+			} else if e, err := CompileExpr(p.Path, jopts...); err != nil {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: err})
 			} else {
 				c.expr = e
@@ -132,7 +171,7 @@ func compileAll(acceptors []Acceptor) ([]compiled, []error) {
 		if a.Message != "" {
 			if a.State != Failure {
 				bad(i, "message", "a message is allowed on failure acceptors only, not on %v", a.State)
-			} else if e, err := CompileExpr(a.Message); err != nil {
+			} else if e, err := CompileExpr(a.Message, jopts...); err != nil {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: err})
 			} else {
 				c.message = e

@@ -18,8 +18,12 @@
 // values are read in place through the specification's data model, as
 // aws-sdk-go-v2 shapes them: pointers are followed, typed string enums are
 // strings, every numeric kind is a number, time.Time is epoch seconds,
-// []byte is base64, a nil slice is an empty array, and a struct field is
-// found by its Smithy member name (status finds Status). A path such as
+// []byte is base64, a nil slice is an empty array. Struct fields are
+// keyed by package jmespath's rule ("Struct fields and their keys"): the
+// member names of a model where [Compile] is given them
+// ([WithMemberNames]; the waiter package gives those of a definition's
+// model), else jmespath or json tags, else Go names; an expression's name
+// also finds an untagged field by its Go name (status finds Status). A path such as
 // Reservations[].Instances[].State.Name runs on a plan of field offsets
 // made once per Go type, allocating nothing; every other expression
 // (functions, filters, comparisons) runs on the same values through the

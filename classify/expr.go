@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	"github.com/waitable/waitable/jmespath"
@@ -39,21 +40,25 @@ func (e *ExprError) Unwrap() error { return e.Err }
 type Expr struct {
 	src    string
 	jp     *jmespath.Expr
-	simple *node // the path's shape for static checks; nil unless a simple path
+	names  jmespath.MemberNames // a model's member names, or nil
+	simple *node                // the path's shape for static checks; nil unless a simple path
 	idents map[string]struct{}
 }
 
-// CompileExpr compiles a JMESPath expression. It fails with an error
+// CompileExpr compiles a JMESPath expression with package jmespath's
+// options: [jmespath.WithMemberNames] keys struct fields by a model's
+// member names (see the package documentation). It fails with an error
 // matching [ErrExpression] for one that does not parse, nests deeper than
 // [jmespath.MaxDepth], or calls an unknown function.
-func CompileExpr(src string) (*Expr, error) {
-	jp, err := jmespath.Compile(src)
+func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
+	jp, err := jmespath.Compile(src, opts...)
 	if err != nil {
 		return nil, &ExprError{Expr: src, Err: err}
 	}
-	e := &Expr{src: src, jp: jp, idents: map[string]struct{}{}}
+	e := &Expr{src: src, jp: jp, names: jp.MemberNames(), idents: map[string]struct{}{}}
 	if toks, err := lex(src); err == nil {
 		e.simple = parseSimple(toks)
+		e.simple.setNames(e.names)
 		for _, t := range toks {
 			if t.kind == tokIdent {
 				e.idents[t.text] = struct{}{}
@@ -65,6 +70,15 @@ func CompileExpr(src string) (*Expr, error) {
 
 // String returns the expression's source.
 func (e *Expr) String() string { return e.src }
+
+// lookup returns the index of the field of struct type t that name finds
+// when the expression runs, by the key rule of package jmespath with the
+// expression's member names; nil for none.
+func (e *Expr) lookup(t reflect.Type, name string) []int { return resolveField(t, name, e.names) }
+
+// fields returns the members of struct type t as the expression lists
+// them, each with its key, by the same rule.
+func (e *Expr) fields(t reflect.Type) []jmespath.Field { return jmespath.Fields(t, e.names) }
 
 // Simple reports whether the expression is a simple path (fields, indexes,
 // projections and flattens), whose result type [Expr.Check] can know

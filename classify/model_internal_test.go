@@ -63,7 +63,7 @@ func TestResolveFieldAgreesWithJMESPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := ""
-		if idx := resolveField(rv.Type(), name); idx != nil {
+		if idx := resolveField(rv.Type(), name, nil); idx != nil {
 			want = fmt.Sprint(idx)
 		}
 		for _, x := range []any{&v, v} {
@@ -79,7 +79,7 @@ func TestResolveFieldAgreesWithJMESPath(t *testing.T) {
 			}
 		}
 	}
-	if resolveField(reflect.TypeFor[string](), "Status") != nil {
+	if resolveField(reflect.TypeFor[string](), "Status", nil) != nil {
 		t.Error("resolveField found a field on a string")
 	}
 }

@@ -24,21 +24,35 @@
 //	time.Time                                 number: epoch seconds with fraction
 //	slice, array (a nil slice too)            array (a nil slice is [], not null)
 //	map with string keys (a nil map too)      object
-//	struct                                    object of its exported fields
+//	struct                                    object of its exported fields, keyed as below
 //	a Smithy document (MarshalSmithyDocument) the JSON it marshals to
 //	an aws-sdk-go-v2 union member             object of one key, the member's name
 //	anything else (chan, func, complex)       null
-//
-// An expression's name finds a struct field by its `jmespath:"name"` tag,
-// then by the exact field name, then by the name with its first letter
-// upper-cased (Smithy's member "status" is aws-sdk-go-v2's field Status).
-// Where an object's keys are listed (keys(), values(), *, to_string, an
-// object in a result), a field's key is its tag, or else its Go name, or
-// the member name given by [WithMemberNames].
 //
 // The grammar and the functions are those of the JMESPath specification
 // (jmespath.org), checked against its compliance suite. Expressions nest at
 // most MaxDepth levels; an evaluation that would read more than MaxNodes
 // values whole (a cycle of pointers, or widely shared pointers, under
 // to_string or ==) fails with ErrTooLarge instead of running without end.
+//
+// # Struct fields and their keys
+//
+// An object read from a struct has a member for each exported field
+// (promoted fields too; an embedded struct itself is not one), listed
+// (by keys(), values(), the * projection, length(), merge(), to_string, ==
+// and in results) under a key:
+//
+//   - with [WithMemberNames], the member name the model gives the field; a
+//     field the model gives "-" is no member: it is neither listed nor
+//     found;
+//   - else the field's `jmespath:"key"` tag, whatever it holds;
+//   - else the name part of its `json:"name,opts"` tag; a field tagged
+//     `json:"-"` is no member;
+//   - else its Go name.
+//
+// An expression's name finds the member whose key it is (one whose key is
+// not its Go name first); failing that, a field that no tag renames whose
+// Go name is the name with its first letter upper-cased (Smithy's member
+// "status" finds aws-sdk-go-v2's field Status). Map keys are found
+// exactly. [Fields] and [Lookup] apply the same rule to a struct type.
 package jmespath

@@ -52,9 +52,9 @@ type Expr struct {
 // Option configures Compile.
 type Option func(*Expr)
 
-// WithMemberNames lists struct fields under the member names of a model
-// (in keys(), values(), to_string and results) instead of their Go names,
-// and lets expressions reach fields by those names.
+// WithMemberNames keys struct fields by the member names of a model
+// (names nil: none), as the package documentation's rule says: objects
+// list them under those names, and expressions find them by those names.
 func WithMemberNames(names MemberNames) Option {
 	return func(e *Expr) {
 		if names != nil {
@@ -447,7 +447,7 @@ func objectLen(x any) int {
 		if x.v.Kind() == reflect.Map {
 			return x.v.Len()
 		}
-		return structOf(x.v.Type()).members(x.v)
+		return countMembers(x.v, x.names)
 	}
 	return 0
 }

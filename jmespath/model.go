@@ -253,7 +253,7 @@ func field(x any, name string) any {
 			v := x.v.MapIndex(reflect.ValueOf(name).Convert(x.v.Type().Key()))
 			return fromGo(v, x.names)
 		case reflect.Struct:
-			idx := structOf(x.v.Type()).lookup(name, x.names)
+			idx := x.names.lookup(x.v.Type(), name)
 			if idx == nil {
 				return nil
 			}
@@ -294,12 +294,12 @@ func eachMember(x any, yield func(string, any) bool) {
 				}
 			}
 		case reflect.Struct:
-			for _, f := range structOf(x.v.Type()).fields {
+			for _, f := range x.names.fields(x.v.Type()) {
 				fv, err := x.v.FieldByIndexErr(f.index)
 				if err != nil {
 					continue
 				}
-				if !yield(x.names.key(x.v.Type(), f), fromGo(fv, x.names)) {
+				if !yield(f.key, fromGo(fv, x.names)) {
 					return
 				}
 			}
@@ -307,14 +307,15 @@ func eachMember(x any, yield func(string, any) bool) {
 	}
 }
 
-// members returns the number of fields of v (a value of s's type) that
-// are members: those promoted through a nil embedded pointer are not.
-func (s *structInfo) members(v reflect.Value) int {
-	if !s.deep {
-		return len(s.fields)
+// countMembers returns the number of fields of v (a struct of type t)
+// that are members: those promoted through a nil embedded pointer are not.
+func countMembers(v reflect.Value, names *memberNames) int {
+	fs := names.fields(v.Type())
+	if !structOf(v.Type()).deep {
+		return len(fs)
 	}
 	n := 0
-	for _, f := range s.fields {
+	for _, f := range fs {
 		if _, err := v.FieldByIndexErr(f.index); err == nil {
 			n++
 		}
@@ -324,77 +325,55 @@ func (s *structInfo) members(v reflect.Value) int {
 
 // structInfo is what this package knows of one struct type.
 type structInfo struct {
-	fields []structField // exported, non-embedded, in order
+	fields []structField // the members by the Go rule, in order
 	deep   bool          // some field is promoted from an embedded struct
 	byName sync.Map      // name → []int (nil: none)
-	t      reflect.Type
 }
 
 type structField struct {
-	name  string // Go name
-	key   string // tag or Go name
-	index []int
+	name   string // Go name
+	key    string // the key: a model's member name, or the Go rule's
+	tagged bool   // a tag gives the field another key than its Go name
+	index  []int
+	sf     reflect.StructField // as reflect.VisibleFields gives it: Index is the whole path
 }
 
 var structs sync.Map // reflect.Type → *structInfo
 
+// structOf returns what the Go rule makes of struct type t: its exported,
+// non-embedded fields (promoted ones too) but those tagged `json:"-"`, each
+// with its key.
 func structOf(t reflect.Type) *structInfo {
 	if s, ok := structs.Load(t); ok {
 		return s.(*structInfo)
 	}
-	s := &structInfo{t: t}
+	s := &structInfo{}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous {
 			continue
 		}
-		key := f.Name
-		if tag, ok := f.Tag.Lookup("jmespath"); ok {
-			key = tag
+		key, listed := goKey(f)
+		if !listed {
+			continue
 		}
-		s.fields = append(s.fields, structField{name: f.Name, key: key, index: f.Index})
+		s.fields = append(s.fields, structField{name: f.Name, key: key, tagged: key != f.Name, index: f.Index, sf: f})
 		s.deep = s.deep || len(f.Index) > 1
 	}
 	got, _ := structs.LoadOrStore(t, s)
 	return got.(*structInfo)
 }
 
-// lookup finds the field an expression's name refers to.
-func (s *structInfo) lookup(name string, names *memberNames) []int {
+// lookup finds the field an expression's name refers to by the Go rule.
+func (s *structInfo) lookup(name string) []int {
 	if idx, ok := s.byName.Load(name); ok {
 		return idx.([]int)
 	}
 	var idx []int
-	if goName, ok := names.field(s.t, name); ok {
-		for _, f := range s.fields {
-			if f.name == goName {
-				idx = f.index
-			}
-		}
+	if i := find(s.fields, name); i >= 0 {
+		idx = s.fields[i].index
 	}
-	if idx == nil {
-		idx = s.find(name)
-	}
-	if names == nil {
-		s.byName.Store(name, idx)
-	}
+	s.byName.Store(name, idx)
 	return idx
-}
-
-func (s *structInfo) find(name string) []int {
-	for _, f := range s.fields {
-		if f.key == name && f.key != f.name {
-			return f.index
-		}
-	}
-	upper := upperFirst(name)
-	for _, want := range []string{name, upper} {
-		for _, f := range s.fields {
-			if f.name == want && f.key == f.name {
-				return f.index
-			}
-		}
-	}
-	return nil
 }
 
 func upperFirst(s string) string {

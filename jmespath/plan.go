@@ -18,6 +18,7 @@ type plan struct {
 	leaf   reflect.Type // the result's type (not a pointer)
 	kind   reflect.Kind // leaf.Kind()
 	inner  bool         // each has one projection only
+	names  *memberNames // the expression's member names, for a composite leaf
 }
 
 type pstepKind uint8
@@ -89,7 +90,7 @@ type planEntry struct {
 
 // plan returns the plan of the expression for rv's type, or nil.
 func (e *Expr) plan(rv reflect.Value) *plan {
-	if !rv.IsValid() || rv.Kind() != reflect.Pointer || e.names != nil {
+	if !rv.IsValid() || rv.Kind() != reflect.Pointer {
 		return nil
 	}
 	t := rv.Type()
@@ -100,16 +101,17 @@ func (e *Expr) plan(rv reflect.Value) *plan {
 	if got, ok := e.plans.Load(t); ok {
 		p = got.(*plan)
 	} else {
-		p = compilePlan(e.root, t)
+		p = compilePlan(e.root, t, e.names)
 		e.plans.Store(t, p)
 	}
 	e.hot.Store(&planEntry{t, p})
 	return p
 }
 
-// compilePlan returns the plan of n on root type t, or nil.
-func compilePlan(n *node, t reflect.Type) *plan {
-	var c planCompiler
+// compilePlan returns the plan of n on root type t, or nil; names are the
+// expression's member names (nil: none).
+func compilePlan(n *node, t reflect.Type, names *memberNames) *plan {
+	c := planCompiler{names: names}
 	steps, leaf, ok := c.stream(n, t.Elem()) // the root pointer is the address of a t.Elem()
 	if !ok {
 		return nil
@@ -118,7 +120,7 @@ func compilePlan(n *node, t reflect.Type) *plan {
 	if !planLeaf(leaf) {
 		return nil
 	}
-	p := &plan{t: t, leaf: leaf, kind: leaf.Kind()}
+	p := &plan{t: t, leaf: leaf, kind: leaf.Kind(), names: names}
 	for i := range steps {
 		if steps[i].kind == sEach {
 			steps[i].path, _ = fieldPath(steps[i+1:])
@@ -158,7 +160,9 @@ func planLeaf(t reflect.Type) bool {
 	return true
 }
 
-type planCompiler struct{}
+type planCompiler struct {
+	names *memberNames
+}
 
 // derefs appends a dereference for each pointer level of t.
 func derefs(steps []pstep, t reflect.Type) ([]pstep, reflect.Type) {
@@ -190,7 +194,7 @@ func (c planCompiler) stream(n *node, t reflect.Type) (steps []pstep, out reflec
 		if _, union := unionMember(t); union {
 			return nil, nil, false
 		}
-		idx := structOf(t).lookup(n.name, nil)
+		idx := c.names.lookup(t, n.name)
 		if idx == nil {
 			return nil, nil, false // null for every value: let the evaluator say so
 		}
@@ -387,7 +391,7 @@ func (p *plan) leafValue(at unsafe.Pointer) Value {
 	case reflect.Float64:
 		return Value{kind: Number, n: *(*float64)(at)}
 	}
-	x := fromGo(reflect.NewAt(p.leaf, at).Elem(), nil)
+	x := fromGo(reflect.NewAt(p.leaf, at).Elem(), p.names)
 	return valueOf(x, nil)
 }
 

@@ -49,14 +49,138 @@ type botocoreAcceptor struct {
 //
 // Operation.ID is the operation's name; botocore gives no shape IDs.
 // Problems are reported all at once, each naming the waiter and acceptor.
+// The definitions carry no Model: for the member names of the service's
+// shapes, read its service-2.json too, with [LoadBotocoreService].
 func LoadBotocore(r io.Reader) (*Catalog, error) {
+	return loadBotocore(r, nil)
+}
+
+// LoadBotocoreService reads a botocore waiters-2.json document as
+// [LoadBotocore] does, together with the service-2.json beside it (the
+// service's model), which gives each definition what a Smithy model
+// would: Operation.Input, Output and Errors (shape names), Service (the
+// model's serviceId), and Operation.Model, a [*ShapeModel] of the shapes
+// the operation's input and output reach, whose member names [New] keys
+// struct fields by. A waiter of an operation the service does not have,
+// and a path matcher on an operation without output, are errors.
+func LoadBotocoreService(waiters, service io.Reader) (*Catalog, error) {
+	data, err := io.ReadAll(service)
+	if err != nil {
+		return nil, &ModelError{Where: "service", Err: err}
+	}
+	ssrc := source{data}
+	if kind := ssrc.sniff(); kind != "botocore-service" && kind != "" {
+		return nil, &ModelError{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
+	}
+	var svc botocoreService
+	if err := json.Unmarshal(data, &svc); err != nil {
+		return nil, &ModelError{Where: "service", Err: ssrc.explain(data, err, 0)}
+	}
+	if svc.Operations == nil || svc.Shapes == nil {
+		return nil, &ModelError{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
+	}
+	return loadBotocore(waiters, &svc)
+}
+
+// botocoreService is the part of a botocore service-2.json this package
+// reads.
+type botocoreService struct {
+	Metadata struct {
+		ServiceID string `json:"serviceId"`
+	} `json:"metadata"`
+	Operations map[string]struct {
+		Input  *botocoreRef  `json:"input"`
+		Output *botocoreRef  `json:"output"`
+		Errors []botocoreRef `json:"errors"`
+	} `json:"operations"`
+	Shapes map[string]struct {
+		Type    string                 `json:"type"`
+		Members map[string]botocoreRef `json:"members"`
+		Member  *botocoreRef           `json:"member"`
+		Value   *botocoreRef           `json:"value"`
+		Union   bool                   `json:"union"`
+	} `json:"shapes"`
+}
+
+type botocoreRef struct {
+	Shape string `json:"shape"`
+}
+
+// operation fills d's Operation from the service model.
+func (svc *botocoreService) operation(d *Definition) error {
+	op, ok := svc.Operations[d.Operation.ID]
+	if !ok {
+		return &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
+	}
+	info := Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
+	if op.Input != nil {
+		info.Input = op.Input.Shape
+	}
+	if op.Output != nil {
+		info.Output = op.Output.Shape
+	}
+	for _, e := range op.Errors {
+		info.Errors = append(info.Errors, e.Shape)
+	}
+	if info.Output == "" {
+		if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
+			return &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
+		}
+	}
+	sm := &ShapeModel{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
+	var visit func(name string)
+	visit = func(name string) {
+		if _, seen := sm.Shapes[name]; seen {
+			return
+		}
+		sh, ok := svc.Shapes[name]
+		if !ok {
+			return
+		}
+		switch {
+		case sh.Type == "structure":
+			typ := "structure"
+			if sh.Union {
+				typ = "union"
+			}
+			members := map[string]string{}
+			for m, ref := range sh.Members {
+				members[m] = ref.Shape
+			}
+			sm.Shapes[name] = Shape{Type: typ, Members: members}
+			for _, target := range members {
+				visit(target)
+			}
+		case sh.Type == "list" && sh.Member != nil:
+			sm.Shapes[name] = Shape{Type: "list", Member: sh.Member.Shape}
+			visit(sh.Member.Shape)
+		case sh.Type == "map" && sh.Value != nil:
+			sm.Shapes[name] = Shape{Type: "map", Member: sh.Value.Shape}
+			visit(sh.Value.Shape)
+		}
+	}
+	for _, name := range []string{info.Input, info.Output} {
+		if name != "" {
+			visit(name)
+		}
+	}
+	info.Model = sm
+	d.Operation = info
+	return nil
+}
+
+func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, &ModelError{Err: err}
 	}
 	src := source{data}
 	if kind := src.sniff(); kind != "botocore" && kind != "" {
-		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, "LoadBotocore"))}
+		fn := "LoadBotocore"
+		if svc != nil {
+			fn = "LoadBotocoreService"
+		}
+		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
 	}
 	var f botocoreFile
 	if err := src.decode(data, &f); err != nil {
@@ -72,6 +196,9 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 		d, err := src.parseBotocoreWaiter(name, f.Waiters[name], "waiters."+name)
 		if err == nil {
 			err = d.Validate()
+		}
+		if err == nil && svc != nil {
+			err = svc.operation(&d)
 		}
 		if err == nil {
 			err = c.add(d)

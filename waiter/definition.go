@@ -49,9 +49,16 @@ type Operation struct {
 	// Input and Output are shape IDs; empty when the operation has none.
 	Input, Output string
 	// Errors are the shape IDs of the operation's modelled errors. Nil
-	// means unknown (a Go literal, botocore); an empty non-nil slice means
-	// the model lists none.
+	// means unknown (a Go literal, botocore without its service model); an
+	// empty non-nil slice means the model lists none.
 	Errors []string
+	// Model gives the member names of the operation's input and output
+	// (see [Model]): [LoadSmithy] and [LoadBotocoreService] set it from
+	// the model, package awswait for aws-sdk-go-v2's types. Nil (a Go
+	// literal, [ParseWaitable], [LoadBotocore]) means none: expressions
+	// key struct fields by package jmespath's Go rule (jmespath or json
+	// tags, else Go names).
+	Model Model
 }
 
 // Schedule returns the waiter's delay schedule with its defaults applied.

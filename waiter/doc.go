@@ -16,6 +16,16 @@
 // waiter from Go functions alone, in the style of Kubernetes'
 // ConditionFunc.
 //
+// [New] compiles the definition's expressions for the Go types of the
+// operation's input and output, keying struct fields (in keys(), values(),
+// merge(), to_string, and paths) by package jmespath's rule ("Struct
+// fields and their keys") with the member names of the definition's
+// [Model]: a model's member names for the fields that stand for members
+// (see [ShapeModel]), no key for those that do not, for definitions from
+// [LoadSmithy], [LoadBotocoreService] and package awswait; jmespath or json
+// tags, else Go names, for definitions with no Model (Go literals,
+// [ParseWaitable], [LoadBotocore]).
+//
 // # The core and its drivers
 //
 // The rules of the Smithy waiter workflow live in one place, as pure

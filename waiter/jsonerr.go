@@ -109,6 +109,7 @@ func withArticle(v string) string {
 
 // sniff says what kind of document s is, from its top-level keys:
 // "smithy" (a Smithy JSON AST model), "botocore" (a waiters-2.json),
+// "botocore-service" (a service-2.json),
 // "waitable" (an object, perhaps a waitable trait's value), or a
 // description of what it is when it is not an object ("" when it is not
 // JSON at all; the decoder then reports where).
@@ -125,7 +126,11 @@ func (s source) sniff() string {
 	_, shapes := top["shapes"]
 	_, waiters := top["waiters"]
 	_, version := top["version"]
+	_, metadata := top["metadata"]
+	_, operations := top["operations"]
 	switch {
+	case !smithy && metadata && operations:
+		return "botocore-service"
 	case smithy || shapes:
 		return "smithy"
 	case waiters && version:
@@ -142,6 +147,8 @@ func hint(kind, fn string) string {
 		return "a Smithy JSON AST model (read it with LoadSmithy)"
 	case "botocore":
 		return "a botocore waiters-2.json document (read it with LoadBotocore)"
+	case "botocore-service":
+		return "a botocore service-2.json document (give it to LoadBotocoreService beside the service's waiters-2.json)"
 	case "waitable":
 		if fn == "LoadSmithy" {
 			return `a JSON object without the "smithy" version key of a Smithy JSON AST model (for a waitable trait's value, use ParseWaitable)`

@@ -53,10 +53,11 @@ type smithyWaiter struct {
 // ParseWaitable decodes the value of a smithy.waiters#waitable trait (a
 // JSON object of waiter names to waiters) and returns its definitions,
 // sorted by name, each validated. It reports every problem at once.
-// Operation is left empty: the trait does not say which operation it is on.
+// Operation is left empty: the trait does not say which operation it is
+// on, nor what its members are named (no Model).
 func ParseWaitable(data []byte) ([]Definition, error) {
 	src := source{data}
-	if kind := src.sniff(); kind == "smithy" || kind == "botocore" {
+	if kind := src.sniff(); kind == "smithy" || kind == "botocore" || kind == "botocore-service" {
 		return nil, &ModelError{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
 	}
 	return src.parseWaitable(data, "")
@@ -148,6 +149,13 @@ type smithyShape struct {
 	// Resource lifecycle operations.
 	Create, Put, Read, Update, Delete, List *smithyTarget
 	CollectionOperations                    []smithyTarget `json:"collectionOperations"`
+	// Aggregate shapes: a structure's or union's members, a list's or
+	// set's member, a map's value, and the mixins whose members a shape
+	// takes.
+	Members map[string]smithyTarget `json:"members"`
+	Member  *smithyTarget           `json:"member"`
+	Value   *smithyTarget           `json:"value"`
+	Mixins  []smithyTarget          `json:"mixins"`
 }
 
 type smithyTarget struct {
@@ -158,7 +166,9 @@ const waitableTrait = "smithy.waiters#waitable"
 
 // LoadSmithy reads a whole Smithy JSON AST model and returns a [Catalog] of
 // every waiter on its operations, each with its operation's shape ID,
-// service, input, output and modelled errors. Waiter names must be
+// service, input, output and modelled errors, and its Model: a
+// [*ShapeModel] of the shapes its input and output reach (mixins'
+// members included), whose member names [New] keys struct fields by. Waiter names must be
 // case-insensitively unique within a service. Problems are reported all at
 // once; an errorType naming an error the operation does not model is a
 // warning ([Catalog.Warnings]), as in Smithy, not an error.
@@ -207,6 +217,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		for _, e := range op.Errors {
 			info.Errors = append(info.Errors, e.Target)
 		}
+		info.Model = m.shapeModel(info.Input, info.Output)
 		for _, d := range defs {
 			d.Operation = info
 			if info.Output == "" {
@@ -224,6 +235,63 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// shapeModel returns the model of an operation whose input and output are
+// shapes in and out (empty: none): the aggregate shapes they reach.
+func (m *smithyModel) shapeModel(in, out string) *ShapeModel {
+	sm := &ShapeModel{Input: in, Output: out, Shapes: map[string]Shape{}}
+	var visit func(id string)
+	visit = func(id string) {
+		if _, seen := sm.Shapes[id]; seen {
+			return
+		}
+		sh, ok := m.Shapes[id]
+		if !ok {
+			return
+		}
+		switch sh.Type {
+		case "structure", "union":
+			members := map[string]string{}
+			m.members(id, members, map[string]bool{})
+			sm.Shapes[id] = Shape{Type: sh.Type, Members: members}
+			for _, target := range members {
+				visit(target)
+			}
+		case "list", "set":
+			if sh.Member != nil {
+				sm.Shapes[id] = Shape{Type: "list", Member: sh.Member.Target}
+				visit(sh.Member.Target)
+			}
+		case "map":
+			if sh.Value != nil {
+				sm.Shapes[id] = Shape{Type: "map", Member: sh.Value.Target}
+				visit(sh.Value.Target)
+			}
+		}
+	}
+	for _, id := range []string{in, out} {
+		if id != "" {
+			visit(id)
+		}
+	}
+	return sm
+}
+
+// members adds the members of shape id to out, its mixins' first (its own
+// win), following each mixin once.
+func (m *smithyModel) members(id string, out map[string]string, seen map[string]bool) {
+	if seen[id] {
+		return
+	}
+	seen[id] = true
+	sh := m.Shapes[id]
+	for _, mixin := range sh.Mixins {
+		m.members(mixin.Target, out, seen)
+	}
+	for name, t := range sh.Members {
+		out[name] = t.Target
+	}
 }
 
 // operationServices maps each operation to the service whose closure holds

@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
 )
@@ -39,7 +40,8 @@ type Waiter[I, O any] struct {
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
-	identity       *classify.Expr // WithIdentity's, compiled
+	identity       *classify.Expr       // WithIdentity's, compiled
+	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
 }
 
@@ -152,8 +154,19 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 		}
 	}
 	w.transientLimit = cfg.transientLimit
+	if m := def.Operation.Model; m != nil {
+		names, err := m.MemberNames(reflect.TypeFor[I](), reflect.TypeFor[O]())
+		if err != nil {
+			errs = append(errs, &DefinitionError{Waiter: def.Name, Acceptor: -1, Rule: "model", Err: fmt.Errorf("the model does not fit %v and %v: %w", reflect.TypeFor[I](), reflect.TypeFor[O](), err)})
+		}
+		w.names = names
+	}
 	if cfg.identity != "" {
-		e, err := classify.CompileExpr(cfg.identity)
+		var opts []jmespath.Option
+		if w.names != nil {
+			opts = append(opts, jmespath.WithMemberNames(w.names))
+		}
+		e, err := classify.CompileExpr(cfg.identity, opts...)
 		if err == nil {
 			err = e.Check(reflect.TypeFor[O](), classify.StringEquals)
 		}
@@ -195,7 +208,7 @@ func typed[F any](dst *F, v any, waiter, option string, errs []error) []error {
 func (w *Waiter[I, O]) compile(cfg config) []error {
 	var errs []error
 	extra := len(cfg.acceptors)
-	set, err := classify.Compile[I, O](append(append([]classify.Acceptor(nil), cfg.acceptors...), w.def.Acceptors...))
+	set, err := classify.Compile[I, O](append(append([]classify.Acceptor(nil), cfg.acceptors...), w.def.Acceptors...), classify.WithMemberNames(w.names))
 	for _, e := range unjoin(err) {
 		var ae *classify.AcceptorError
 		switch {
