@@ -62,7 +62,7 @@ func ratioRows() []ratioRow {
 		{"2a", "retry loop, 10 failures then success, zero delay (per call)", retrySides(0), false},
 		{"2b", "retry loop, 10 failures then success, 1ns delays, real time (per call)", retrySides(time.Nanosecond), false},
 		{"2c", "retry loop, 10 failures then success, 1s delays, virtual time (per call)", retrySides(time.Second), true},
-		{"3", "InstanceRunning acceptors on 1,000 typed instances (per evaluation)", matcherSides(), false},
+		{"3", "InstanceRunning acceptors on 1,000 typed instances (per evaluation)", matcherSides(fleetOutput(1000)), false},
 		{"4a", "waiter run of 11 polls, 1ns delays, real time (per run)", pollSides(time.Nanosecond), false},
 		{"4b", "waiter run of 11 polls, 2s delays, virtual time (per run)", pollSides(2 * time.Second), true},
 		{"5a", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1ns delays (per run)", sdkSides(time.Nanosecond), false},
