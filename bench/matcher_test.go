@@ -10,6 +10,9 @@ import (
 // BenchmarkMatcher is row 3 for go test: see matcherSides.
 func BenchmarkMatcher(b *testing.B) { benchSides(b, matcherSides(fleetOutput(1000))) }
 
+// BenchmarkMatcherRunning is row 3b for go test.
+func BenchmarkMatcherRunning(b *testing.B) { benchSides(b, matcherSides(runningFleet(1000))) }
+
 func TestMatchersAgree(t *testing.T) {
 	set, _ := classify.Compile[any, *DescribeInstancesOutput](instanceRunning)
 	outs := map[string]*DescribeInstancesOutput{"none": {}, "no reservation's instances": {Reservations: make([]Reservation, 2)}}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -21,6 +22,9 @@ type ReportOptions struct {
 	FanoutN  int    // resources in the fan-out scenario
 	OutageN  int    // waits per client in the outage scenario
 	ScaleN   []int  // concurrent waits in the scaling row
+	// Rows, if not empty, are the ids of the ratio rows to measure ("3",
+	// "3b"); the report then has the ratio table only, with those rows.
+	Rows []string
 }
 
 // FullReport is what `go run ./cmd/report` measures; million adds the
@@ -62,7 +66,8 @@ func ratioRows() []ratioRow {
 		{"2a", "retry loop, 10 failures then success, zero delay (per call)", retrySides(0), false},
 		{"2b", "retry loop, 10 failures then success, 1ns delays, real time (per call)", retrySides(time.Nanosecond), false},
 		{"2c", "retry loop, 10 failures then success, 1s delays, virtual time (per call)", retrySides(time.Second), true},
-		{"3", "InstanceRunning acceptors on 1,000 typed instances (per evaluation)", matcherSides(fleetOutput(1000)), false},
+		{"3", "InstanceRunning acceptors on 1,000 typed instances, the last pending: every acceptor scans all (per evaluation)", matcherSides(fleetOutput(1000)), false},
+		{"3b", "InstanceRunning acceptors on 1,000 typed instances, all running: the success acceptor matches after one scan (per evaluation)", matcherSides(runningFleet(1000)), false},
 		{"4a", "waiter run of 11 polls, 1ns delays, real time (per run)", pollSides(time.Nanosecond), false},
 		{"4b", "waiter run of 11 polls, 2s delays, virtual time (per run)", pollSides(2 * time.Second), true},
 		{"5a", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1ns delays (per run)", sdkSides(time.Nanosecond), false},
@@ -88,6 +93,9 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	fmt.Fprintln(w, "| # | what | implementation | CPU per op | wall per op (median) | allocs per op | CPU ÷ Waitable's |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, row := range ratioRows() {
+		if len(o.Rows) > 0 && !slices.Contains(o.Rows, row.id) {
+			continue
+		}
 		sides := row.sides
 		if row.virtual {
 			for i := range sides {
@@ -102,6 +110,9 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.1f | %s |\n", row.id, row.what, s.Name, spread(s.CPU), nsFmt(median(s.Wall)), s.Allocs, ratio)
 		}
+	}
+	if len(o.Rows) > 0 {
+		return
 	}
 
 	fmt.Fprintln(w)

@@ -3,6 +3,7 @@
 //
 //	go run ./cmd/report            # about two minutes on 2 cores
 //	go run ./cmd/report -million   # adds the 1,000,000-wait sizes
+//	go run ./cmd/report -rows 3,3b # only these rows of the CPU table
 //
 // Every side of a row runs in the same process, interleaved round by
 // round, and is measured by the process's CPU time (getrusage), because
@@ -21,6 +22,7 @@ import (
 
 func main() {
 	million := flag.Bool("million", false, "add the 1,000,000-wait sizes to the idle-memory and scaling rows")
+	rows := flag.String("rows", "", "measure only these rows of the CPU table, by id, comma-separated (3,3b), and leave out the other tables")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "waitable-report")
 	if err != nil {
@@ -31,6 +33,9 @@ func main() {
 	args := []string{"test", "-run", "^TestReport$", "-count", "1", "-timeout", "30m", ".", "-args", "-report", "-report.out", out}
 	if *million {
 		args = append(args, "-report.million")
+	}
+	if *rows != "" {
+		args = append(args, "-report.rows", *rows)
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
