@@ -417,24 +417,7 @@ func (p *plan) countString(steps []pstep, at unsafe.Pointer, want string) (eq, n
 			h := (*sliceHeader)(at)
 			rest := steps[i+1:]
 			if in := s.inner; in != nil { // a[].b[].c: two loops, no call
-				for j := range h.len {
-					q := follow(s.pre, unsafe.Add(h.data, uintptr(j)*s.size))
-					if q == nil {
-						continue
-					}
-					h2 := (*sliceHeader)(q)
-					for k := range h2.len {
-						r := follow(in.path, unsafe.Add(h2.data, uintptr(k)*in.size))
-						if r == nil {
-							continue
-						}
-						n++
-						if isString && *(*string)(r) == want {
-							eq++
-						}
-					}
-				}
-				return eq, n
+				return countString2(h, s, in, isString, want)
 			}
 			if s.nested {
 				for j := range h.len {
@@ -462,4 +445,51 @@ func (p *plan) countString(steps []pstep, at unsafe.Pointer, want string) (eq, n
 		}
 	}
 	return 0, 0
+}
+
+// countString2 is countString's a[].b[].c: for each element of the slice
+// h (of outer's elements), outer.pre leads to a slice, and for each of its
+// elements inner.path leads to a result. It is a function of its own so
+// that its loops keep their offsets and counters in registers; the common
+// shape, a slice field of a struct element and a field behind a pointer
+// (Reservations[].Instances[].State.Name), has a loop of its own with the
+// offsets hoisted out of it.
+func countString2(h *sliceHeader, outer, inner *pstep, isString bool, want string) (eq, n int) {
+	osize, isize := outer.size, inner.size
+	if pre, path := outer.pre, inner.path; len(pre) == 1 && len(path) == 2 && isString {
+		po, a, b := pre[0], path[0], path[1]
+		for j := range h.len {
+			h2 := (*sliceHeader)(unsafe.Add(h.data, uintptr(j)*osize+po))
+			data := h2.data
+			for k := range h2.len {
+				q := *(*unsafe.Pointer)(unsafe.Add(data, uintptr(k)*isize+a))
+				if q == nil {
+					continue
+				}
+				n++
+				if *(*string)(unsafe.Add(q, b)) == want {
+					eq++
+				}
+			}
+		}
+		return eq, n
+	}
+	for j := range h.len {
+		q := follow(outer.pre, unsafe.Add(h.data, uintptr(j)*osize))
+		if q == nil {
+			continue
+		}
+		h2 := (*sliceHeader)(q)
+		for k := range h2.len {
+			r := follow(inner.path, unsafe.Add(h2.data, uintptr(k)*isize))
+			if r == nil {
+				continue
+			}
+			n++
+			if isString && *(*string)(r) == want {
+				eq++
+			}
+		}
+	}
+	return eq, n
 }
