@@ -1,6 +1,7 @@
 package jmespath
 
 import (
+	"encoding/binary"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -277,6 +278,12 @@ func hasEach(steps []pstep) bool {
 	return false
 }
 
+// stringHeader is the layout of a Go string.
+type stringHeader struct {
+	data unsafe.Pointer
+	len  int
+}
+
 // sliceHeader is the layout of a Go slice.
 type sliceHeader struct {
 	data unsafe.Pointer
@@ -452,27 +459,11 @@ func (p *plan) countString(steps []pstep, at unsafe.Pointer, want string) (eq, n
 // elements inner.path leads to a result. It is a function of its own so
 // that its loops keep their offsets and counters in registers; the common
 // shape, a slice field of a struct element and a field behind a pointer
-// (Reservations[].Instances[].State.Name), has a loop of its own with the
-// offsets hoisted out of it.
+// (Reservations[].Instances[].State.Name), has loops of its own.
 func countString2(h *sliceHeader, outer, inner *pstep, isString bool, want string) (eq, n int) {
 	osize, isize := outer.size, inner.size
 	if pre, path := outer.pre, inner.path; len(pre) == 1 && len(path) == 2 && isString {
-		po, a, b := pre[0], path[0], path[1]
-		for j := range h.len {
-			h2 := (*sliceHeader)(unsafe.Add(h.data, uintptr(j)*osize+po))
-			data := h2.data
-			for k := range h2.len {
-				q := *(*unsafe.Pointer)(unsafe.Add(data, uintptr(k)*isize+a))
-				if q == nil {
-					continue
-				}
-				n++
-				if *(*string)(unsafe.Add(q, b)) == want {
-					eq++
-				}
-			}
-		}
-		return eq, n
+		return countStringFields(h, osize, pre[0], isize, path[0], path[1], want)
 	}
 	for j := range h.len {
 		q := follow(outer.pre, unsafe.Add(h.data, uintptr(j)*osize))
@@ -492,4 +483,92 @@ func countString2(h *sliceHeader, outer, inner *pstep, isString bool, want strin
 		}
 	}
 	return eq, n
+}
+
+// countStringFields is countString2 on the shape of the SDKs' outputs,
+// Reservations[].Instances[].State.Name: in each element of h (osize
+// bytes) a slice at offset po, in each of its elements (isize bytes) a
+// pointer at offset a, and behind it a string at offset b.
+func countStringFields(h *sliceHeader, osize, po, isize, a, b uintptr, want string) (eq, n int) {
+	// Its first and last words, as the compiler compares with a constant
+	// string: they overlap unless the length is 4, 8 or 16.
+	w := unsafe.Pointer(unsafe.StringData(want))
+	switch size := len(want); {
+	case size >= 8 && size <= 16:
+		return countFields(h, osize, po, isize, a, b, size, load[uint64](w), load[uint64](unsafe.Add(w, size-8)))
+	case size >= 4 && size < 8:
+		return countFields(h, osize, po, isize, a, b, size, load[uint32](w), load[uint32](unsafe.Add(w, size-4)))
+	}
+	if h.len == 0 {
+		return 0, 0
+	}
+	hp := unsafe.Add(h.data, po)
+	for oo := uintptr(h.len) * osize; oo != 0; {
+		oo -= osize
+		h2 := (*sliceHeader)(unsafe.Add(hp, oo))
+		if h2.len == 0 {
+			continue
+		}
+		p := unsafe.Add(h2.data, a)
+		for io := uintptr(h2.len) * isize; io != 0; {
+			io -= isize
+			if q := *(*unsafe.Pointer)(unsafe.Add(p, io)); q != nil {
+				n++
+				if *(*string)(unsafe.Add(q, b)) == want {
+					eq++
+				}
+			}
+		}
+	}
+	return eq, n
+}
+
+// countFields is countStringFields for a string of size bytes (4 to 16)
+// whose first and last words of type W are lo and hi: it compares a
+// string's length and its two words, without the call of == (a call in
+// the loop made the compiler keep the loop's values on the stack). Its
+// loops are all it does, they step back from the end by byte offsets from
+// the first element's fields, and the words are arguments, so that the
+// values they need fit in registers: with more, the compiler kept the
+// inner loop's counter on the stack, and each iteration waited for its
+// store; with the words read from memory, each element cost four more
+// loads. The order does not change the counts.
+//
+//go:noinline
+func countFields[W uint32 | uint64](h *sliceHeader, osize, po, isize, a, b uintptr, size int, lo, hi W) (eq, n int) {
+	if h.len == 0 {
+		return 0, 0
+	}
+	last := uintptr(size) - unsafe.Sizeof(W(0)) // the offset of the last word
+	hp := unsafe.Add(h.data, po)                // the slice field of the first element
+	for oo := uintptr(h.len) * osize; oo != 0; {
+		oo -= osize
+		h2 := (*sliceHeader)(unsafe.Add(hp, oo))
+		if h2.len == 0 {
+			continue
+		}
+		p := unsafe.Add(h2.data, a) // the pointer field of the first element
+		for io := uintptr(h2.len) * isize; io != 0; {
+			io -= isize
+			q := *(*unsafe.Pointer)(unsafe.Add(p, io))
+			if q == nil {
+				continue
+			}
+			n++
+			s := (*stringHeader)(unsafe.Add(q, b))
+			if s.len == size && load[W](s.data) == lo && load[W](unsafe.Add(s.data, last)) == hi {
+				eq++
+			}
+		}
+	}
+	return eq, n
+}
+
+// load reads a W at p, little-endian, in one load where the machine
+// allows loads that are not aligned.
+func load[W uint32 | uint64](p unsafe.Pointer) W {
+	if unsafe.Sizeof(W(0)) == 8 {
+		return W(binary.LittleEndian.Uint64((*[8]byte)(p)[:]))
+	}
+	return W(binary.LittleEndian.Uint32((*[4]byte)(p)[:]))
 }
