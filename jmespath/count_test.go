@@ -120,17 +120,11 @@ type (
 	}
 )
 
-// TestCountStringShapes: CountString on typed outputs of the SDKs' shapes
-// counts what Search returns, for strings of every length up to past 16
-// bytes that differ from the result's at their first, middle or last byte,
-// with nil pointers, empty and nil slices and non-string leaves on the way.
-func TestCountStringShapes(t *testing.T) {
-	var names []string
-	for n := range 20 {
-		names = append(names, strings.Repeat("x", n), fmt.Sprintf("%.*s", n, "running-with-a-long-suffix"))
-	}
+// shapesOutput builds an output of the SDKs' shapes holding names: a
+// reservation per name, with i%4 instances, some without a State.
+func shapesOutput(names []string) *cOutput {
 	code := int32(16)
-	out := &cOutput{Names: names, Nested: [][]string{names, nil, {}, names[3:5]}}
+	out := &cOutput{Names: names, Nested: [][]string{names, nil, {}}}
 	for i, name := range names {
 		r := cReservation{Owner: name}
 		for j := range i % 4 {
@@ -150,18 +144,26 @@ func TestCountStringShapes(t *testing.T) {
 		out.ByPointer = append(out.ByPointer, &out.Reservations[len(out.Reservations)-1], nil)
 	}
 	out.Reservations = append(out.Reservations, cReservation{}, cReservation{Instances: []cInstance{}})
-	for _, expr := range []string{
-		"Names", "Names[]", "Nested[]", "Nested[][]", "Reservations[].Owner", "ByPointer[].Owner",
-		"Reservations[].Instances[].State.Name", "Reservations[].Instances[].State.Code",
-		"Reservations[].Instances[].Plain.Name", "Reservations[].Instances[].Enum",
-		"Reservations[].Instances[].Ptr", "Reservations[].Instances[].ID", "Reservations[].Instances[].Boxed",
-		"Reservations[].Instances[].Tags[].Key", "Reservations[].Pointers[].State.Name",
-		"ByPointer[].Instances[].State.Name", "ByPointer[].Pointers[].Enum",
-		"Reservations[].Group.Instances[].State.Name", "Reservations[].Instances[].State",
-		"Reservations[].Instances[0].State.Name", "Reservations[0].Instances[].Enum",
-		"Reservations[].Instances[].Tags[].Key[]", "Reservations[*].Instances[*].State.Name",
-		"Reservations[].Instances[*].Enum", "Reservations[*].Instances[].Plain.Name",
-	} {
+	return out
+}
+
+var shapeExprs = []string{
+	"Names", "Names[]", "Nested[]", "Nested[][]", "Reservations[].Owner", "ByPointer[].Owner",
+	"Reservations[].Instances[].State.Name", "Reservations[].Instances[].State.Code",
+	"Reservations[].Instances[].Plain.Name", "Reservations[].Instances[].Enum",
+	"Reservations[].Instances[].Ptr", "Reservations[].Instances[].ID", "Reservations[].Instances[].Boxed",
+	"Reservations[].Instances[].Tags[].Key", "Reservations[].Pointers[].State.Name",
+	"ByPointer[].Instances[].State.Name", "ByPointer[].Pointers[].Enum",
+	"Reservations[].Group.Instances[].State.Name", "Reservations[].Instances[].State",
+	"Reservations[].Instances[0].State.Name", "Reservations[0].Instances[].Enum",
+	"Reservations[].Instances[].Tags[].Key[]", "Reservations[*].Instances[*].State.Name",
+	"Reservations[].Instances[*].Enum", "Reservations[*].Instances[].Plain.Name",
+}
+
+// checkShapes checks CountString against Search for each of shapeExprs
+// on out, counting wants and the strings wantsFor finds.
+func checkShapes(t *testing.T, out *cOutput, wants ...string) {
+	for _, expr := range shapeExprs {
 		e := MustCompile(expr)
 		res, err := e.Search(out)
 		if err != nil {
@@ -171,11 +173,37 @@ func TestCountStringShapes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
-		for _, want := range wantsFor(res) {
+		for _, want := range append(wantsFor(res), wants...) {
 			eq, n := v.CountString(want)
 			if weq, wn := countRef(res, want); eq != weq || n != wn {
 				t.Errorf("%s: CountString(%q) = %d, %d; want %d, %d", expr, want, eq, n, weq, wn)
 			}
 		}
 	}
+}
+
+// TestCountStringShapes: CountString on typed outputs of the SDKs' shapes
+// counts what Search returns, for strings of every length up to past 16
+// bytes that differ from the result's at their first, middle or last byte,
+// with nil pointers, empty and nil slices and non-string leaves on the way.
+func TestCountStringShapes(t *testing.T) {
+	var names []string
+	for n := range 20 {
+		names = append(names, strings.Repeat("x", n), fmt.Sprintf("%.*s", n, "running-with-a-long-suffix"))
+	}
+	checkShapes(t, shapesOutput(names))
+}
+
+// FuzzCountStringShapes: CountString counts what Search returns on outputs
+// of the SDKs' shapes holding any strings.
+func FuzzCountStringShapes(f *testing.F) {
+	f.Add("running,pending,running,stopping,terminated,shutting-down", "running")
+	f.Add("a,ab,abc,abcd,abcde,abcdefgh,abcdefghi,abcdefghijklmnop,abcdefghijklmnopq", "abcdefghijklmnop")
+	f.Add(",,\x00,\x00\x00\x00\x00", "\x00\x00\x00\x00")
+	f.Fuzz(func(t *testing.T, names, want string) {
+		if len(names) > 4096 {
+			return
+		}
+		checkShapes(t, shapesOutput(strings.Split(names, ",")), want)
+	})
 }
