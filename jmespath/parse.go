@@ -50,7 +50,8 @@ type node struct {
 	keys     []string
 	fn       *function
 	cmp      tokKind
-	position int
+	position int // byte offset of the node's token: a name, an operator, a bracket
+	end      int // byte offset of the token after the node's expression, when known (0 if not)
 }
 
 // children returns n's sub-nodes.
@@ -150,6 +151,9 @@ func (p *parser) expression(bp int) (*node, error) {
 			return nil, err
 		}
 	}
+	if left != identity && left.end == 0 {
+		left.end = p.cur().pos // the innermost expression that ends here: (a) ends before ")"
+	}
 	return left, nil
 }
 
@@ -162,9 +166,9 @@ func (p *parser) nud(t token) (*node, error) {
 		if err != nil {
 			return nil, p.errAt(t, "bad JSON literal: %v", err)
 		}
-		return &node{op: opLiteral, lit: v}, nil
+		return &node{op: opLiteral, lit: v, position: t.pos}, nil
 	case tRawString:
-		return &node{op: opLiteral, lit: t.text}, nil
+		return &node{op: opLiteral, lit: t.text, position: t.pos}, nil
 	case tIdent:
 		return &node{op: opField, name: t.text, position: t.pos}, nil
 	case tQuoted:
@@ -174,36 +178,36 @@ func (p *parser) nud(t token) (*node, error) {
 		return &node{op: opField, name: t.text, position: t.pos}, nil
 	case tStar:
 		if p.cur().kind == tRBracket {
-			return &node{op: opValues, l: identity, r: identity}, nil
+			return &node{op: opValues, l: identity, r: identity, position: t.pos}, nil
 		}
 		r, err := p.projectionRHS(bindingPower[tStar])
-		return &node{op: opValues, l: identity, r: r}, err
+		return &node{op: opValues, l: identity, r: r, position: t.pos}, err
 	case tFilter:
-		return p.filter(identity)
+		return p.filter(identity, t.pos)
 	case tLBrace:
-		return p.hash()
+		return p.hash(t.pos)
 	case tFlatten:
 		r, err := p.projectionRHS(bindingPower[tFlatten])
-		return &node{op: opProject, l: &node{op: opFlatten, l: identity}, r: r}, err
+		return &node{op: opProject, l: &node{op: opFlatten, l: identity, position: t.pos}, r: r, position: t.pos}, err
 	case tLBracket:
 		switch {
 		case p.cur().kind == tNumber || p.cur().kind == tColon:
-			return p.indexOrSlice(identity)
+			return p.indexOrSlice(identity, t.pos)
 		case p.cur().kind == tStar && p.peek(1) == tRBracket:
 			p.advance()
 			p.advance()
 			r, err := p.projectionRHS(bindingPower[tStar])
-			return &node{op: opProject, l: identity, r: r}, err
+			return &node{op: opProject, l: identity, r: r, position: t.pos}, err
 		}
-		return p.list()
+		return p.list(t.pos)
 	case tCurrent:
-		return identity, nil
+		return &node{op: opIdentity, position: t.pos}, nil
 	case tExpref:
 		x, err := p.expression(bindingPower[tExpref])
-		return &node{op: opExpref, l: x}, err
+		return &node{op: opExpref, l: x, position: t.pos}, err
 	case tNot:
 		x, err := p.expression(bindingPower[tNot])
-		return &node{op: opNot, l: x}, err
+		return &node{op: opNot, l: x, position: t.pos}, err
 	case tLParen:
 		x, err := p.expression(0)
 		if err != nil {
@@ -220,17 +224,17 @@ func (p *parser) led(t token, left *node) (*node, error) {
 		if p.cur().kind == tStar {
 			p.advance()
 			r, err := p.projectionRHS(bindingPower[tDot])
-			return &node{op: opValues, l: left, r: r}, err
+			return &node{op: opValues, l: left, r: r, position: t.pos}, err
 		}
 		r, err := p.dotRHS(bindingPower[tDot])
-		return &node{op: opSub, l: left, r: r}, err
+		return &node{op: opSub, l: left, r: r, position: t.pos}, err
 	case tPipe, tOr, tAnd:
 		r, err := p.expression(bindingPower[t.kind])
 		o := map[tokKind]op{tPipe: opPipe, tOr: opOr, tAnd: opAnd}[t.kind]
-		return &node{op: o, l: left, r: r}, err
+		return &node{op: o, l: left, r: r, position: t.pos}, err
 	case tEQ, tNE, tLT, tLE, tGT, tGE:
 		r, err := p.expression(bindingPower[t.kind])
-		return &node{op: opCmp, cmp: t.kind, l: left, r: r}, err
+		return &node{op: opCmp, cmp: t.kind, l: left, r: r, position: t.pos}, err
 	case tLParen:
 		if left.op != opField {
 			return nil, p.errAt(t, "only a name can be called as a function")
@@ -251,13 +255,13 @@ func (p *parser) led(t token, left *node) (*node, error) {
 		p.advance()
 		return call, resolveCall(p.src, call)
 	case tFilter:
-		return p.filter(left)
+		return p.filter(left, t.pos)
 	case tFlatten:
 		r, err := p.projectionRHS(bindingPower[tFlatten])
-		return &node{op: opProject, l: &node{op: opFlatten, l: left}, r: r}, err
+		return &node{op: opProject, l: &node{op: opFlatten, l: left, position: t.pos}, r: r, position: t.pos}, err
 	case tLBracket:
 		if k := p.cur().kind; k == tNumber || k == tColon {
-			return p.indexOrSlice(left)
+			return p.indexOrSlice(left, t.pos)
 		}
 		if p.cur().kind != tStar {
 			return nil, p.errAt(p.cur(), `expected a number, ":" or "*" after "[", found %s`, p.cur().kind)
@@ -267,7 +271,7 @@ func (p *parser) led(t token, left *node) (*node, error) {
 			return nil, err
 		}
 		r, err := p.projectionRHS(bindingPower[tStar])
-		return &node{op: opProject, l: left, r: r}, err
+		return &node{op: opProject, l: left, r: r, position: t.pos}, err
 	}
 	return nil, p.errAt(t, "unexpected %s", t.kind)
 }
@@ -290,16 +294,14 @@ func (p *parser) dotRHS(bp int) (*node, error) {
 	case tIdent, tQuoted, tStar:
 		return p.expression(bp)
 	case tLBracket:
-		p.advance()
-		return p.list()
+		return p.list(p.advance().pos)
 	case tLBrace:
-		p.advance()
-		return p.hash()
+		return p.hash(p.advance().pos)
 	}
 	return nil, p.errAt(p.cur(), "expected a name, \"*\", \"[\" or \"{\" after \".\", found %s", p.cur().kind)
 }
 
-func (p *parser) filter(left *node) (*node, error) {
+func (p *parser) filter(left *node, pos int) (*node, error) {
 	cond, err := p.expression(0)
 	if err != nil {
 		return nil, err
@@ -313,16 +315,16 @@ func (p *parser) filter(left *node) (*node, error) {
 			return nil, err
 		}
 	}
-	return &node{op: opFilter, l: left, r: r, cond: cond}, nil
+	return &node{op: opFilter, l: left, r: r, cond: cond, position: pos}, nil
 }
 
-func (p *parser) indexOrSlice(left *node) (*node, error) {
+func (p *parser) indexOrSlice(left *node, pos int) (*node, error) {
 	if p.cur().kind == tNumber && p.peek(1) == tRBracket {
 		n := p.advance().num
 		p.advance()
-		return &node{op: opIndex, l: left, num: n}, nil
+		return &node{op: opIndex, l: left, num: n, position: pos}, nil
 	}
-	s := &node{op: opSlice, l: left}
+	s := &node{op: opSlice, l: left, position: pos}
 	part := 0
 	for p.cur().kind != tRBracket {
 		switch t := p.cur(); t.kind {
@@ -350,11 +352,11 @@ func (p *parser) indexOrSlice(left *node) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &node{op: opProject, l: s, r: r}, nil
+	return &node{op: opProject, l: s, r: r, position: pos}, nil
 }
 
-func (p *parser) list() (*node, error) {
-	n := &node{op: opList}
+func (p *parser) list(pos int) (*node, error) {
+	n := &node{op: opList, position: pos}
 	for {
 		x, err := p.expression(0)
 		if err != nil {
@@ -371,8 +373,8 @@ func (p *parser) list() (*node, error) {
 	}
 }
 
-func (p *parser) hash() (*node, error) {
-	n := &node{op: opHash}
+func (p *parser) hash(pos int) (*node, error) {
+	n := &node{op: opHash, position: pos}
 	for {
 		t := p.advance()
 		if t.kind != tIdent && t.kind != tQuoted {
