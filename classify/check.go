@@ -1,279 +1,158 @@
 package classify
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 
-	nearname "github.com/waitable/waitable/internal/suggest"
+	"github.com/waitable/waitable/jmespath"
 )
 
 // Check reports, for an expression compared by c on values of Go type
 // root, what can be known before any call (the specification's "JMESPath
-// static analysis"): a field name that the type does not have (Statuss for
-// Status), and a comparator that can never match the path's type (a
-// stringEquals on a projection, a booleanEquals on a string).
+// static analysis"): every part of the expression that can never work on
+// such values, each a [*jmespath.TypeError] that names the part and its
+// offset (a field name the type does not have, with the nearest name it
+// has; a function's argument of a type the function refuses; see
+// [jmespath.Expr.Check]), and a comparator that can never match the
+// expression's result, by the rules of Smithy's waiters: stringEquals
+// needs a string, booleanEquals a boolean, allStringEquals and
+// anyStringEquals an array of strings.
 //
-// It checks what the types allow it to: a path that goes through an
-// interface (any) is not checked past it, and for expressions that are not
-// simple paths it only checks that every field name exists on some struct
-// reachable from root. A nil root, or an interface root, is not checked.
+// It reports only what is certain: what is read through a type known only
+// at run time (an interface such as any, a Smithy document) is not
+// checked, and neither is anything on a nil root. An empty c checks the
+// expression alone. The error joins every problem; each is a
+// [*jmespath.TypeError] or an error about the comparator.
 func (e *Expr) Check(root reflect.Type, c Comparator) error {
-	root = derefType(root)
-	if root == nil || root.Kind() == reflect.Interface || isDocument(root) {
+	return e.CheckType(e.jp.GoType(root), c)
+}
+
+// CheckType is [Expr.Check] on values of an abstract type: a Go type's
+// ([jmespath.Expr.GoType]) or a model shape's, such as the operation
+// output of a Smithy model. A nil root is not checked.
+func (e *Expr) CheckType(root jmespath.Type, c Comparator) error {
+	rt, err := e.jp.Check(root)
+	errs := unjoin(err)
+	if err := checkComparator(rt, c); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// CheckTypes checks the paths and messages of acceptors against the
+// abstract types of an operation's input and output (a model's shapes;
+// see [Expr.CheckType]), as [Compile] checks them against Go types: output
+// paths on output, inputOutput paths and messages on an object of the
+// members input and output. A nil type is not checked. It returns every
+// problem, each an [*AcceptorError] (rule "path" or "message"); an
+// acceptor that does not compile is left to [Validate].
+func CheckTypes(acceptors []Acceptor, input, output jmespath.Type) []error {
+	cs, _ := compileAll(acceptors, nil)
+	io := ioType{input: input, output: output}
+	return checkAll(cs, func(*Expr, bool) jmespath.Type { return io }, func(*Expr) jmespath.Type { return output })
+}
+
+// checkAll checks compiled acceptors: output paths on the type out gives,
+// inputOutput paths and messages on the one io gives (each for the
+// expression, which reads struct fields by its own member names).
+func checkAll(cs []compiled, io func(e *Expr, message bool) jmespath.Type, out func(*Expr) jmespath.Type) []error {
+	var errs []error
+	for i, c := range cs {
+		if c.expr != nil {
+			root := out(c.expr)
+			if c.Matcher.InputOutput != nil {
+				root = io(c.expr, false)
+			}
+			for _, err := range unjoin(c.expr.CheckType(root, c.path.Comparator)) {
+				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
+			}
+		}
+		if c.message != nil {
+			for _, err := range unjoin(c.message.CheckType(io(c.message, true), "")) {
+				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: fmt.Errorf("%s: %w", c.Message, err)})
+			}
+		}
+	}
+	return errs
+}
+
+// unjoin returns the errors a joined error holds, or err alone.
+func unjoin(err error) []error {
+	if err == nil {
 		return nil
 	}
-	if e.simple == nil {
-		return e.checkNames(root)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	rt, list, err := e.simple.staticType(root)
-	if err != nil {
-		return err
-	}
-	return checkComparator(rt, list, c)
+	return []error{err}
 }
 
-// staticType returns the static type of n's result on a value of type t:
-// for a projection, list is true and rt is the element type. rt is nil
-// when the type cannot be known before run time.
-func (n *node) staticType(t reflect.Type) (rt reflect.Type, list bool, err error) {
-	t = derefType(t)
-	if n.op == opIdentity {
-		return t, false, nil
+// ioType is the object an inputOutput matcher and a message read: input
+// and output.
+type ioType struct{ input, output jmespath.Type }
+
+func (ioType) Kind() (jmespath.Kind, bool) { return jmespath.Object, true }
+func (ioType) Elem() jmespath.Type         { return nil }
+func (ioType) Members() []string           { return []string{"input", "output"} }
+func (ioType) String() string              { return "{input, output}" }
+
+func (t ioType) Member(name string) (jmespath.Type, bool) {
+	switch name {
+	case "input":
+		return t.input, true
+	case "output":
+		return t.output, true
 	}
-	if t == nil || t.Kind() == reflect.Interface || isDocument(t) {
-		return nil, n.projects(), nil
-	}
-	switch n.op {
-	case opField:
-		switch {
-		case t.Kind() == reflect.Struct && t != timeType:
-			idx := resolveField(t, n.name, n.names)
-			if idx == nil {
-				return nil, false, fmt.Errorf("field %q does not exist on %s%s", n.name, t, suggest(t, n.name))
-			}
-			return t.FieldByIndex(idx).Type, false, nil
-		case isObjectType(t):
-			return t.Elem(), false, nil
-		}
-		return nil, false, fmt.Errorf("field %q is read from %s, which is not an object", n.name, t)
-	case opSub:
-		lt, _, err := n.l.staticType(t)
-		if err != nil || lt == nil {
-			return nil, false, err
-		}
-		return n.r.staticType(lt)
-	case opIndex:
-		lt, _, err := n.l.staticType(t)
-		if err != nil || lt == nil {
-			return nil, false, err
-		}
-		if lt = derefType(lt); lt.Kind() == reflect.Interface {
-			return nil, false, nil
-		}
-		if !isListType(lt) {
-			return nil, false, fmt.Errorf("index [%d] is applied to %s, which is not an array", n.index, lt)
-		}
-		return lt.Elem(), false, nil
-	case opProject, opValues, opFlatten:
-		et, known, err := n.elemType(t)
-		if err != nil || !known {
-			return nil, true, err
-		}
-		if n.op == opFlatten {
-			return et, true, nil
-		}
-		rt, _, err := n.r.staticType(et)
-		return rt, true, err
-	}
-	return nil, false, nil
+	return nil, false
 }
 
-// elemType returns the type of the elements a projecting node iterates
-// over (before its right-hand side is applied).
-func (n *node) elemType(t reflect.Type) (et reflect.Type, known bool, err error) {
-	switch n.op {
-	case opProject:
-		if n.l.op == opFlatten {
-			return n.l.elemType(t)
-		}
-		lt, _, err := n.l.staticType(t)
-		return listElem(lt, "a projection [*]", err)
-	case opValues:
-		lt, _, err := n.l.staticType(t)
-		if err != nil || lt == nil {
-			return nil, false, err
-		}
-		switch lt = derefType(lt); {
-		case lt.Kind() == reflect.Map && isObjectType(lt):
-			return lt.Elem(), true, nil
-		case lt.Kind() == reflect.Struct && lt != timeType:
-			return nil, false, nil // values of different types
-		case lt.Kind() == reflect.Interface:
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("a value projection .* is applied to %s, which is not an object", lt)
-	case opFlatten:
-		var inner reflect.Type
-		if n.l.projects() {
-			lt, _, err := n.l.staticType(t)
-			if err != nil || lt == nil {
-				return nil, false, err
-			}
-			inner = lt
-		} else {
-			lt, _, err := n.l.staticType(t)
-			et, known, err := listElem(lt, "a flatten []", err)
-			if !known {
-				return nil, false, err
-			}
-			inner = et
-		}
-		if d := derefType(inner); d.Kind() == reflect.Interface {
-			return nil, false, nil
-		} else if isListType(d) {
-			return d.Elem(), true, nil
-		}
-		return inner, true, nil
-	}
-	return nil, false, nil
-}
-
-func listElem(lt reflect.Type, what string, err error) (reflect.Type, bool, error) {
-	if err != nil || lt == nil {
-		return nil, false, err
-	}
-	if lt = derefType(lt); lt.Kind() == reflect.Interface {
-		return nil, false, nil
-	}
-	if !isListType(lt) {
-		return nil, false, fmt.Errorf("%s is applied to %s, which is not an array", what, lt)
-	}
-	return lt.Elem(), true, nil
-}
-
-// checkComparator reports a comparator that cannot match a result of the
-// given static type.
-func checkComparator(rt reflect.Type, list bool, c Comparator) error {
-	want := func(t reflect.Type, kind string) error {
-		t = derefType(t)
-		switch {
-		case t == nil || t.Kind() == reflect.Interface:
-			return nil
-		case kind == "string" && (t.Kind() == reflect.String || isBytes(t)):
-			return nil
-		case kind == "boolean" && t.Kind() == reflect.Bool:
-			return nil
-		}
-		return fmt.Errorf("%s needs a %s, but the path gives %s", c, kind, t)
+// checkComparator reports a comparator that can never match a result of
+// type t.
+func checkComparator(t jmespath.Type, c Comparator) error {
+	k, ok := t.Kind()
+	if !ok {
+		return nil
 	}
 	switch c {
-	case StringEquals, BooleanEquals:
-		kind := map[Comparator]string{StringEquals: "string", BooleanEquals: "boolean"}[c]
-		if list {
-			return fmt.Errorf("%s needs a %s, but the path projects an array", c, kind)
+	case StringEquals:
+		if k != jmespath.String {
+			return fmt.Errorf("%s needs a string, but the path gives %s", c, describe(t))
 		}
-		return want(rt, kind)
+	case BooleanEquals:
+		if k != jmespath.Boolean {
+			return fmt.Errorf("%s needs a boolean, but the path gives %s", c, describe(t))
+		}
 	case AllStringEquals, AnyStringEquals:
-		if list {
-			return want(rt, "string")
+		if k != jmespath.Array {
+			return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, describe(t))
 		}
-		t := derefType(rt)
-		if t == nil || t.Kind() == reflect.Interface {
-			return nil
+		if el := t.Elem(); el != nil {
+			if ek, ok := el.Kind(); ok && ek != jmespath.String {
+				return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, describe(t))
+			}
 		}
-		if !isListType(t) {
-			return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, t)
-		}
-		return want(t.Elem(), "string")
 	}
 	return nil
 }
 
-// checkNames reports a field name that exists on no struct reachable from
-// root. If an interface or a map is reachable, names could be anywhere and
-// nothing is reported.
-func (e *Expr) checkNames(root reflect.Type) error {
-	var structs []reflect.Type
-	open := false
-	seen := map[reflect.Type]bool{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		t = derefType(t)
-		if t == nil || seen[t] {
-			return
-		}
-		seen[t] = true
-		switch {
-		case isDocument(t):
-			open = true
-			return
-		}
-		switch t.Kind() {
-		case reflect.Interface:
-			open = true
-		case reflect.Map:
-			open = true
-		case reflect.Slice, reflect.Array:
-			walk(t.Elem())
-		case reflect.Struct:
-			if t == timeType {
-				return
-			}
-			structs = append(structs, t)
-			for _, f := range reflect.VisibleFields(t) {
-				if f.IsExported() {
-					walk(f.Type)
-				}
-			}
-		}
+// describe names a type in a message: "a number", "an array of numbers",
+// "a string (types.ClusterStatus)".
+func describe(t jmespath.Type) string {
+	k, _ := t.Kind()
+	kind := k.String()
+	a := "a "
+	switch k {
+	case jmespath.Array, jmespath.Object:
+		a = "an "
+	case jmespath.Null:
+		a = ""
 	}
-	walk(root)
-	if open {
-		return nil
+	if s := t.String(); s == kind || strings.HasPrefix(s, kind+" of ") {
+		return a + s
+	} else if s != "" {
+		return a + kind + " (" + s + ")"
 	}
-	var missing []string
-	for name := range e.idents {
-		found := false
-		for _, t := range structs {
-			if resolveField(t, name, e.names) != nil {
-				found = true
-				break
-			}
-		}
-		if !found {
-			missing = append(missing, fmt.Sprintf("%q", name))
-		}
-	}
-	if missing == nil {
-		return nil
-	}
-	sort.Strings(missing)
-	return fmt.Errorf("field %s exists on no type reachable from %s", strings.Join(missing, ", "), root)
-}
-
-// suggest names the fields of t closest to name, as " (did you mean X?)".
-func suggest(t reflect.Type, name string) string {
-	best, bestD := "", 3
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() {
-			continue
-		}
-		if d := nearname.Distance(strings.ToLower(f.Name), strings.ToLower(name)); d < bestD {
-			best, bestD = f.Name, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// documentType is a Smithy document (smithy-go's document.Interface, or
-// any type that marshals itself so): its shape is known only at run time.
-var documentType = reflect.TypeFor[interface{ MarshalSmithyDocument() ([]byte, error) }]()
-
-func isDocument(t reflect.Type) bool {
-	return t.Implements(documentType) || reflect.PointerTo(t).Implements(documentType)
+	return a + kind
 }

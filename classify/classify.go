@@ -80,42 +80,38 @@ func WithMemberNames(names jmespath.MemberNames) Option {
 }
 
 // Compile validates acceptors, compiles their expressions (with opts'
-// member names, if any), and checks their paths against the Go types I and
-// O (see [Expr.Check]); it returns every problem at once, joined. With I
-// or O an interface type (such as any), paths on it are not checked.
+// member names, if any), and checks their paths and messages against the
+// Go types I and O (see [Expr.Check]): an output path on O, an inputOutput
+// path and a message on an object of the members input (I) and output
+// (O), by the names the expressions run with. It returns every problem at
+// once, joined. What is read through an interface type (such as any) is
+// not checked.
 func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
+	io, ioMessage := reflect.TypeFor[ioDoc[I, O]](), reflect.TypeFor[ioDoc[I, *O]]()
 	if names := o.names; names != nil {
 		// The {input, output} documents are this package's: their keys
 		// are their tags, whatever a model says.
-		docs := [2]reflect.Type{reflect.TypeFor[ioDoc[I, O]](), reflect.TypeFor[ioDoc[I, *O]]()}
 		o.names = func(t reflect.Type, f reflect.StructField) string {
-			if t == docs[0] || t == docs[1] {
+			if t == io || t == ioMessage {
 				return ""
 			}
 			return names(t, f)
 		}
 	}
 	cs, errs := compileAll(acceptors, o.names)
-	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
-	for i, c := range cs {
-		if c.expr == nil {
-			continue
-		}
-		root := out
-		if c.Matcher.InputOutput != nil {
-			root = reflect.TypeFor[ioDoc[I, O]]()
-			if in.Kind() == reflect.Interface || out.Kind() == reflect.Interface {
-				root = nil
+	out := reflect.TypeFor[O]()
+	errs = append(errs, checkAll(cs,
+		func(e *Expr, message bool) jmespath.Type {
+			if message {
+				return e.jp.GoType(ioMessage)
 			}
-		}
-		if err := c.expr.Check(root, c.path.Comparator); err != nil {
-			errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
-		}
-	}
+			return e.jp.GoType(io)
+		},
+		func(e *Expr) jmespath.Type { return e.jp.GoType(out) })...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

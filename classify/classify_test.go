@@ -278,15 +278,15 @@ func TestStaticCheck(t *testing.T) {
 		{"Reservations[].Instances[].State.Name", classify.AllStringEquals, ""},
 		{"Reservations[].Instances[].State.Statuss", classify.AllStringEquals, `field "Statuss" does not exist on classify_test.InstanceState`},
 		{"Reservations[].Instance[].State.Name", classify.AllStringEquals, "(did you mean Instances?)"},
-		{"Reservations[].Instances[].State.Name", classify.StringEquals, "stringEquals needs a string, but the path projects an array"},
+		{"Reservations[].Instances[].State.Name", classify.StringEquals, "stringEquals needs a string, but the path gives an array of strings"},
 		{"Reservations[0].Instances[0].State.Name", classify.StringEquals, ""},
-		{"Reservations[0].Instances[0].State.Name", classify.BooleanEquals, "booleanEquals needs a boolean, but the path gives classify_test.InstanceStateName"},
+		{"Reservations[0].Instances[0].State.Name", classify.BooleanEquals, "booleanEquals needs a boolean, but the path gives a string (classify_test.InstanceStateName)"},
 		{"Reservations[0].Instances[0].EbsOptimized", classify.BooleanEquals, ""},
 		{"Reservations[0].Instances[0].State", classify.AnyStringEquals, "anyStringEquals needs an array of strings"},
 		{"NextToken.Foo", classify.StringEquals, "which is not an object"},
 		{"NextToken[0]", classify.StringEquals, "which is not an array"},
 		{"length(Reservations[].Instances[]) > `0`", classify.BooleanEquals, ""},
-		{"length(Reservatoins) > `0`", classify.BooleanEquals, `field "Reservatoins" exists on no type reachable from classify_test.DescribeInstancesOutput`},
+		{"length(Reservatoins) > `0`", classify.BooleanEquals, `type error at offset 7: field "Reservatoins" does not exist on classify_test.DescribeInstancesOutput (did you mean Reservations?)`},
 	}
 	for _, tt := range tests {
 		expected := "x"

@@ -46,7 +46,7 @@ func ExampleCompile_typo() {
 	})
 	fmt.Println(err)
 	// Output:
-	// acceptor 0: path: Statuss: field "Statuss" does not exist on classify_test.Output (did you mean Status?)
+	// acceptor 0: path: Statuss: type error at offset 0: field "Statuss" does not exist on classify_test.Output (did you mean Status?)
 }
 
 type throttled struct{}

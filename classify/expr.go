@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 
 	"github.com/waitable/waitable/jmespath"
@@ -40,9 +39,7 @@ func (e *ExprError) Unwrap() error { return e.Err }
 type Expr struct {
 	src    string
 	jp     *jmespath.Expr
-	names  jmespath.MemberNames // a model's member names, or nil
-	simple *node                // the path's shape for static checks; nil unless a simple path
-	idents map[string]struct{}
+	simple *node // the path's shape; nil unless a simple path
 }
 
 // CompileExpr compiles a JMESPath expression with package jmespath's
@@ -55,15 +52,9 @@ func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 	if err != nil {
 		return nil, &ExprError{Expr: src, Err: err}
 	}
-	e := &Expr{src: src, jp: jp, names: jp.MemberNames(), idents: map[string]struct{}{}}
+	e := &Expr{src: src, jp: jp}
 	if toks, err := lex(src); err == nil {
 		e.simple = parseSimple(toks)
-		e.simple.setNames(e.names)
-		for _, t := range toks {
-			if t.kind == tokIdent {
-				e.idents[t.text] = struct{}{}
-			}
-		}
 	}
 	return e, nil
 }
@@ -71,18 +62,10 @@ func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 // String returns the expression's source.
 func (e *Expr) String() string { return e.src }
 
-// lookup returns the index of the field of struct type t that name finds
-// when the expression runs, by the key rule of package jmespath with the
-// expression's member names; nil for none.
-func (e *Expr) lookup(t reflect.Type, name string) []int { return resolveField(t, name, e.names) }
-
-// fields returns the members of struct type t as the expression lists
-// them, each with its key, by the same rule.
-func (e *Expr) fields(t reflect.Type) []jmespath.Field { return jmespath.Fields(t, e.names) }
-
-// Simple reports whether the expression is a simple path (fields, indexes,
-// projections and flattens), whose result type [Expr.Check] can know
-// before any call.
+// Simple reports whether the expression is a simple path: fields,
+// indexes, projections and flattens, and no functions, filters,
+// comparisons, literals, multi-selects or pipes. ([Expr.Check] checks
+// every expression, simple or not.)
 func (e *Expr) Simple() bool { return e.simple != nil }
 
 // Search evaluates the expression on v (any Go value, read through the data

@@ -3,8 +3,6 @@ package classify
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/waitable/waitable/jmespath"
 )
 
 // token is one lexeme of a JMESPath expression, as far as this package
@@ -101,10 +99,9 @@ func closeQuote(expr string, i int, q byte) (int, error) {
 // directly on Go values gives the same answer.
 type node struct {
 	op    nodeOp
-	name  string               // opField
-	index int                  // opIndex
-	l, r  *node                // opSub: l then r; opIndex: l; opProject/opValues: l, then r per element; opFlatten: l
-	names jmespath.MemberNames // the expression's member names (nil: none)
+	name  string // opField
+	index int    // opIndex
+	l, r  *node  // opSub: l then r; opIndex: l; opProject/opValues: l, then r per element; opFlatten: l
 }
 
 type nodeOp uint8
@@ -193,14 +190,4 @@ func (n *node) collapse() *node {
 		return n.r
 	}
 	return n
-}
-
-// setNames gives every node of the tree the expression's member names.
-func (n *node) setNames(names jmespath.MemberNames) {
-	if n == nil {
-		return
-	}
-	n.names = names
-	n.l.setNames(names)
-	n.r.setNames(names)
 }

@@ -2,13 +2,15 @@ package classify
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/waitable/waitable/jmespath"
 )
 
-// TestExprRule: an expression's lookup and fields are the rule it runs by,
-// with its member names.
+// TestExprRule: an expression is checked by the rule it runs by, with its
+// member names: a member is found by its model name, a field the model
+// says is no member is not, and suggestions are model names.
 func TestExprRule(t *testing.T) {
 	type Out struct {
 		Status string
@@ -17,23 +19,29 @@ func TestExprRule(t *testing.T) {
 	names := func(_ reflect.Type, f reflect.StructField) string {
 		return map[string]string{"Status": "status", "Meta": "-"}[f.Name]
 	}
-	e, err := CompileExpr("status", jmespath.WithMemberNames(names))
-	if err != nil {
-		t.Fatal(err)
-	}
 	typ := reflect.TypeFor[Out]()
-	if idx := e.lookup(typ, "status"); len(idx) != 1 || idx[0] != 0 {
-		t.Errorf("lookup(status) = %v, want [0]", idx)
+	check := func(src string, names jmespath.MemberNames) error {
+		var opts []jmespath.Option
+		if names != nil {
+			opts = append(opts, jmespath.WithMemberNames(names))
+		}
+		e, err := CompileExpr(src, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Check(typ, StringEquals)
 	}
-	if idx := e.lookup(typ, "Meta"); idx != nil {
-		t.Errorf("lookup(Meta) = %v, want none: the model says it is no member", idx)
+	if err := check("status", names); err != nil {
+		t.Errorf("status: %v, want it found", err)
 	}
-	if fs := e.fields(typ); len(fs) != 1 || fs[0].Key != "status" {
-		t.Errorf("fields = %+v, want status only", fs)
+	if err := check("Meta", names); err == nil || !strings.Contains(err.Error(), `field "Meta" does not exist`) {
+		t.Errorf("Meta: %v, want none: the model says it is no member", err)
 	}
-	plain, _ := CompileExpr("Meta")
-	if idx := plain.lookup(typ, "Meta"); len(idx) != 1 || idx[0] != 1 {
-		t.Errorf("without names: lookup(Meta) = %v, want [1]", idx)
+	if err := check("Stauts", names); err == nil || !strings.Contains(err.Error(), "(did you mean status?)") {
+		t.Errorf("Stauts: %v, want the model's name suggested", err)
+	}
+	if err := check("Meta", nil); err != nil {
+		t.Errorf("without names: Meta: %v, want it found", err)
 	}
 }
 

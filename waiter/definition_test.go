@@ -238,10 +238,15 @@ func TestLoadBotocore(t *testing.T) {
 	if m := rest.Match(nil, map[string]any{"Counts": 3.0}, nil); m.Index != -1 || m.Err != nil {
 		t.Errorf("pathAny on a non-array must not match (as botocore): %+v", m)
 	}
+	// pathAll true on a boolean never matches in botocore, nor in its
+	// translation: Compile says so, wherever the output's type.
 	k, _ := c.Get("KeyPairExists")
-	kset, _ := classify.Compile[any, any](k.Acceptors)
-	if m := kset.Match(nil, map[string]any{"KeyPairs": []any{map[string]any{"KeyName": "k"}}}, nil); m.Index != -1 || m.Err != nil {
-		t.Errorf("pathAll true on a boolean never matches in botocore: %+v", m)
+	if _, err := classify.Compile[any, any](k.Acceptors); err == nil || !strings.Contains(err.Error(), "but length(KeyPairs[].KeyName) > `0` is a boolean") {
+		t.Errorf("KeyPairExists compiles: %v; want its pathAll on a boolean refused", err)
+	}
+	kset, _ := classify.Compile[any, any](k.Acceptors[1:])
+	if m := kset.Match(nil, nil, &apiError{code: "InvalidKeyPair.NotFound"}); m.Index != 0 {
+		t.Errorf("KeyPairExists's other acceptor: %+v", m)
 	}
 }
 

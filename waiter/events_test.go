@@ -213,7 +213,7 @@ func TestNewErrors(t *testing.T) {
 			[]string{"WithDelays(2s, 1s)", "WithMaxPolls(-1)", "WithAttemptTimeout(0s)", "WithClock: clock is nil", "WithFinalReserve(-1ns)", "WithPollRateLimit: limiter is nil"}},
 		{"invalid definition", waiter.Definition{Name: "x"}, op, nil, []string{"waiter x: name:", "waiter x: acceptors: there are none"}},
 		{"typo in a path", waiter.Definition{Name: "A", Acceptors: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnOutput("Statuss", classify.StringEquals, "x")}}}, op, nil,
-			[]string{`waiter A: acceptor 0: path: Statuss: field "Statuss" does not exist on waiter_test.GetThingOutput (did you mean Status?)`}},
+			[]string{`waiter A: acceptor 0: path: Statuss: type error at offset 0: field "Statuss" does not exist on waiter_test.GetThingOutput (did you mean Status?)`}},
 		{"bad WithAcceptors", thingExists, op, []waiter.Option{waiter.WithAcceptors(classify.Acceptor{State: classify.Success})}, []string{"WithAcceptors: acceptor 0: matcher: no member set"}},
 		{"WithMatch of other types", thingExists, op, []waiter.Option{waiter.WithMatch(classify.Success, "wrong", func(string, int, error) bool { return true })},
 			[]string{`WithMatch("wrong") is for func(string, int, error) bool, not func(waiter_test.GetThingInput, *waiter_test.GetThingOutput, error) bool`}},
