@@ -183,15 +183,15 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
 	}
 	var f botocoreFile
-	if err := src.decode(data, &f); err != nil {
-		return nil, &ModelError{Err: err}
+	var errs []error
+	for _, err := range src.decodeEach(data, &f) {
+		errs = append(errs, &ModelError{Err: err})
 	}
 	if f.Version != 2 {
-		return nil, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)}
+		return nil, errors.Join(append(errs, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
 	}
 	names := slices.Sorted(maps.Keys(f.Waiters))
 	c := newCatalog()
-	var errs []error
 	for _, name := range names {
 		d, err := src.parseBotocoreWaiter(name, f.Waiters[name], "waiters."+name)
 		if err == nil {
@@ -215,17 +215,21 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 
 func (src source) parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
 	var w botocoreWaiter
-	if err := src.decode(data, &w); err != nil {
-		return Definition{}, &ModelError{Where: where, Err: err}
-	}
 	var errs []error
-	if w.Delay < 1 || w.Delay > 1<<31 {
+	bad := src.decodeEach(data, &w)
+	for _, err := range bad {
+		errs = append(errs, &ModelError{Where: where, Err: err})
+	}
+	if len(errs) > 0 && w.Acceptors == nil {
+		return Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
+	}
+	if (w.Delay < 1 || w.Delay > 1<<31) && !failed(bad, "delay") {
 		errs = append(errs, &ModelError{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
 	}
-	if w.MaxAttempts < 1 {
+	if w.MaxAttempts < 1 && !failed(bad, "maxAttempts") {
 		errs = append(errs, &ModelError{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
 	}
-	if w.Operation == "" {
+	if w.Operation == "" && !failed(bad, "operation") {
 		errs = append(errs, &ModelError{Where: where + ".operation", Err: errors.New("missing")})
 	}
 	delay := time.Duration(max(w.Delay, 1)) * time.Second
@@ -237,8 +241,10 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (D
 	for i, raw := range w.Acceptors {
 		at := fmt.Sprintf("%s.acceptors[%d]", where, i)
 		var b botocoreAcceptor
-		if err := src.decode(raw, &b); err != nil {
-			errs = append(errs, &ModelError{Where: at, Err: err})
+		if bad := src.decodeEach(raw, &b); bad != nil {
+			for _, err := range bad {
+				errs = append(errs, &ModelError{Where: at, Err: err})
+			}
 			continue
 		}
 		m, err := b.matcher()

@@ -109,13 +109,13 @@ func TestBadInput(t *testing.T) {
 		{"not an object", `[1]`, "the waitable trait must be an object"},
 		{"trailing data", `{} {}`, "unexpected data after the JSON value"},
 		{"waiter not an object", `{"A": 3}`, "waiter: model: A: line 1, column 7: the value: a number where an object is expected"},
-		{"unknown waiter key", `{"A": {"acceptors": [], "minDelai": 3}}`, `A: line 1, column 39: unknown field "minDelai"`},
+		{"unknown waiter key", `{"A": {"acceptors": [], "minDelai": 3}}`, `A: line 1, column 25: unknown field "minDelai"`},
 		{"wrong type", `{"A": {"acceptors": "all"}}`, "acceptors: a string where an array is expected"},
 		{"float delay", `{"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "minDelay": 2.5}}`, "minDelay: the number 2.5 where an integer is expected"},
 		{"zero delay", `{"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "minDelay": 0}}`, "A.minDelay: 0 seconds is out of range"},
 		{"negative delay", `{"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "maxDelay": -3}}`, "A.maxDelay: -3 seconds is out of range"},
-		{"unknown state", `{"A": {"acceptors": [{"state": "done", "matcher": {"success": true}}]}}`, `A.acceptors[0]: line 1, column 22: classify: unknown acceptor state "done"`},
-		{"unknown matcher", `{"A": {"acceptors": [{"state": "success", "matcher": {"outptu": {}}}]}}`, `A.acceptors[0]: line 1, column 22: matcher: unknown member "outptu"`},
+		{"unknown state", `{"A": {"acceptors": [{"state": "done", "matcher": {"success": true}}]}}`, `A.acceptors[0]: line 1, column 32: classify: unknown acceptor state "done"`},
+		{"unknown matcher", `{"A": {"acceptors": [{"state": "success", "matcher": {"outptu": {}}}]}}`, `A.acceptors[0]: line 1, column 54: matcher: unknown member "outptu"`},
 		{"unknown comparator", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "a", "expected": "x", "comparator": "equals"}}}]}}`, `waiter A: acceptor 0: comparator: "equals" is not`},
 		{"invalid JMESPath", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "a[?", "expected": "x", "comparator": "stringEquals"}}}]}}`, `waiter A: acceptor 0: path: classify: JMESPath expression "a[?"`},
 		{"JMESPath calling a non-function", `{"A": {"acceptors": [{"state": "success", "matcher": {"output": {"path": "@(foo)", "expected": "x", "comparator": "stringEquals"}}}]}}`, "only a name can be called as a function"},
@@ -149,7 +149,7 @@ func TestLoadSmithyErrors(t *testing.T) {
 			"ex#B": {"type": "operation", "traits": {"smithy.waiters#waitable": {"Thingready": {"acceptors": [{"state": "success", "matcher": {"success": true}}]}}}}}}`,
 			"waiter Thingready: name: the name is taken (case-insensitively) by waiter ThingReady on ex#A"},
 		{"bad waiter", `{"smithy": "2.0", "shapes": {"ex#A": {"type": "operation", "traits": {"smithy.waiters#waitable": {"A": {"acceptors": [{"state": "nope"}]}}}}}}`,
-			`waiter: model: shapes["ex#A"].traits["smithy.waiters#waitable"].A.acceptors[0]: line 1, column 119: classify: unknown acceptor state "nope"`},
+			`waiter: model: shapes["ex#A"].traits["smithy.waiters#waitable"].A.acceptors[0]: line 1, column 129: classify: unknown acceptor state "nope"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,8 +18,24 @@ type source struct{ doc []byte }
 // fields and trailing data. Its errors speak of the document: the line
 // and column, and JSON's types rather than Go's.
 func (s source) decode(part []byte, v any) error {
+	return s.decodeAt(part, s.base(part), "", v, true)
+}
+
+// base returns the offset of part in s.doc.
+func (s source) base(part []byte) int {
+	if len(part) == len(s.doc) {
+		return 0
+	}
+	return max(bytes.Index(s.doc, part), 0)
+}
+
+// decodeAt is decode for a part at offset at of s.doc, the value of the
+// member named field ("" for none); strict refuses unknown fields.
+func (s source) decodeAt(part []byte, at int, field string, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(part))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	err := dec.Decode(v)
 	if err == nil && dec.More() {
 		err = errors.New("unexpected data after the JSON value")
@@ -27,15 +43,129 @@ func (s source) decode(part []byte, v any) error {
 	if err == nil {
 		return nil
 	}
-	return s.explain(part, err, dec.InputOffset())
+	return s.explainAt(at, err, dec.InputOffset(), field)
+}
+
+// decodeEach decodes part, a JSON object in s.doc, into the struct v
+// points to one member at a time, so that it reports every problem, not
+// only the first: each unknown key (where it is) and each member that does
+// not decode (as decode says). A part that is not an object is one
+// problem. What decodes is set.
+func (s source) decodeEach(part []byte, v any) []error {
+	return s.decodeMembers(part, v, true)
+}
+
+// decodeKnown is decodeEach for a part whose keys this package does not
+// all read (a Smithy shape): unknown keys, at any depth, are no problem.
+func (s source) decodeKnown(part []byte, v any) []error {
+	return s.decodeMembers(part, v, false)
+}
+
+func (s source) decodeMembers(part []byte, v any, strict bool) []error {
+	base := s.base(part)
+	dec := json.NewDecoder(bytes.NewReader(part))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		if err := s.decodeAt(part, base, "", v, strict); err != nil {
+			return []error{err}
+		}
+		return nil
+	}
+	rv := reflect.ValueOf(v).Elem()
+	var errs []error
+	for dec.More() {
+		keyAt := s.skipSpace(base + int(dec.InputOffset()))
+		tok, err := dec.Token()
+		if err != nil {
+			return append(errs, s.explainAt(base, err, dec.InputOffset(), ""))
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return append(errs, s.explainAt(base, err, dec.InputOffset(), ""))
+		}
+		end := int(dec.InputOffset())
+		f, ok := jsonField(rv.Type(), key)
+		if !ok {
+			if strict {
+				errs = append(errs, fmt.Errorf("%s: unknown field %q", s.position(keyAt), key))
+			}
+			continue
+		}
+		if err := s.decodeAt(part[end-len(raw):end], base+end-len(raw), key, rv.FieldByIndex(f).Addr().Interface(), strict); err != nil {
+			errs = append(errs, &memberError{key, err})
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return append(errs, s.explainAt(base, err, dec.InputOffset(), ""))
+	}
+	if dec.More() {
+		errs = append(errs, fmt.Errorf("%s: unexpected data after the JSON value", s.position(s.skipSpace(base+int(dec.InputOffset())))))
+	}
+	return errs
+}
+
+// memberError is a member of an object that did not decode.
+type memberError struct {
+	key string
+	err error
+}
+
+func (e *memberError) Error() string { return e.err.Error() }
+func (e *memberError) Unwrap() error { return e.err }
+
+// failed reports whether the member key is among the problems errs.
+func failed(errs []error, key string) bool {
+	for _, err := range errs {
+		if me, ok := err.(*memberError); ok && me.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// skipSpace returns the offset of the first byte at or after off that is
+// not white space, a comma or a colon: where a token begins.
+func (s source) skipSpace(off int) int {
+	for off < len(s.doc) && strings.IndexByte(" \t\r\n,:", s.doc[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// jsonField finds the field of struct type t that encoding/json decodes
+// key into: by its json tag or name, exactly, else ignoring case.
+func jsonField(t reflect.Type, key string) ([]int, bool) {
+	var fold []int
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Index, true
+		}
+		if fold == nil && strings.EqualFold(name, key) {
+			fold = f.Index
+		}
+	}
+	return fold, fold != nil
 }
 
 // explain rephrases an encoding/json error met while decoding part.
 func (s source) explain(part []byte, err error, at int64) error {
-	base := 0
-	if len(part) != len(s.doc) {
-		base = max(bytes.Index(s.doc, part), 0)
-	}
+	return s.explainAt(s.base(part), err, at, "")
+}
+
+// explainAt rephrases an encoding/json error met while decoding the part
+// of s.doc at offset base, the value of the member named field ("" for
+// none); at is the decoder's offset in the part.
+func (s source) explainAt(base int, err error, at int64, field string) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -43,10 +173,18 @@ func (s source) explain(part []byte, err error, at int64) error {
 		return fmt.Errorf("%s: %s", s.position(base+int(syntax.Offset)-1), syntax.Error())
 	case errors.As(err, &typ):
 		what := "the value"
-		if typ.Field != "" {
+		switch {
+		case typ.Field != "" && field != "":
+			what = field + "." + typ.Field
+		case typ.Field != "":
 			what = typ.Field
+		case field != "":
+			what = field
 		}
 		start := base + int(typ.Offset) - 1
+		if typ.Field == "" {
+			start = base // the part is the value
+		}
 		return fmt.Errorf("%s: %s: %s where %s is expected", s.position(start), what, withArticle(typ.Value), jsonKind(typ.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: the document ends in the middle of a value", s.position(len(s.doc)))

@@ -100,3 +100,63 @@ func TestSpecRulesOnModels(t *testing.T) {
 		t.Errorf("ParseWaitable(names differing in case) = %v", err)
 	}
 }
+
+// TestEveryDecodingProblem: a model's decoding problems are each reported,
+// where they are, not only the first: unknown keys, values of the wrong
+// type, in the waiter and in each acceptor, in every kind of file.
+func TestEveryDecodingProblem(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		load func() error
+		want []string
+	}{
+		{"waitable trait", func() error {
+			_, err := waiter.ParseWaitable([]byte(`{"A": {"minDelay": "5", "maxDelai": 3, "acceptors": [
+				{"state": "done", "matcher": {"success": true}, "mesage": "m"},
+				{"state": "success", "matcher": {"success": "yes"}}]}}`))
+			return err
+		}, []string{
+			`A: line 1, column 20: minDelay: a string where an integer is expected`,
+			`A: line 1, column 25: unknown field "maxDelai"`,
+			`A.acceptors[0]: line 2, column 15: classify: unknown acceptor state "done"`,
+			`A.acceptors[0]: line 2, column 53: unknown field "mesage"`,
+			`A.acceptors[1]: line 3, column 53: matcher.success: a string where a boolean is expected`,
+		}},
+		{"Smithy model", func() error {
+			_, err := waiter.LoadSmithy(strings.NewReader(`{"smithy": "2.0", "shapes": {
+				"ex#S": {"type": "structure", "traits": []},
+				"ex#A": {"type": "operation", "traits": {"smithy.waiters#waitable": {"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "minDelay": true}}}}}}`))
+			return err
+		}, []string{
+			`shapes["ex#S"]: line 2, column 45: traits: an array where an object is expected`,
+			`A: line 3, column 159: minDelay: a boolean where an integer is expected`,
+		}},
+		{"botocore document", func() error {
+			_, err := waiter.LoadBotocore(strings.NewReader(`{"version": 2, "comment": "x", "waiters": {
+				"A": {"delay": "5", "maxAttempts": 3, "operation": "Op", "acceptors": [
+					{"matcher": "path", "argument": "a", "expected": "x", "state": "succes", "extra": 1}]},
+				"B": {"delay": 5, "maxAttempts": 3, "operation": "Op", "acceptors": [{"matcher": "error", "expected": "E", "state": "success"}]}}}`))
+			return err
+		}, []string{
+			`line 1, column 16: unknown field "comment"`,
+			`waiters.A: line 2, column 20: delay: a string where an integer is expected`,
+			`waiters.A.acceptors[0]: line 3, column 69: classify: unknown acceptor state "succes"`,
+			`waiters.A.acceptors[0]: line 3, column 79: unknown field "extra"`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.load()
+			if !errors.Is(err, waiter.ErrModel) {
+				t.Fatalf("error %v, want one matching ErrModel", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error\n%s\nlacks %q", err, want)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n") + 1; n != len(tt.want) {
+				t.Errorf("%d problems, want %d:\n%s", n, len(tt.want), err)
+			}
+		})
+	}
+}

@@ -101,16 +101,17 @@ func join(where, name string) string {
 
 func (src source) parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
 	var w smithyWaiter
-	if err := src.decode(data, &w); err != nil {
-		return Definition{}, &ModelError{Where: where, Err: err}
+	var errs []error
+	bad := src.decodeEach(data, &w)
+	for _, err := range bad {
+		errs = append(errs, &ModelError{Where: where, Err: err})
 	}
 	d := Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
 	if d.Documentation == "" {
 		d.Documentation = w.Description
 	}
-	var errs []error
 	seconds := func(field string, v *int64) time.Duration {
-		if v == nil {
+		if v == nil || failed(bad, field) {
 			return 0
 		}
 		if *v < 1 || *v > 1<<31 {
@@ -123,8 +124,10 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (Def
 	d.MaxDelay = seconds("maxDelay", w.MaxDelay)
 	for i, raw := range w.Acceptors {
 		var a classify.Acceptor
-		if err := src.decode(raw, &a); err != nil {
-			errs = append(errs, &ModelError{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
+		if bad := src.decodeEach(raw, &a); bad != nil {
+			for _, err := range bad {
+				errs = append(errs, &ModelError{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
+			}
 			continue
 		}
 		d.Acceptors = append(d.Acceptors, a)
@@ -136,6 +139,13 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (Def
 type smithyModel struct {
 	Smithy string                 `json:"smithy"`
 	Shapes map[string]smithyShape `json:"shapes"`
+}
+
+// smithyFile is a Smithy JSON AST whose shapes are still to be decoded,
+// one at a time.
+type smithyFile struct {
+	Smithy string                     `json:"smithy"`
+	Shapes map[string]json.RawMessage `json:"shapes"`
 }
 
 type smithyShape struct {
@@ -181,17 +191,30 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 	if kind := src.sniff(); kind != "smithy" && kind != "" {
 		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy"))}
 	}
-	var m smithyModel
-	if err := json.Unmarshal(data, &m); err != nil {
+	var f smithyFile
+	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, &ModelError{Err: src.explain(data, err, 0)}
 	}
-	if !strings.HasPrefix(m.Smithy, "1.") && !strings.HasPrefix(m.Smithy, "2.") {
-		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", m.Smithy)}
+	if !strings.HasPrefix(f.Smithy, "1.") && !strings.HasPrefix(f.Smithy, "2.") {
+		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", f.Smithy)}
+	}
+	// Each shape on its own: one that does not decode is a problem, and
+	// the others are read.
+	m := smithyModel{Smithy: f.Smithy, Shapes: map[string]smithyShape{}}
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(f.Shapes)) {
+		var sh smithyShape
+		if bad := src.decodeKnown(f.Shapes[id], &sh); bad != nil {
+			for _, err := range bad {
+				errs = append(errs, &ModelError{Where: fmt.Sprintf("shapes[%q]", id), Err: err})
+			}
+			continue
+		}
+		m.Shapes[id] = sh
 	}
 	services := m.operationServices()
 	ids := slices.Sorted(maps.Keys(m.Shapes))
 	c := newCatalog()
-	var errs []error
 	for _, id := range ids {
 		op := m.Shapes[id]
 		trait, ok := op.Traits[waitableTrait]
