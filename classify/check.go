@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/waitable/waitable/jmespath"
 )
@@ -118,41 +117,21 @@ func checkComparator(t jmespath.Type, c Comparator) error {
 	switch c {
 	case StringEquals:
 		if k != jmespath.String {
-			return fmt.Errorf("%s needs a string, but the path gives %s", c, describe(t))
+			return fmt.Errorf("%s needs a string, but the path gives %s", c, jmespath.Describe(t))
 		}
 	case BooleanEquals:
 		if k != jmespath.Boolean {
-			return fmt.Errorf("%s needs a boolean, but the path gives %s", c, describe(t))
+			return fmt.Errorf("%s needs a boolean, but the path gives %s", c, jmespath.Describe(t))
 		}
 	case AllStringEquals, AnyStringEquals:
 		if k != jmespath.Array {
-			return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, describe(t))
+			return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, jmespath.Describe(t))
 		}
 		if el := t.Elem(); el != nil {
 			if ek, ok := el.Kind(); ok && ek != jmespath.String {
-				return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, describe(t))
+				return fmt.Errorf("%s needs an array of strings, but the path gives %s", c, jmespath.Describe(t))
 			}
 		}
 	}
 	return nil
-}
-
-// describe names a type in a message: "a number", "an array of numbers",
-// "a string (types.ClusterStatus)".
-func describe(t jmespath.Type) string {
-	k, _ := t.Kind()
-	kind := k.String()
-	a := "a "
-	switch k {
-	case jmespath.Array, jmespath.Object:
-		a = "an "
-	case jmespath.Null:
-		a = ""
-	}
-	if s := t.String(); s == kind || strings.HasPrefix(s, kind+" of ") {
-		return a + s
-	} else if s != "" {
-		return a + kind + " (" + s + ")"
-	}
-	return a + kind
 }

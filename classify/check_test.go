@@ -249,8 +249,8 @@ func TestCheckTypes(t *testing.T) {
 		{State: classify.Retry, Matcher: classify.OnOutput("cluster[", classify.StringEquals, "x")}, // left to Validate
 	}, in, out)
 	want := []string{
-		`acceptor 1: path: cluster.statsu: type error at offset 8: cluster.statsu: field "statsu" does not exist on structure (did you mean status?)`,
-		`acceptor 3: path: input.nam: type error at offset 6: input.nam: field "nam" does not exist on structure (did you mean name?)`,
+		`acceptor 1: path: cluster.statsu: type error at offset 8: field "statsu" does not exist on structure (did you mean status?)`,
+		`acceptor 3: path: input.nam: type error at offset 6: field "nam" does not exist on structure (did you mean name?)`,
 		`acceptor 4: path: length(cluster.name): stringEquals needs a string, but the path gives a number`,
 	}
 	if len(errs) != len(want) {

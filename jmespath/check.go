@@ -193,9 +193,12 @@ func literalType(v any) Type {
 	return unknown
 }
 
-// describe names a type in a message: "a string", "an array of numbers",
-// "an object (types.Cluster)".
-func describe(t Type) string {
+// Describe names a type in a message: "a string", "an array of numbers",
+// "an object (types.Cluster)", "a value of unknown type" (nil too).
+func Describe(t Type) string {
+	if t == nil {
+		t = unknown
+	}
 	k, ok := t.Kind()
 	if !ok {
 		return "a value of unknown type"
@@ -355,7 +358,7 @@ func (c *checker) walk(n *node, t Type, from int) Type {
 		if k, ok := l.Kind(); ok && k == Object {
 			el = elemOf(l)
 		} else if ok && k != Null {
-			c.fail(n.position, "a value projection * is applied to %s, %s, which is not an object", c.leftText(n, from), describe(l))
+			c.fail(n.position, "a value projection * is applied to %s, %s, which is not an object", c.leftText(n, from), Describe(l))
 		}
 		return arrayType{c.walk(n.r, el, from)}
 	case opLiteral:
@@ -400,15 +403,15 @@ func (c *checker) field(n *node, t Type, from int) Type {
 	}
 	end := c.fieldEnd(n.position)
 	path := ""
-	if from < n.position {
-		path = c.text(from, end) + ": "
+	if p := c.text(from, end); from < n.position && p != strings.TrimSpace(c.src) {
+		path = p + ": " // the part of a longer expression
 	}
 	if k != Object {
 		hint := ""
 		if base := strings.TrimSuffix(c.text(from, n.position), "."); k == Array && from < n.position {
 			hint = fmt.Sprintf(" (to read it from each element: %s[].%s)", base, c.src[n.position:end])
 		}
-		c.fail(n.position, "%sfield %q is read from %s, which is not an object%s", path, n.name, describe(t), hint)
+		c.fail(n.position, "%sfield %q is read from %s, which is not an object%s", path, n.name, Describe(t), hint)
 		return unknown
 	}
 	if el := t.Elem(); el != nil {
@@ -437,7 +440,7 @@ func (c *checker) array(l Type, n *node, from int, what string) (Type, bool) {
 	case ok && k == Array:
 		return elemOf(l), true
 	case ok && k != Null:
-		c.fail(n.position, "%s is applied to %s, %s, which is not an array", what, c.leftText(n, from), describe(l))
+		c.fail(n.position, "%s is applied to %s, %s, which is not an array", what, c.leftText(n, from), Describe(l))
 	}
 	return unknown, false
 }
@@ -465,15 +468,15 @@ func (c *checker) compare(n *node, l, r Type) {
 	switch n.cmp {
 	case tEQ, tNE:
 		if okl && okr && kl != kr && kl != Null && kr != Null {
-			c.fail(n.position, "%s compares %s, %s, with %s, %s: values of different types are never equal", op, lt, describe(l), rt, describe(r))
+			c.fail(n.position, "%s compares %s, %s, with %s, %s: values of different types are never equal", op, lt, Describe(l), rt, Describe(r))
 		}
 		return
 	}
 	if okl && kl != Number {
-		c.fail(start(n.l), "%s compares numbers, but %s is %s (the comparison gives null)", op, lt, describe(l))
+		c.fail(start(n.l), "%s compares numbers, but %s is %s (the comparison gives null)", op, lt, Describe(l))
 	}
 	if okr && kr != Number {
-		c.fail(start(n.r), "%s compares numbers, but %s is %s (the comparison gives null)", op, rt, describe(r))
+		c.fail(start(n.r), "%s compares numbers, but %s is %s (the comparison gives null)", op, rt, Describe(r))
 	}
 }
 
@@ -543,7 +546,7 @@ func (c *checker) call(n *node, t Type) Type {
 		key := ref(1, 0)
 		if k, ok := key.Kind(); ok && k != Number && k != String {
 			body := n.args[1].l
-			c.fail(start(body), "the key of %s() must be a number or a string, but %s is %s", n.name, c.nodeText(body), describe(key))
+			c.fail(start(body), "the key of %s() must be a number or a string, but %s is %s", n.name, c.nodeText(body), Describe(key))
 		}
 		if n.name == "sort_by" {
 			return arg(0)
@@ -576,7 +579,7 @@ func (c *checker) arg(call *node, i int, a *node, want argType, got Type) {
 		return
 	}
 	if want&(1<<k) == 0 {
-		c.fail(start(a), "argument %d of %s() must be %s, but %s is %s", i+1, call.name, wantText(want), c.nodeText(a), describe(got))
+		c.fail(start(a), "argument %d of %s() must be %s, but %s is %s", i+1, call.name, wantText(want), c.nodeText(a), Describe(got))
 		return
 	}
 	if k != Array || want&^aAny&^aExpref == 0 {
@@ -587,7 +590,7 @@ func (c *checker) arg(call *node, i int, a *node, want argType, got Type) {
 		return
 	}
 	if (want == aArrayNum && ek != Number) || (want == aArrayStr && ek != String) || (want == aArrayNumOr && ek != Number && ek != String) {
-		c.fail(start(a), "argument %d of %s() must be %s, but %s is %s", i+1, call.name, wantText(want), c.nodeText(a), describe(got))
+		c.fail(start(a), "argument %d of %s() must be %s, but %s is %s", i+1, call.name, wantText(want), c.nodeText(a), Describe(got))
 	}
 }
 

@@ -55,7 +55,8 @@ func TestCheck(t *testing.T) {
 		{"Status", "a string (jmespath.ckStatus)", ""},
 		{"status", "a string (jmespath.ckStatus)", ""},
 		{"Items[].id", "an array of strings", ""},
-		{"Items[].ID", "an array", `Items[].ID: field "ID" does not exist on jmespath.ckItem (did you mean id?)`},
+		{"Items[].ID", "an array", `type error at offset 8: field "ID" does not exist on jmespath.ckItem (did you mean id?)`},
+		{"length(Items[].ID)", "a number", `type error at offset 15: Items[].ID: field "ID" does not exist on jmespath.ckItem (did you mean id?)`},
 		{"Items[0].Count", "a number (int32)", ""},
 		{"Items[0].Raw", "a string ([]uint8)", ""},
 		{"Items[0].When", "a number (time.Time)", ""},
@@ -112,7 +113,7 @@ func TestCheck(t *testing.T) {
 		case tt.want != "" && !strings.Contains(got, tt.want):
 			t.Errorf("%s: %q, want a problem containing %q", tt.expr, got, tt.want)
 		}
-		if d := describe(rt); d != tt.result && !(tt.result == "an array ([]jmespath.ckItem)" && d == "an array of objects") {
+		if d := Describe(rt); d != tt.result && !(tt.result == "an array ([]jmespath.ckItem)" && d == "an array of objects") {
 			t.Errorf("%s: the result is %s, want %s", tt.expr, d, tt.result)
 		}
 	}
@@ -181,13 +182,13 @@ func TestCheckInfersComplianceResults(t *testing.T) {
 			}
 			known++
 			if k != kindOf(c.Result) {
-				t.Errorf("%s: %s gives %s; Check infers %s", file, c.Expression, canonical(t, c.Result), describe(rt))
+				t.Errorf("%s: %s gives %s; Check infers %s", file, c.Expression, canonical(t, c.Result), Describe(rt))
 				continue
 			}
 			ek, ok := elemOf(rt).Kind()
 			for i := range arrayLen(c.Result) {
 				if k := kindOf(arrayAt(c.Result, i)); ok && k != ek && k != Null {
-					t.Errorf("%s: %s gives %s; Check infers %s", file, c.Expression, canonical(t, c.Result), describe(rt))
+					t.Errorf("%s: %s gives %s; Check infers %s", file, c.Expression, canonical(t, c.Result), Describe(rt))
 					break
 				}
 			}
