@@ -50,7 +50,8 @@ Usage:
   waitable http URL [flags]          poll an HTTP endpoint whose body is JSON
   waitable exec [flags] -- CMD ARGS  poll a command whose standard output is JSON
   waitable schedule [flags]          show when a waiter's polls happen
-  waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files
+  waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
+                                     its paths against the model's shapes
   waitable list MODEL...             list the waiters in model files
   waitable version                   print the version (also --version)
 

@@ -437,7 +437,7 @@ func TestCountOne(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"lint", one}, 0, one + ": 1 waiter, ok\n", ""},
+		{[]string{"lint", one}, 0, one + ": 1 waiter, ok (paths not checked against shapes: no service model; see --service)\n", ""},
 		{[]string{"list", one}, 0, one + ": TableExists on DescribeTable: 1 acceptor, delays 20s to 20s\n", ""},
 		{[]string{"lint", broken}, exitLint, "", "waitable lint: 1 problem\n"},
 		{[]string{"schedule", "--min-delay", "2s", "--max-delay", "2s", "--max-wait", "100ms", "--latency", "100ms", "--seeds", "1", "--svg", svg},
