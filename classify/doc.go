@@ -10,9 +10,11 @@
 // [Matcher] (output, inputOutput, success or errorType) and, on failure
 // acceptors, an optional message. [Compile] turns a list of them into a
 // [Set] for an operation's Go input and output types: every JMESPath
-// expression is compiled once, checked against those types (a path naming
-// a field the type lacks is an error before any call is made), and then
-// evaluated on each attempt.
+// expression is compiled once, checked against those types (a name the
+// type lacks, a function's argument of the wrong type, a comparator the
+// result can never match: an error before any call is made, naming the
+// part at fault and its offset), and then evaluated on each attempt.
+// [CheckTypes] checks acceptors against a model's shapes instead.
 //
 // JMESPath runs on package [github.com/waitable/waitable/jmespath]: Go
 // values are read in place through the specification's data model, as
