@@ -20,8 +20,9 @@
 //
 // Exit statuses: 0 the success condition held; 1 a failure condition held
 // (or a call failed in a way that is not transient); 2 the wait timed out; 3 lint found problems;
-// 64 bad usage or input; 130 interrupted (Ctrl-C cancels the call in
-// flight).
+// 64 bad usage or input; 126 exec's command is not executable, 127 it
+// does not exist (as a shell's statuses); 130 interrupted (Ctrl-C cancels
+// the call in flight).
 package main
 
 import (
@@ -36,12 +37,16 @@ import (
 
 // Exit statuses.
 const (
-	exitSuccess     = 0
-	exitFailure     = 1
-	exitTimeout     = 2
-	exitLint        = 3
-	exitUsage       = 64
-	exitInterrupted = 130
+	exitSuccess = 0
+	exitFailure = 1
+	exitTimeout = 2
+	exitLint    = 3
+	exitUsage   = 64
+	// A command for exec that cannot run, as a shell says: 126 not
+	// executable, 127 not found.
+	exitNotExecutable = 126
+	exitNotFound      = 127
+	exitInterrupted   = 130
 )
 
 const usage = `waitable: wait on anything from a shell, the way a Smithy waiter does.
@@ -77,7 +82,8 @@ honoured too.
 Run 'waitable COMMAND --help' for a command's flags.
 
 Exit statuses: 0 success; 1 failure; 2 timeout; 3 lint found problems;
-64 bad usage or input; 130 interrupted.
+64 bad usage or input; 126 exec's command is not executable, 127 it does
+not exist; 130 interrupted.
 
 Examples:
   waitable http http://localhost:8080/health --success ok --max-wait 30s

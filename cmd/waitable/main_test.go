@@ -266,6 +266,31 @@ func TestExec(t *testing.T) {
 	}
 }
 
+// TestCommandNotRunnable: a command that does not exist exits 127, one
+// that is not executable 126, as a shell's do, before any poll, saying so.
+func TestCommandNotRunnable(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "job.sh")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, cmd string
+		code      int
+		stderr    string
+	}{
+		{"not found", "no-such-command-waitable", 127, "waitable exec: no-such-command-waitable: command not found"},
+		{"not found, a path", filepath.Join(t.TempDir(), "missing"), 127, "missing: command not found"},
+		{"not executable", notExec, 126, "job.sh: not executable: permission denied"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runBinary(t, nil, "exec", "--success", "ok", "--max-wait", "1m", "--", tt.cmd)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) || strings.Contains(r.stderr, "#1") {
+				t.Errorf("exit %d, stderr %q; want %d and %q before any poll", r.code, r.stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{},

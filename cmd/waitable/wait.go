@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -174,6 +175,9 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		if len(positional) == 0 {
 			return exitUsage, usagef("want a command after --")
 		}
+		if code, err := runnable(positional[0]); err != nil {
+			return code, err
+		}
 		call = execCall(positional)
 	}
 	def, err := definition(&conds, *waiterFile, *name)
@@ -312,6 +316,20 @@ func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) 
 			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
 		}
 		return out, nil
+	}
+}
+
+// runnable checks, as a shell does before it runs a command, that the
+// command exists (else exit status 127) and may be executed (else 126).
+func runnable(name string) (int, error) {
+	_, err := exec.LookPath(name)
+	switch {
+	case err == nil:
+		return exitSuccess, nil
+	case errors.Is(err, fs.ErrPermission):
+		return exitNotExecutable, fmt.Errorf("%s: not executable: permission denied", name)
+	default: // not in $PATH, or no such file
+		return exitNotFound, fmt.Errorf("%s: command not found", name)
 	}
 }
 
