@@ -71,7 +71,8 @@ func (e exitCatcher) Run() int { *e.code = e.m.Run(); return *e.code }
 
 // fakeCommand counts its runs in a file and prints {"n": count, "state":
 // …}: pending until the third run, then the state WAITABLE_TEST_STATE
-// (default done); WAITABLE_TEST_EXIT makes it exit with that status.
+// (default done); WAITABLE_TEST_EXIT makes it exit with that status, and
+// WAITABLE_TEST_PRINT makes it print that text instead.
 func fakeCommand(counter string) int {
 	n := 1
 	if b, err := os.ReadFile(counter); err == nil {
@@ -83,6 +84,10 @@ func fakeCommand(counter string) int {
 		fmt.Fprintln(os.Stderr, "boom")
 		c, _ := strconv.Atoi(code)
 		return c
+	}
+	if text, ok := os.LookupEnv("WAITABLE_TEST_PRINT"); ok {
+		fmt.Println(text)
+		return 0
 	}
 	state := "pending"
 	if n >= 3 {
@@ -261,6 +266,37 @@ func TestExec(t *testing.T) {
 			r := runBinary(t, env, append(args, "--", self)...)
 			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) {
 				t.Errorf("exit %d, stdout %q; want %d, %q\nstderr:\n%s", r.code, r.stdout, tt.code, tt.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestOutputNotJSON: output that is not JSON (text, truncated JSON) says
+// so on each attempt line and in --json's records, with the parser's
+// words and the offset; --text makes @ the output as a string.
+func TestOutputNotJSON(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, print string
+		args        []string
+		code        int
+		want        string // on standard error, or standard output with --json
+	}{
+		{"text", "hello, I am not JSON", nil, 2, "(output is not JSON: invalid character 'h' looking for beginning of value at offset 0; no condition held)"},
+		{"truncated JSON", `{"state": "do`, nil, 2, "(output is not JSON: unexpected end of JSON input at offset 13; no condition held)"},
+		{"--json", "hello", []string{"--json"}, 2, `"output_error":"output is not JSON: invalid character 'h' looking for beginning of value at offset 0"`},
+		{"--text", "the service is ready", []string{"--text"}, 0, "success  (contains(@, 'ready'))"},
+		{"--text --json", "ready", []string{"--text", "--json"}, 0, `"output":"ready"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := []string{"WAITABLE_TEST_COMMAND=" + filepath.Join(t.TempDir(), "count"), "WAITABLE_TEST_PRINT=" + tt.print}
+			args := append([]string{"exec", "--min-delay", "5ms", "--max-delay", "5ms", "--max-wait", "30ms", "--success", "contains(@, 'ready')"}, tt.args...)
+			r := runBinary(t, env, append(args, "--", self)...)
+			if r.code != tt.code || !strings.Contains(r.stderr+r.stdout, tt.want) {
+				t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", r.code, tt.code, tt.want, r.stdout, r.stderr)
 			}
 		})
 	}

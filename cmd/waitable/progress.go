@@ -40,6 +40,8 @@ type attemptJSON struct {
 	HintMS    float64         `json:"hint_ms,omitempty"`
 	Streak    int             `json:"streak,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
+	// OutputError says why output is null although there was output.
+	OutputError string `json:"output_error,omitempty"`
 }
 
 type resultJSON struct {
@@ -67,7 +69,7 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 			j.Error = a.Err.Error()
 		}
 		if out != nil {
-			j.Output = out.raw
+			j.Output, j.OutputError = out.raw, out.problem
 		}
 		writeJSON(p.out, j)
 		return
@@ -87,6 +89,9 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 		what = "transient error, retried: " + a.Err.Error()
 	case a.Err != nil:
 		what = "error: " + a.Err.Error()
+	}
+	if out != nil && out.problem != "" && a.Err == nil { // an error's body need not be JSON
+		what = out.problem + "; " + what
 	}
 	if a.Streak > 0 && a.State != classify.Success {
 		what += fmt.Sprintf(", %d in a row", a.Streak)

@@ -24,9 +24,10 @@ import (
 // holds (it is a Smithy document), and status matchers read its HTTP
 // status.
 type output struct {
-	raw    json.RawMessage
-	status int
-	after  time.Duration // the response's Retry-After, 0 if none
+	raw     json.RawMessage
+	status  int
+	after   time.Duration // the response's Retry-After, 0 if none
+	problem string        // why raw is null although there was output ("output is not JSON: …")
 }
 
 // RetryAfter is a pending response's Retry-After (an HTTP 202 that says
@@ -142,6 +143,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	identity := fs.String("identity", "", "a JMESPath expression that identifies the resource (an ARN, a UID): fail if it changes (deleted and recreated)")
 	asJSON := fs.Bool("json", false, "print one JSON object per attempt on standard output, then the result")
 	quiet := fs.Bool("quiet", false, "print no progress")
+	text := fs.Bool("text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
 	var hdrs headers
 	method := "GET"
 	if kind == "http" {
@@ -170,7 +172,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		if len(positional) != 1 {
 			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
 		}
-		call = httpCall(method, positional[0], hdrs)
+		call = httpCall(method, positional[0], hdrs, *text)
 	case "exec":
 		if len(positional) == 0 {
 			return exitUsage, usagef("want a command after --")
@@ -178,7 +180,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		if code, err := runnable(positional[0]); err != nil {
 			return code, err
 		}
-		call = execCall(positional)
+		call = execCall(positional, *text)
 	}
 	def, err := definition(&conds, *waiterFile, *name)
 	if err != nil {
@@ -290,7 +292,7 @@ func definition(c *conditions, file, name string) (waiter.Definition, error) {
 }
 
 // httpCall polls url.
-func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) (*output, error) {
+func httpCall(method, url string, hdrs headers, text bool) func(context.Context, struct{}) (*output, error) {
 	return func(ctx context.Context, _ struct{}) (*output, error) {
 		req, err := http.NewRequestWithContext(ctx, method, url, nil)
 		if err != nil {
@@ -311,7 +313,8 @@ func httpCall(method, url string, hdrs headers) func(context.Context, struct{}) 
 			return nil, err
 		}
 		after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
-		out := &output{raw: jsonOrNull(body), status: resp.StatusCode, after: after}
+		raw, problem := decode(body, text)
+		out := &output{raw: raw, status: resp.StatusCode, after: after, problem: problem}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
 		}
@@ -334,14 +337,15 @@ func runnable(name string) (int, error) {
 }
 
 // execCall runs the command; its standard output is the JSON output.
-func execCall(argv []string) func(context.Context, struct{}) (*output, error) {
+func execCall(argv []string, text bool) func(context.Context, struct{}) (*output, error) {
 	return func(ctx context.Context, _ struct{}) (*output, error) {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.WaitDelay = time.Second
 		err := cmd.Run()
-		out := &output{raw: jsonOrNull(stdout.Bytes()), status: 200}
+		raw, problem := decode(stdout.Bytes(), text)
+		out := &output{raw: raw, status: 200, problem: problem}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {
 			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr.Bytes()), out: out}
@@ -353,13 +357,29 @@ func execCall(argv []string) func(context.Context, struct{}) (*output, error) {
 	}
 }
 
-// jsonOrNull returns data if it is one JSON value, else null.
-func jsonOrNull(data []byte) json.RawMessage {
+// decode returns what conditions read of output data: with --text, the
+// text as a JSON string (whitespace trimmed at both ends); else data if it
+// is one JSON value, and null, with the reason, if it is not (null without
+// one for no output).
+func decode(data []byte, text bool) (json.RawMessage, string) {
 	data = bytes.TrimSpace(data)
-	if len(data) == 0 || !json.Valid(data) {
-		return json.RawMessage("null")
+	if text {
+		s, _ := json.Marshal(string(data)) // invalid UTF-8 becomes U+FFFD
+		return s, ""
 	}
-	return data
+	if len(data) == 0 {
+		return json.RawMessage("null"), ""
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		off := int64(len(data))
+		var se *json.SyntaxError
+		if errors.As(err, &se) && se.Offset > 0 && err.Error() != "unexpected end of JSON input" {
+			off = se.Offset - 1 // the offending byte: Offset counts it as read
+		}
+		return json.RawMessage("null"), fmt.Sprintf("output is not JSON: %v at offset %d", err, off)
+	}
+	return data, ""
 }
 
 func snippet(b []byte) string {
