@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 )
 
 // Exit statuses.
@@ -96,9 +97,38 @@ Examples:
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT, SIGTERM and SIGHUP cancel the call in flight; the summary is
+	// printed and the exit status is 128+n. A second signal ends the
+	// process at once.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		if s, ok := <-sigs; ok {
+			signal.Stop(sigs)
+			cancel(signalled{s})
+		}
+	}()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var s signalled
+	if code == exitInterrupted && errors.As(context.Cause(ctx), &s) {
+		code = s.status()
+	}
+	os.Exit(code)
+}
+
+// signalled is the cause of a wait that a signal cancelled.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "interrupted by " + s.sig.String() }
+
+// status is a shell's exit status for the signal: 128+n.
+func (s signalled) status() int {
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return exitInterrupted
 }
 
 // usageError is bad usage or input: exit status 64.

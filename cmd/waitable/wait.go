@@ -343,7 +343,11 @@ func execCall(argv []string, text bool) func(context.Context, struct{}) (*output
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		cmd.WaitDelay = time.Second
+		cleanup := inOwnGroup(cmd)
 		err := cmd.Run()
+		if ctx.Err() != nil {
+			cleanup() // what the group's SIGTERM left
+		}
 		raw, problem := decode(stdout.Bytes(), text)
 		out := &output{raw: raw, status: 200, problem: problem}
 		var ee *exec.ExitError
