@@ -21,8 +21,10 @@
 // Exit statuses: 0 the success condition held; 1 a failure condition held
 // (or a call failed in a way that is not transient); 2 the wait timed out; 3 lint found problems;
 // 64 bad usage or input; 126 exec's command is not executable, 127 it
-// does not exist (as a shell's statuses); 130 interrupted (Ctrl-C cancels
-// the call in flight).
+// does not exist (as a shell's statuses); 128+n stopped by signal n
+// (SIGINT 130, SIGTERM 143, SIGHUP 129: the call in flight is cancelled
+// and the summary printed). An exec'd command runs in a process group of
+// its own, which a cancelled call ends whole, as timeout(1) does.
 package main
 
 import (
@@ -84,7 +86,9 @@ Run 'waitable COMMAND --help' for a command's flags.
 
 Exit statuses: 0 success; 1 failure; 2 timeout; 3 lint found problems;
 64 bad usage or input; 126 exec's command is not executable, 127 it does
-not exist; 130 interrupted.
+not exist; 128+n stopped by signal n (Ctrl-C 130, SIGTERM 143, SIGHUP 129).
+exec runs the command in a process group of its own: a cancelled call (its
+deadline, the wait's, a signal) ends the whole group, as timeout(1) does.
 
 Examples:
   waitable http http://localhost:8080/health --success ok --max-wait 30s

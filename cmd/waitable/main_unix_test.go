@@ -1,0 +1,72 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSignals: SIGTERM and SIGHUP end a wait as SIGINT does: the call in
+// flight is cancelled, the summary printed, and the exit status is 128+n.
+func TestSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			inFlight := make(chan struct{}, 1)
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				inFlight <- struct{}{}
+				<-r.Context().Done() // released when the command cancels the call
+			}))
+			defer s.Close()
+			cmd := exec.CommandContext(t.Context(), binary, "http", s.URL, "--success", "ok", "--max-wait", "1m")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			<-inFlight
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) || !strings.Contains(stderr.String(), "waitable: interrupted") {
+				t.Errorf("exit %v, want %d and the summary; stderr %q", err, 128+int(sig), stderr.String())
+			}
+		})
+	}
+}
+
+// TestProcessGroup: a command's whole process tree ends with the call, as
+// under timeout(1): a script's background child does not outlive the wait.
+func TestProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	script := filepath.Join(dir, "job.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 30 &\necho $! > "+pidFile+"\nwait\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, nil, "exec", "--success", "ok", "--max-wait", "300ms", "--", script)
+	if r.code != exitTimeout {
+		t.Fatalf("exit %d, want %d (timeout); stderr %q", r.code, exitTimeout, r.stderr)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	// Gone, or a zombie that its new parent has yet to reap.
+	if stat, err := os.ReadFile("/proc/" + pid + "/stat"); err == nil && !strings.Contains(string(stat), ") Z ") {
+		syscall.Kill(atoi(pid), syscall.SIGKILL)
+		t.Errorf("the script's child %s outlived the wait: %s", pid, stat)
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
