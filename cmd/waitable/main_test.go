@@ -302,6 +302,28 @@ func TestOutputNotJSON(t *testing.T) {
 	}
 }
 
+// TestMessagesNameTarget: the summary names what was polled, the URL or
+// the command line, not an internal waiter name.
+func TestMessagesNameTarget(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"state": "failed"}`))
+	}))
+	defer s.Close()
+	r := runBinary(t, nil, "http", s.URL+"/jobs/42", "--success", "state == 'done'", "--failure", "state == 'failed'")
+	if want := "waitable: failure after 1 attempt: waiter HTTP (" + s.URL + "/jobs/42): failure after 1 poll"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"WAITABLE_TEST_COMMAND=" + filepath.Join(t.TempDir(), "count"), "WAITABLE_TEST_PRINT=not json"}
+	r = runBinary(t, env, "exec", "--failure", "@ == null", "--success", "ok", "--", self, "two words")
+	if want := "waiter Command (" + self + " 'two words'): failure after 1 poll"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+}
+
 // TestCommandNotRunnable: a command that does not exist exits 127, one
 // that is not executable 126, as a shell's do, before any poll, saying so.
 func TestCommandNotRunnable(t *testing.T) {

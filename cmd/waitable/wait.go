@@ -167,12 +167,14 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		return exitUsage, usageError{err}
 	}
 	var call func(context.Context, struct{}) (*output, error)
+	var target string
 	switch kind {
 	case "http":
 		if len(positional) != 1 {
 			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
 		}
 		call = httpCall(method, positional[0], hdrs, *text)
+		target = positional[0]
 	case "exec":
 		if len(positional) == 0 {
 			return exitUsage, usagef("want a command after --")
@@ -181,8 +183,9 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 			return code, err
 		}
 		call = execCall(positional, *text)
+		target = shellQuote(positional)
 	}
-	def, err := definition(&conds, *waiterFile, *name)
+	def, err := definition(&conds, *waiterFile, *name, kind)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
@@ -234,6 +237,9 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		p.attempt(a)
 	}
 	_, err = r.Result()
+	if we := (*waiter.Error)(nil); errors.As(err, &we) && we.Input == "" {
+		we.Input = target // name what was polled: the URL, the command line
+	}
 	return p.result(err, last, r.Seen())
 }
 
@@ -260,12 +266,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string, command bool) ([]string, 
 
 // definition builds the waiter's definition from the conditions or the
 // waiter file.
-func definition(c *conditions, file, name string) (waiter.Definition, error) {
+func definition(c *conditions, file, name, kind string) (waiter.Definition, error) {
 	if file == "" {
 		if len(c.acceptors) == 0 {
 			return waiter.Definition{}, errors.New("give at least one --success condition (or --waiter FILE)")
 		}
-		return waiter.Definition{Name: "Shell", Acceptors: c.acceptors}, nil
+		// Named after the kind of wait; messages add what was polled.
+		return waiter.Definition{Name: map[string]string{"http": "HTTP", "exec": "Command"}[kind], Acceptors: c.acceptors}, nil
 	}
 	if len(c.acceptors) > 0 {
 		return waiter.Definition{}, errors.New("give conditions or --waiter, not both")
@@ -320,6 +327,22 @@ func httpCall(method, url string, hdrs headers, text bool) func(context.Context,
 		}
 		return out, nil
 	}
+}
+
+// shellQuote writes argv as a shell would read it back: an argument with
+// anything but letters, digits and -_./:=@%+, in single quotes.
+func shellQuote(argv []string) string {
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+		}) < 0 {
+			quoted[i] = a
+			continue
+		}
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }
 
 // runnable checks, as a shell does before it runs a command, that the
