@@ -46,20 +46,33 @@ func TestSignals(t *testing.T) {
 
 // TestProcessGroup: a command's whole process tree ends with the call, as
 // under timeout(1): a script's background child does not outlive the wait.
+// The script hands its child's PID through a FIFO, so the test knows the
+// call is in flight without waiting on real time; SIGTERM then cancels it.
 func TestProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "child.pid")
-	script := filepath.Join(dir, "job.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 30 &\necho $! > "+pidFile+"\nwait\n"), 0o755); err != nil {
+	fifo := filepath.Join(dir, "child.pid")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := runBinary(t, nil, "exec", "--success", "ok", "--max-wait", "300ms", "--", script)
-	if r.code != exitTimeout {
-		t.Fatalf("exit %d, want %d (timeout); stderr %q", r.code, exitTimeout, r.stderr)
+	script := filepath.Join(dir, "job.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 30 &\necho $! > "+fifo+"\nwait\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	b, err := os.ReadFile(pidFile)
+	cmd := exec.CommandContext(t.Context(), binary, "exec", "--success", "ok", "--max-wait", "1m", "--", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fifo) // blocks until the script has started its child
 	if err != nil {
 		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 143 {
+		t.Errorf("exit %v, want 143; stderr %q", err, stderr.String())
 	}
 	pid := strings.TrimSpace(string(b))
 	// Gone, or a zombie that its new parent has yet to reap.
