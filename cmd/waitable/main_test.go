@@ -472,6 +472,40 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// TestScheduleReadyAndLimit: --ready-at ends each run at its first poll
+// that starts then or later and prints how long after the resource was
+// ready the waits saw it; --max-attempts caps the polls; each poll's row
+// says what share of runs make it.
+func TestScheduleReadyAndLimit(t *testing.T) {
+	r := runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50", "--ready-at", "30s")
+	if !strings.Contains(r.stdout, "ready at 30s: seen after p50 ") || strings.Contains(r.stdout, "\n   12 ") || !strings.Contains(r.stdout, "1 (2%)") {
+		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+	r = runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50", "--ready-at", "10m")
+	if !strings.Contains(r.stdout, "ready at 10m0s: no wait sees it (0 of 50 runs)") {
+		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+	r = runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50", "--max-attempts", "3")
+	if !strings.Contains(r.stdout, "at most 3 polls a wait") || !strings.Contains(r.stdout, "\n    3 ") || strings.Contains(r.stdout, "\n    4 ") {
+		t.Errorf("exit %d:\n%s", r.code, r.stdout)
+	}
+	if r := runBinary(t, nil, "schedule", "--max-attempts", "-1"); r.code != exitUsage {
+		t.Errorf("--max-attempts -1: exit %d, want %d", r.code, exitUsage)
+	}
+}
+
+// TestShare: a share is never rounded to 0% or 100% when it is neither.
+func TestShare(t *testing.T) {
+	for _, tt := range []struct {
+		n, total int
+		want     string
+	}{{1, 1000, "0.1%"}, {1, 50, "2%"}, {999, 1000, "99.9%"}, {1000, 1000, "100%"}, {0, 10, "0%"}, {1, 100000, "<0.1%"}} {
+		if got := share(tt.n, tt.total); got != tt.want {
+			t.Errorf("share(%d, %d) = %s, want %s", tt.n, tt.total, got, tt.want)
+		}
+	}
+}
+
 func TestScheduleGolden(t *testing.T) {
 	r := runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50")
 	if r.code != 0 {
@@ -728,7 +762,7 @@ func TestNotFoundAndIdentity(t *testing.T) {
 // TestScheduleHint: with --hint 10s, no poll comes sooner than 10s after
 // the one before (the service's hint), whatever the jitter.
 func TestScheduleHint(t *testing.T) {
-	rows, _, err := simulateSchedule(scheduleConfig{minDelay: 2 * time.Second, maxDelay: 30 * time.Second, maxWait: 2 * time.Minute, latency: 100 * time.Millisecond, reserve: -1, hint: 10 * time.Second, seeds: 50})
+	rows, _, _, err := simulateSchedule(scheduleConfig{minDelay: 2 * time.Second, maxDelay: 30 * time.Second, maxWait: 2 * time.Minute, latency: 100 * time.Millisecond, reserve: -1, hint: 10 * time.Second, seeds: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 type scheduleConfig struct {
 	minDelay, maxDelay, maxWait, latency, reserve, hint time.Duration
 	seeds                                               int
+	maxPolls                                            int           // 0: no limit but the wait's
+	readyAt                                             time.Duration // when the resource becomes ready; 0: never
 }
 
 // scheduleRow is one poll over every seed.
@@ -39,9 +41,11 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: as the waiter does, the call latency, half as much again, and 20ms)")
 	fs.DurationVar(&c.hint, "hint", 0, "each pending answer's own hint of when to poll again (a 202's Retry-After): polls come no sooner")
 	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
+	fs.IntVar(&c.maxPolls, "max-attempts", 0, "the most polls a wait makes (the waiter's WithMaxPolls); 0: no limit but the max wait")
+	fs.DurationVar(&c.readyAt, "ready-at", 0, "when the resource becomes ready: a poll that starts then or later succeeds; prints how long after it the waits see it")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: waitable schedule [flags]\n\nWhen a waiter that never succeeds polls, over many jitter seeds, decided by the waiter's own core.")
+		fmt.Fprintln(stdout, "Usage: waitable schedule [flags]\n\nWhen a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline (or --max-attempts), or, with --ready-at, until it sees the resource ready.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -53,10 +57,10 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected arguments %q", fs.Args())
 	}
-	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 {
-		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency and --hint not negative")
+	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 || c.maxPolls < 0 || c.readyAt < 0 {
+		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency, --hint, --max-attempts and --ready-at not negative")
 	}
-	rows, lasts, err := simulateSchedule(c)
+	rows, lasts, lags, err := simulateSchedule(c)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
@@ -64,11 +68,17 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if c.hint > 0 {
 		fmt.Fprintf(stdout, "each pending answer says to poll again after %v: no poll comes sooner\n", c.hint)
 	}
-	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs")
+	if c.maxPolls > 0 {
+		fmt.Fprintf(stdout, "at most %s a wait\n", plural.N(c.maxPolls, "poll"))
+	}
+	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs that make it")
 	for i, r := range rows {
-		fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs)
+		fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d (%s)\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs, share(r.runs, c.seeds))
 	}
 	fmt.Fprintf(stdout, "the last poll ends between %v and %v (deadline %v)\n", lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond), c.maxWait)
+	if c.readyAt > 0 {
+		fmt.Fprintf(stdout, "ready at %v: %s\n", c.readyAt, lagSummary(lags, c.seeds))
+	}
 	if *svg != "" {
 		if err := os.WriteFile(*svg, []byte(scheduleSVG(c, rows, lasts)), 0o644); err != nil {
 			return exitFailure, err
@@ -78,10 +88,43 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	return exitSuccess, nil
 }
 
+// share is n of total as a percentage, never rounded to 0% or 100% when
+// it is neither.
+func share(n, total int) string {
+	p := 100 * float64(n) / float64(total)
+	switch {
+	case n > 0 && p < 0.1:
+		return "<0.1%"
+	case n > 0 && p < 1:
+		return fmt.Sprintf("%.1f%%", p)
+	case n < total && p > 99:
+		return fmt.Sprintf("%.1f%%", min(p, 99.9))
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
+// lagSummary describes the detection lags (sorted) of the runs that saw
+// the resource ready, out of seeds runs.
+func lagSummary(lags []time.Duration, seeds int) string {
+	if len(lags) == 0 {
+		return fmt.Sprintf("no wait sees it (0 of %d runs)", seeds)
+	}
+	q := func(f float64) time.Duration {
+		return lags[min(len(lags)-1, int(f*float64(len(lags))))].Round(time.Millisecond)
+	}
+	out := fmt.Sprintf("seen after p50 %v, p90 %v, p99 %v, at most %v (the time from ready to the end of the first poll that starts then or later)", q(0.5), q(0.9), q(0.99), lags[len(lags)-1].Round(time.Millisecond))
+	if missed := seeds - len(lags); missed > 0 {
+		out += fmt.Sprintf("; %d of %d runs end before they see it", missed, seeds)
+	}
+	return out
+}
+
 // simulateSchedule returns, for each poll number, when it starts over the
-// seeds, and when the last poll of each seed ends (sorted).
-func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) {
-	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry()}
+// seeds, when the last poll of each seed ends (sorted), and, with
+// readyAt, how long after it each run that sees the resource ready sees
+// it (sorted).
+func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.Duration, error) {
+	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry(), waiter.WithMaxPolls(c.maxPolls)}
 	if c.reserve >= 0 {
 		opts = append(opts, waiter.WithFinalReserve(c.reserve))
 	}
@@ -89,21 +132,28 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) 
 	call := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
 	w, err := waiter.NewFunc("Schedule", call, never, opts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	retry := waiter.Judgment{Acceptor: -1, State: classify.Retry} // the resource never gets there
+	retry := waiter.Judgment{Acceptor: -1, State: classify.Retry} // not there yet
+	success := waiter.Judgment{Acceptor: 0, State: classify.Success}
 	var runs [][]time.Duration
+	var lags []time.Duration
 	for seed := range c.seeds {
 		s, err := w.Begin(t0, c.maxWait, uint64(seed)+1)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var starts []time.Duration
 		for at := t0; ; at = s.Next {
 			starts = append(starts, at.Sub(t0))
 			var d waiter.Decision
-			p := waiter.Poll{Start: at, Latency: c.latency, Judgment: retry}
+			judged := retry
+			if c.readyAt > 0 && at.Sub(t0) >= c.readyAt {
+				judged = success
+				lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
+			}
+			p := waiter.Poll{Start: at, Latency: c.latency, Judgment: judged}
 			p.Advice.Hint, p.Advice.MinDelay = c.hint, c.hint
 			s, d = w.Step(s, p, at.Add(c.latency))
 			if d.Done {
@@ -119,6 +169,7 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) 
 		lasts = append(lasts, r[len(r)-1]+c.latency)
 	}
 	slices.Sort(lasts)
+	slices.Sort(lags)
 	rows := make([]scheduleRow, most)
 	for p := range rows {
 		var at []time.Duration
@@ -130,7 +181,7 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, error) 
 		slices.Sort(at)
 		rows[p] = scheduleRow{at[0], at[len(at)/2], at[len(at)-1], len(at)}
 	}
-	return rows, lasts, nil
+	return rows, lasts, lags, nil
 }
 
 // scheduleSVG draws the polls on a time axis: a bar from the earliest to
@@ -175,6 +226,9 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 		y := top + rowH*float64(i)
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">#%d</text><rect class="range" x="%.1f" y="%.1f" width="%.1f" height="10"/><line class="median" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke-width="2"/>`+"\n",
 			left-6, y+10, i+1, x(r.lo), y+1, max(x(r.hi)-x(r.lo), 1.5), x(r.mid), y, x(r.mid), y+12)
+		if r.runs < c.seeds { // a poll not every run makes: how rare it is
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10">%s of runs</text>`+"\n", min(x(r.hi)+6, width-right-60), y+10, share(r.runs, c.seeds))
+		}
 	}
 	fmt.Fprintf(&b, `<line class="deadline" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2"/><text class="deadline-label" x="%.1f" y="%.0f" text-anchor="end">deadline</text>`+"\n", x(c.maxWait), top-8, x(c.maxWait), axisY, x(c.maxWait)-4, top-10)
 	caption := fmt.Sprintf("%s at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
