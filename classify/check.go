@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/waitable/waitable/internal/errjoin"
 	"github.com/waitable/waitable/jmespath"
 )
 
@@ -33,7 +34,7 @@ func (e *Expr) Check(root reflect.Type, c Comparator) error {
 // output of a Smithy model. A nil root is not checked.
 func (e *Expr) CheckType(root jmespath.Type, c Comparator) error {
 	rt, err := e.jp.Check(root)
-	errs := unjoin(err)
+	errs := errjoin.Split(err)
 	if err := checkComparator(rt, c); err != nil {
 		errs = append(errs, err)
 	}
@@ -64,28 +65,17 @@ func checkAll(cs []compiled, io func(e *Expr, message bool) jmespath.Type, out f
 			if c.Matcher.InputOutput != nil {
 				root = io(c.expr, false)
 			}
-			for _, err := range unjoin(c.expr.CheckType(root, c.path.Comparator)) {
+			for _, err := range errjoin.Split(c.expr.CheckType(root, c.path.Comparator)) {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
 			}
 		}
 		if c.message != nil {
-			for _, err := range unjoin(c.message.CheckType(io(c.message, true), "")) {
+			for _, err := range errjoin.Split(c.message.CheckType(io(c.message, true), "")) {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: fmt.Errorf("%s: %w", c.Message, err)})
 			}
 		}
 	}
 	return errs
-}
-
-// unjoin returns the errors a joined error holds, or err alone.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // ioType is the object an inputOutput matcher and a message read: input

@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/errjoin"
 	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
@@ -209,7 +210,7 @@ func (w *Waiter[I, O]) compile(cfg config) []error {
 	var errs []error
 	extra := len(cfg.acceptors)
 	set, err := classify.Compile[I, O](append(append([]classify.Acceptor(nil), cfg.acceptors...), w.def.Acceptors...), classify.WithMemberNames(w.names))
-	for _, e := range unjoin(err) {
+	for _, e := range errjoin.Split(err) {
 		var ae *classify.AcceptorError
 		switch {
 		case !errors.As(e, &ae):
@@ -295,15 +296,4 @@ func (w *Waiter[I, O]) maxPolls() int {
 		return *w.cfg.maxPolls
 	}
 	return w.def.MaxPolls
-}
-
-// unjoin returns the errors joined in err (err itself if it is not a join).
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
