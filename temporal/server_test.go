@@ -73,6 +73,12 @@ func TestWorkerRestartMidWait(t *testing.T) {
 	if got := calls.Load(); got != 5 {
 		t.Errorf("%d calls, want 5: an attempt was lost or made twice", got)
 	}
+	// Another process follows the same wait by its ID alone.
+	other := ts.NewClientWithOptions(client.Options{})
+	defer other.Close()
+	if out, err := Attach[JobOutput](ctx, other, wait.ID(), "").Get(ctx); err != nil || out.State != "done" {
+		t.Errorf("Attach(%s).Get = %+v, %v; want done", wait.ID(), out, err)
+	}
 	hist := history(t, c, wait.ID())
 	var numbers []int
 	for _, e := range hist.Events {
