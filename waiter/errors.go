@@ -117,7 +117,11 @@ func (e *Error) Error() string {
 	if e.Input != "" {
 		fmt.Fprintf(&b, " (%s)", e.Input)
 	}
-	fmt.Fprintf(&b, ": %v after %s in %v", e.Reason, plural.N(e.Attempts, "poll"), e.Elapsed)
+	elapsed := e.Elapsed
+	if elapsed > time.Millisecond {
+		elapsed = elapsed.Round(time.Millisecond) // 2.01s, not 2.00992439s
+	}
+	fmt.Fprintf(&b, ": %v after %s in %v", e.Reason, plural.N(e.Attempts, "poll"), elapsed)
 	switch {
 	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)

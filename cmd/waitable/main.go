@@ -8,6 +8,7 @@
 //	waitable http https://api.example.com/jobs/42 --success "status == 'done'" --failure "status == 'failed'"
 //	waitable exec --success "Table.TableStatus == 'ACTIVE'" -- aws dynamodb describe-table --table-name t
 //	waitable schedule --min-delay 2s --max-delay 120s --max-wait 10m --svg schedule.svg
+//	waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s
 //	waitable lint model.json waiters-2.json
 //
 // Install it with
@@ -72,8 +73,9 @@ where COND is a JMESPath expression on the JSON output that must be true
   ok               the call succeeded      error            the call failed
   error=CODE       the call failed with CODE (HTTP 404, exit 3)
   status=N         the HTTP status was N (http only)
-Or --waiter FILE [--name NAME]: the JSON value of a smithy.waiters#waitable
-trait instead of conditions.
+Or --waiter FILE [--name NAME] instead of conditions: a waiter from the
+JSON value of a smithy.waiters#waitable trait, a Smithy JSON AST model or
+botocore's waiters-2.json.
 
 A call that fails for a transient reason no condition names (a refused
 connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
@@ -97,6 +99,7 @@ Examples:
   waitable exec --success "Table.TableStatus == 'ACTIVE'" -- \
       aws dynamodb describe-table --table-name orders
   waitable schedule --min-delay 15s --max-delay 15s --max-wait 10m
+  waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s --svg s.svg
   waitable lint testdata/aws/models/*.json
 `
 

@@ -161,23 +161,27 @@ func TestHTTP(t *testing.T) {
 		stderr       []string
 	}{
 		{"ready after 3 polls", 3, 0, "done", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
-			0, `{"state": "done", "call": 3}`, []string{"#1", "#3", "success after 3 attempts", "seen 2 × no acceptor retry, 1 × acceptor 0 success"}},
+			0, `{"state": "done", "call": 3}`, []string{"#1", "#3", "success after 3 polls", "seen 2 × no acceptor retry, 1 × acceptor 0 success"}},
 		{"failure state stops at once", 2, 0, "failed", []string{"--success", "state == 'done'", "--failure", "state == 'failed'"},
-			1, `{"state": "failed", "call": 2}`, []string{"failure after 2 attempts", `state == 'failed'`}},
+			1, `{"state": "failed", "call": 2}`, []string{"failure after 2 polls", `state == 'failed'`}},
 		{"a 503 storm, retried by condition", 1, 6, "done", []string{"--retry", "status=503", "--success", "state == 'done'"},
 			0, `{"state": "done", "call": 7}`, []string{"#7", "(status: 503)", "(state == 'done')"}},
 		{"a 503 storm without a condition: retried as transient until it passes", 1, 6, "done", []string{"--success", "state == 'done'"},
 			0, `{"state": "done", "call": 7}`, []string{"transient error", "HTTP 503", "#7"}},
 		{"503 until the end: a timeout with the last answer", 1, 1 << 30, "done", []string{"--success", "state == 'done'", "--max-wait", "300ms"},
-			2, `{"message": "slow down"}`, []string{"transient error", "timeout after"}},
+			2, `{"message": "slow down"}`, []string{"transient error", "timed out after"}},
 		{"OR of conditions", 2, 0, "skipped", []string{"--success", "state == 'done' || state == 'skipped'"},
 			0, `{"state": "skipped", "call": 2}`, nil},
 		{"an error code", 1, 0, "done", []string{"--failure", "error=HTTP 401", "--success", "ok"},
-			1, `{"message": "no token"}`, []string{"failure after 1 attempt:"}},
+			1, `{"message": "no token"}`, []string{"failure after 1 poll in "}},
 		{"the waiter file", 2, 0, "failed", []string{"--waiter", "testdata/trait.json"},
 			1, `{"state": "failed", "call": 2}`, []string{"output: state stringEquals \"failed\""}},
+		{"a botocore file's waiter", 3, 0, "done", []string{"--waiter", "testdata/jobs-waiters-2.json", "--name", "JobDone"},
+			0, `{"state": "done", "call": 3}`, []string{"success after 3 polls"}},
+		{"a botocore file's maxAttempts limits the polls", 5, 0, "done", []string{"--waiter", "testdata/jobs-waiters-2.json", "--name", "JobDone"},
+			2, `{"state": "pending", "call": 4}`, []string{"max polls reached after 4 polls"}},
 		{"timeout shows the last state", 1000, 0, "done", []string{"--success", "state == 'done'", "--max-wait", "200ms"},
-			2, `"state": "pending"`, []string{"timeout after"}},
+			2, `"state": "pending"`, []string{"timed out after"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := jobServer(t, tt.ready, tt.state, tt.storm)
@@ -305,15 +309,16 @@ func TestOutputNotJSON(t *testing.T) {
 }
 
 // TestMessagesNameTarget: the summary names what was polled, the URL or
-// the command line, not an internal waiter name.
+// the command line, not an internal waiter name, and says how many polls
+// once.
 func TestMessagesNameTarget(t *testing.T) {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"state": "failed"}`))
 	}))
 	defer s.Close()
 	r := runBinary(t, nil, "http", s.URL+"/jobs/42", "--success", "state == 'done'", "--failure", "state == 'failed'")
-	if want := "waitable: failure after 1 attempt: waiter HTTP (" + s.URL + "/jobs/42): failure after 1 poll"; r.code != 1 || !strings.Contains(r.stderr, want) {
-		t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	if want := "waitable: waiter HTTP (" + s.URL + "/jobs/42): failure after 1 poll in "; r.code != 1 || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "after 1 poll") != 1 {
+		t.Errorf("exit %d, stderr %q; want 1 and %q, once", r.code, r.stderr, want)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -360,7 +365,10 @@ func TestUsage(t *testing.T) {
 		{"http", "--success", "ok"},
 		{"exec", "--success", "ok"},
 		{"http", "http://localhost:1", "--waiter", "testdata/trait.json", "--success", "ok"},
+		{"http", "http://localhost:1", "--waiter", "testdata/jobs-waiters-2.json"},
+		{"http", "http://localhost:1", "--waiter", "testdata/jobs-waiters-2.json", "--name", "JobDon"},
 		{"schedule", "--max-wait", "0s"},
+		{"schedule", "--reserve", "-1s"},
 	} {
 		r := runBinary(t, nil, args...)
 		if r.code != exitUsage || r.stderr == "" {
@@ -726,7 +734,7 @@ func TestStable(t *testing.T) {
 	}))
 	defer s.Close()
 	r := runBinary(t, nil, "http", s.URL, "--success", "state == 'done'", "--stable", "3", "--min-delay", "5ms", "--max-delay", "5ms")
-	if r.code != 0 || calls.Load() != 6 || !strings.Contains(r.stderr, "2 in a row") || !strings.Contains(r.stderr, "success after 6 attempts") {
+	if r.code != 0 || calls.Load() != 6 || !strings.Contains(r.stderr, "2 in a row") || !strings.Contains(r.stderr, "success after 6 polls") {
 		t.Errorf("exit %d after %d calls; want success on the 6th\nstderr:\n%s", r.code, calls.Load(), r.stderr)
 	}
 	if r := runBinary(t, nil, "http", s.URL, "--success", "ok", "--stable", "0"); r.code != exitUsage || !strings.Contains(r.stderr, "--stable 0: at least 1") {
@@ -769,6 +777,117 @@ func TestScheduleHint(t *testing.T) {
 	for i := 1; i < len(rows); i++ {
 		if gap := rows[i].lo - rows[i-1].lo; rows[i].runs == 50 && gap < 10*time.Second+100*time.Millisecond {
 			t.Errorf("poll %d comes %v after poll %d at the earliest, want at least the 10s hint after the call", i+1, gap, i)
+		}
+	}
+}
+
+// TestScheduleModel: --model FILE --waiter NAME takes a real waiter's
+// delays and poll limit from a botocore file, a Smithy model or a trait
+// value; flags given override them, as an SDK's override configuration
+// does; a name the file lacks is a usage error that suggests the nearest.
+func TestScheduleModel(t *testing.T) {
+	const boto = "testdata/botocore/waiters-2.json"
+	r := runBinary(t, nil, "schedule", "--model", boto, "--waiter", "TableExists", "--max-wait", "20m", "--seeds", "5")
+	for _, want := range []string{"waiter TableExists in " + boto + ": ", "min delay 20s, max delay 20s, max wait 20m0s", "at most 25 polls a wait", "\n   25 "} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("exit %d, stdout lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "\n   26 ") {
+		t.Errorf("more polls than the model's 25:\n%s", r.stdout)
+	}
+	// Flags override the model.
+	r = runBinary(t, nil, "schedule", "--model", boto, "--waiter", "TableExists", "--max-wait", "20m", "--seeds", "5", "--max-delay", "1m", "--max-attempts", "4")
+	if r.code != 0 || !strings.Contains(r.stdout, "min delay 20s, max delay 1m0s") || !strings.Contains(r.stdout, "at most 4 polls a wait") {
+		t.Errorf("overrides: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	if r := runBinary(t, nil, "schedule", "--model", boto, "--waiter", "TableExists", "--seeds", "5", "--svg", svg); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(svg); !strings.Contains(string(data), ">When TableExists polls: min delay 20s") || !strings.Contains(string(data), "at most 25 polls a wait") {
+		t.Errorf("the SVG does not name the waiter or its poll limit:\n%s", data)
+	}
+	// A Smithy model: ACM's CertificateValidated polls from 60s, to 120s by default, with no poll limit.
+	r = runBinary(t, nil, "schedule", "--model", "../../testdata/aws/models/acm-2015-12-08.json", "--waiter", "CertificateValidated", "--max-wait", "10m", "--seeds", "5")
+	if r.code != 0 || !strings.Contains(r.stdout, "min delay 1m0s, max delay 2m0s") || strings.Contains(r.stdout, "at most") || !strings.Contains(r.stdout, "\n    2      1m0.1s ") {
+		t.Errorf("Smithy model: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A trait value of one waiter needs no --waiter.
+	r = runBinary(t, nil, "schedule", "--model", "testdata/trait.json", "--seeds", "5")
+	if r.code != 0 || !strings.Contains(r.stdout, "waiter JobDone in testdata/trait.json: ") || !strings.Contains(r.stdout, "min delay 2s, max delay 2m0s") {
+		t.Errorf("trait: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", boto, "--waiter", "TableExist"}, `has no waiter "TableExist"; did you mean TableExists?`},
+		{[]string{"--model", boto}, "has 3 waiters (IndexGone, TableExists, TableTypo): choose one with --waiter"},
+		{[]string{"--waiter", "TableExists"}, "--waiter names a waiter of --model FILE"},
+		{[]string{"--model", "testdata/nonexistent.json", "--waiter", "X"}, "nonexistent.json"},
+		{[]string{"--model", "testdata/broken-smithy.json", "--waiter", "X"}, "broken-smithy.json"},
+	} {
+		r := runBinary(t, nil, append([]string{"schedule"}, tt.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("schedule %q: exit %d, stderr %q; want exit %d and %q", tt.args, r.code, r.stderr, exitUsage, tt.want)
+		}
+	}
+}
+
+// TestScheduleStability: with --stable N (and --stable-for D) a wait that
+// sees the resource ready confirms it at the min delay before it ends,
+// and the detection lag says so; stability without --ready-at has nothing
+// to confirm and is refused.
+func TestScheduleStability(t *testing.T) {
+	base := []string{"schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "50", "--ready-at", "30s"}
+	p50 := func(args ...string) time.Duration {
+		t.Helper()
+		r := runBinary(t, nil, append(base, args...)...)
+		_, after, ok := strings.Cut(r.stdout, "seen after p50 ")
+		if r.code != 0 || !ok {
+			t.Fatalf("%q: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+		d, err := time.ParseDuration(strings.TrimSuffix(strings.Fields(after)[0], ","))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	once, thrice, held := p50(), p50("--stable", "3"), p50("--stable", "2", "--stable-for", "10s")
+	if thrice < once+4*time.Second || thrice > once+5*time.Second {
+		t.Errorf("p50 lag %v with --stable 3, %v without: want two confirmations at the 2s min delay (and their latency) more", thrice, once)
+	}
+	if held < once+10*time.Second {
+		t.Errorf("p50 lag %v with --stable-for 10s, %v without: want at least 10s more", held, once)
+	}
+	r := runBinary(t, nil, append(base, "--stable", "3")...)
+	if !strings.Contains(r.stdout, "success must hold for 3 polls in a row: confirmations at the min delay") {
+		t.Errorf("the stability is not stated:\n%s", r.stdout)
+	}
+	if r := runBinary(t, nil, "schedule", "--stable", "2"); r.code != exitUsage || !strings.Contains(r.stderr, "--ready-at") {
+		t.Errorf("--stable without --ready-at: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runBinary(t, nil, "schedule", "--ready-at", "1s", "--stable", "0"); r.code != exitUsage {
+		t.Errorf("--stable 0: exit %d, want %d", r.code, exitUsage)
+	}
+}
+
+// TestScheduleSVGReadyHintStability: the picture shows when the resource
+// becomes ready, the service's hint and the stability asked for.
+func TestScheduleSVGReadyHintStability(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	r := runBinary(t, nil, "schedule", "--min-delay", "2s", "--max-delay", "30s", "--max-wait", "2m", "--seeds", "20", "--ready-at", "30s", "--stable", "3", "--hint", "5s", "--svg", svg)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`class="ready"`, ">ready at 30s<", "success must hold for 3 polls in a row", "polls no sooner than the service&#39;s 5s hint"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the SVG lacks %q", want)
 		}
 	}
 }

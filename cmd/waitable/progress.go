@@ -142,10 +142,16 @@ func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error
 	if last != nil {
 		fmt.Fprintf(p.out, "%s\n", raw)
 	}
-	if err != nil {
-		fmt.Fprintf(p.w, "waitable: %s after %s: %v\n", word, plural.N(p.n, "attempt"), err)
-	} else if !p.quiet {
-		fmt.Fprintf(p.w, "waitable: success after %s\n", plural.N(p.n, "attempt"))
+	var we *waiter.Error
+	switch {
+	case errors.As(err, &we) && code == exitInterrupted:
+		fmt.Fprintf(p.w, "waitable: interrupted: %v\n", err)
+	case errors.As(err, &we):
+		fmt.Fprintf(p.w, "waitable: %v\n", err) // it says how the wait ended, after how many polls
+	case err != nil:
+		fmt.Fprintf(p.w, "waitable: %s after %s: %v\n", word, plural.N(p.n, "poll"), err)
+	case !p.quiet:
+		fmt.Fprintf(p.w, "waitable: success after %s\n", plural.N(p.n, "poll"))
 	}
 	if len(seen) > 0 && (err != nil || !p.quiet) {
 		fmt.Fprintf(p.w, "waitable: seen %v\n", seen)

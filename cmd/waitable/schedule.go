@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"html"
@@ -22,6 +23,21 @@ type scheduleConfig struct {
 	seeds                                               int
 	maxPolls                                            int           // 0: no limit but the wait's
 	readyAt                                             time.Duration // when the resource becomes ready; 0: never
+	stable                                              int           // success must hold this many polls in a row
+	stableFor                                           time.Duration // and over this long
+	name                                                string        // the waiter's, from --model
+}
+
+// stability says what a success must hold for, or "" when once is enough.
+func (c scheduleConfig) stability() string {
+	if c.stable <= 1 && c.stableFor <= 0 {
+		return ""
+	}
+	s := "success must hold for " + plural.N(max(c.stable, 1), "poll") + " in a row"
+	if c.stableFor > 0 {
+		s += fmt.Sprintf(" over at least %v", c.stableFor)
+	}
+	return s + ": confirmations at the min delay"
 }
 
 // scheduleRow is one poll over every seed.
@@ -38,14 +54,19 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	fs.DurationVar(&c.maxDelay, "max-delay", 120*time.Second, "the waiter's MaxDelay")
 	fs.DurationVar(&c.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
 	fs.DurationVar(&c.latency, "latency", 100*time.Millisecond, "how long each call takes")
-	fs.DurationVar(&c.reserve, "reserve", -1, "the final call's reserve (default: as the waiter does, the call latency, half as much again, and 20ms)")
+	c.reserve = -1
+	fs.Var(reserveFlag{&c.reserve}, "reserve", "the final call's reserve, a `duration` (default: as the waiter does, the call latency, half as much again, and 20ms)")
 	fs.DurationVar(&c.hint, "hint", 0, "each pending answer's own hint of when to poll again (a 202's Retry-After): polls come no sooner")
 	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
 	fs.IntVar(&c.maxPolls, "max-attempts", 0, "the most polls a wait makes (the waiter's WithMaxPolls); 0: no limit but the max wait")
 	fs.DurationVar(&c.readyAt, "ready-at", 0, "when the resource becomes ready: a poll that starts then or later succeeds; prints how long after it the waits see it")
+	fs.IntVar(&c.stable, "stable", 1, "with --ready-at: succeed only when success held this many polls in a row (as http's and exec's --stable)")
+	fs.DurationVar(&c.stableFor, "stable-for", 0, "with --ready-at: and over at least this long")
+	model := fs.String("model", "", "take the delays and poll limit of a waiter in this file (a Smithy JSON AST model, botocore's waiters-2.json or a smithy.waiters#waitable trait's value); flags given override them")
+	name := fs.String("waiter", "", "the waiter of --model (needed when the file has several)")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: waitable schedule [flags]\n\nWhen a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline (or --max-attempts), or, with --ready-at, until it sees the resource ready.")
+		fmt.Fprintln(stdout, "Usage: waitable schedule [--model FILE [--waiter NAME]] [flags]\n\nWhen a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline (or --max-attempts), or, with --ready-at, until it sees the resource ready (and, with --stable, confirms it).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -57,19 +78,51 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected arguments %q", fs.Args())
 	}
-	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 || c.maxPolls < 0 || c.readyAt < 0 {
-		return exitUsage, usagef("--max-wait must be positive, --seeds at least 1, --latency, --hint, --max-attempts and --ready-at not negative")
+	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 || c.maxPolls < 0 || c.readyAt < 0 || c.stable < 1 || c.stableFor < 0 {
+		return exitUsage, usagef("--max-wait must be positive, --seeds and --stable at least 1, --latency, --hint, --max-attempts, --ready-at and --stable-for not negative")
+	}
+	if c.stability() != "" && c.readyAt == 0 {
+		return exitUsage, usagef("--stable and --stable-for confirm a success: give --ready-at, when the resource becomes ready")
+	}
+	var from string
+	if *model != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		defs, err := readWaiters(*model)
+		if err != nil {
+			return exitUsage, usageError{err}
+		}
+		d, err := pickWaiter(defs, *model, *name, "--waiter")
+		if err != nil {
+			return exitUsage, usageError{err}
+		}
+		sched := d.Schedule()
+		if !set["min-delay"] {
+			c.minDelay = sched.MinDelay
+		}
+		if !set["max-delay"] {
+			c.maxDelay = sched.MaxDelay
+		}
+		if !set["max-attempts"] {
+			c.maxPolls = d.MaxPolls
+		}
+		from, c.name = fmt.Sprintf("waiter %s in %s: ", d.Name, *model), d.Name
+	} else if *name != "" {
+		return exitUsage, usagef("--waiter names a waiter of --model FILE: give the file")
 	}
 	rows, lasts, lags, err := simulateSchedule(c)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	fmt.Fprintf(stdout, "min delay %v, max delay %v, max wait %v, call latency %v, %s\n", c.minDelay, c.maxDelay, c.maxWait, c.latency, plural.N(c.seeds, "seed"))
+	fmt.Fprintf(stdout, "%smin delay %v, max delay %v, max wait %v, call latency %v, %s\n", from, c.minDelay, c.maxDelay, c.maxWait, c.latency, plural.N(c.seeds, "seed"))
 	if c.hint > 0 {
 		fmt.Fprintf(stdout, "each pending answer says to poll again after %v: no poll comes sooner\n", c.hint)
 	}
 	if c.maxPolls > 0 {
 		fmt.Fprintf(stdout, "at most %s a wait\n", plural.N(c.maxPolls, "poll"))
+	}
+	if st := c.stability(); st != "" {
+		fmt.Fprintln(stdout, st)
 	}
 	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs that make it")
 	for i, r := range rows {
@@ -112,7 +165,7 @@ func lagSummary(lags []time.Duration, seeds int) string {
 	q := func(f float64) time.Duration {
 		return lags[min(len(lags)-1, int(f*float64(len(lags))))].Round(time.Millisecond)
 	}
-	out := fmt.Sprintf("seen after p50 %v, p90 %v, p99 %v, at most %v (the time from ready to the end of the first poll that starts then or later)", q(0.5), q(0.9), q(0.99), lags[len(lags)-1].Round(time.Millisecond))
+	out := fmt.Sprintf("seen after p50 %v, p90 %v, p99 %v, at most %v (the time from ready to the end of the poll that ends the wait)", q(0.5), q(0.9), q(0.99), lags[len(lags)-1].Round(time.Millisecond))
 	if missed := seeds - len(lags); missed > 0 {
 		out += fmt.Sprintf("; %d of %d runs end before they see it", missed, seeds)
 	}
@@ -127,6 +180,9 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry(), waiter.WithMaxPolls(c.maxPolls)}
 	if c.reserve >= 0 {
 		opts = append(opts, waiter.WithFinalReserve(c.reserve))
+	}
+	if c.stability() != "" {
+		opts = append(opts, waiter.WithStability(c.stable, c.stableFor))
 	}
 	never := func(struct{}, struct{}, error) (bool, error) { return false, nil }
 	call := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
@@ -151,12 +207,14 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 			judged := retry
 			if c.readyAt > 0 && at.Sub(t0) >= c.readyAt {
 				judged = success
-				lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
 			}
 			p := waiter.Poll{Start: at, Latency: c.latency, Judgment: judged}
 			p.Advice.Hint, p.Advice.MinDelay = c.hint, c.hint
 			s, d = w.Step(s, p, at.Add(c.latency))
 			if d.Done {
+				if d.Err == nil { // seen ready, and confirmed
+					lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
+				}
 				break
 			}
 		}
@@ -188,25 +246,48 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 // the latest start over the seeds, a tick at the median, the deadline, a
 // legend and a caption. Colours follow the page's light or dark scheme.
 func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) string {
-	const width, left, right, top, rowH = 860.0, 48.0, 24.0, 56.0, 16.0
+	const width, left, right, rowH = 860.0, 48.0, 24.0, 16.0
+	top := 56.0
+	if c.readyAt > 0 && c.readyAt <= c.maxWait {
+		top += 14 // room for the ready line's label under the legend
+	}
 	plotW := width - left - right
 	x := func(d time.Duration) float64 { return left + plotW*d.Seconds()/c.maxWait.Seconds() }
 	plotH := rowH * float64(len(rows))
 	axisY := top + plotH + 8
+	var notes []string // what else decides the polls
+	if c.hint > 0 {
+		notes = append(notes, fmt.Sprintf("polls no sooner than the service's %v hint", c.hint))
+	}
+	if st := c.stability(); st != "" {
+		notes = append(notes, st)
+	}
+	if c.maxPolls > 0 {
+		notes = append(notes, fmt.Sprintf("at most %s a wait", plural.N(c.maxPolls, "poll")))
+	}
 	height := axisY + 70
+	if len(notes) > 0 {
+		height += 16
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="system-ui, sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<style>
   .bg { fill: #fff; } text { fill: #1a1a1a; } .axis { stroke: #555; } .grid { stroke: #ddd; }
   .range { fill: #7fb3e6; } .median { stroke: #0b3d91; } .deadline { stroke: #c62828; } .deadline-label { fill: #c62828; }
+  .ready { stroke: #2e7d32; } .ready-label { fill: #2e7d32; }
   @media (prefers-color-scheme: dark) {
     .bg { fill: #16181c; } text { fill: #e8e8e8; } .axis { stroke: #aaa; } .grid { stroke: #333; }
     .range { fill: #3d6fa3; } .median { stroke: #cfe3ff; } .deadline { stroke: #ff6b6b; } .deadline-label { fill: #ff6b6b; }
+    .ready { stroke: #66bb6a; } .ready-label { fill: #66bb6a; }
   }
 </style>
 <rect class="bg" width="100%" height="100%"/>
 `)
-	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14" font-weight="600">When a waiter polls: min delay %v, max delay %v, max wait %v</text>`+"\n", left, c.minDelay, c.maxDelay, c.maxWait)
+	who := "a waiter"
+	if c.name != "" {
+		who = c.name
+	}
+	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14" font-weight="600">When %s polls: min delay %v, max delay %v, max wait %v</text>`+"\n", left, html.EscapeString(who), c.minDelay, c.maxDelay, c.maxWait)
 	// Legend.
 	lx := left
 	fmt.Fprintf(&b, `<rect class="range" x="%.0f" y="30" width="24" height="10"/><text x="%.0f" y="39">earliest to latest start over %s</text>`+"\n", lx, lx+30, plural.N(c.seeds, "seed"))
@@ -231,8 +312,14 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 		}
 	}
 	fmt.Fprintf(&b, `<line class="deadline" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2"/><text class="deadline-label" x="%.1f" y="%.0f" text-anchor="end">deadline</text>`+"\n", x(c.maxWait), top-8, x(c.maxWait), axisY, x(c.maxWait)-4, top-10)
+	if c.readyAt > 0 && c.readyAt <= c.maxWait {
+		fmt.Fprintf(&b, `<line class="ready" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2" stroke-dasharray="4 3"/><text class="ready-label" x="%.1f" y="%.0f">ready at %v</text>`+"\n", x(c.readyAt), top-8, x(c.readyAt), axisY, x(c.readyAt)+4, top-10, c.readyAt)
+	}
 	caption := fmt.Sprintf("%s at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
 		plural.N(len(rows), "poll"), c.latency, lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond))
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n", left, height-24, html.EscapeString(strings.Join(notes, "; ")+"."))
+	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n", left, height-8, html.EscapeString(caption))
 	b.WriteString("</svg>\n")
 	return b.String()
@@ -262,4 +349,26 @@ func shortDuration(d time.Duration) string {
 		fmt.Fprintf(&b, "%ds", sec)
 	}
 	return b.String()
+}
+
+// reserveFlag is --reserve: unset (negative) means the waiter's own.
+type reserveFlag struct{ d *time.Duration }
+
+func (f reserveFlag) String() string {
+	if f.d == nil || *f.d < 0 {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f reserveFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err == nil && d < 0 {
+		err = errors.New("negative")
+	}
+	if err != nil {
+		return err
+	}
+	*f.d = d
+	return nil
 }

@@ -131,7 +131,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	fs.Var(condFlag{&conds, classify.Success}, "success", "a condition that ends the wait with success (repeatable)")
 	fs.Var(condFlag{&conds, classify.Failure}, "failure", "a condition that ends the wait with failure (repeatable)")
 	fs.Var(condFlag{&conds, classify.Retry}, "retry", "a condition that means poll again (repeatable)")
-	waiterFile := fs.String("waiter", "", "a file holding the JSON value of a smithy.waiters#waitable trait")
+	waiterFile := fs.String("waiter", "", "a file of waiters instead of conditions: the JSON value of a smithy.waiters#waitable trait, a Smithy JSON AST model or botocore's waiters-2.json")
 	name := fs.String("name", "", "the waiter of --waiter to use (needed when the file has several)")
 	maxWait := fs.Duration("max-wait", 5*time.Minute, "how long to wait in all")
 	minDelay := fs.Duration("min-delay", 0, "the shortest delay between polls (default: the waiter's, or 2s)")
@@ -277,25 +277,11 @@ func definition(c *conditions, file, name, kind string) (waiter.Definition, erro
 	if len(c.acceptors) > 0 {
 		return waiter.Definition{}, errors.New("give conditions or --waiter, not both")
 	}
-	data, err := os.ReadFile(file)
+	defs, err := readWaiters(file)
 	if err != nil {
 		return waiter.Definition{}, err
 	}
-	defs, err := waiter.ParseWaitable(data)
-	if err != nil {
-		return waiter.Definition{}, fmt.Errorf("%s: %w", file, err)
-	}
-	var names []string
-	for _, d := range defs {
-		if d.Name == name || (name == "" && len(defs) == 1) {
-			return d, nil
-		}
-		names = append(names, d.Name)
-	}
-	if name == "" {
-		return waiter.Definition{}, fmt.Errorf("%s has %d waiters (%s): choose one with --name", file, len(defs), strings.Join(names, ", "))
-	}
-	return waiter.Definition{}, fmt.Errorf("%s has no waiter %q (it has %s)", file, name, strings.Join(names, ", "))
+	return pickWaiter(defs, file, name, "--name")
 }
 
 // httpCall polls url.
