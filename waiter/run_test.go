@@ -473,3 +473,17 @@ func TestInvalidMaxWait(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorElapsedRounded: an Error's message gives its elapsed time to
+// the millisecond (2.01s, not 2.00992439s); Elapsed keeps it exact, and
+// a time under a millisecond is given as it is.
+func TestErrorElapsedRounded(t *testing.T) {
+	e := &waiter.Error{Waiter: "JobDone", Reason: waiter.ErrTimeout, Attempts: 2, Acceptor: -1, Elapsed: 2009924390 * time.Nanosecond}
+	if got := e.Error(); !strings.Contains(got, "after 2 polls in 2.01s") {
+		t.Errorf("Error() = %q, want the elapsed time to the millisecond", got)
+	}
+	e.Elapsed = 765644 * time.Nanosecond
+	if got := e.Error(); !strings.Contains(got, "in 765.644µs") {
+		t.Errorf("Error() = %q, want a time under a millisecond as it is", got)
+	}
+}
