@@ -2,9 +2,11 @@ package temporal
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 )
 
 // Wait is a durable wait started with [Start].
@@ -45,14 +47,38 @@ func (w *Wait[O]) Get(ctx context.Context) (O, error) {
 }
 
 // Progress queries the wait's attempts (of its current workflow run) and
-// its checkpoint.
+// its checkpoint. While the wait polls inside a heartbeating activity,
+// the checkpoint is the one of its latest heartbeat, and Attempts ends
+// with the latest attempt (those before it in the same activity are
+// added when the activity hands the wait back). Heartbeats are read with
+// Temporal's default data converter: with a converter of your own, the
+// checkpoint is the workflow's, as of the activity's start.
 func (w *Wait[O]) Progress(ctx context.Context) (Progress, error) {
 	v, err := w.c.QueryWorkflow(ctx, w.run.GetID(), "", QueryProgress)
 	if err != nil {
 		return Progress{}, err
 	}
 	var p Progress
-	return p, v.Get(&p)
+	if err := v.Get(&p); err != nil {
+		return p, err
+	}
+	desc, err := w.c.DescribeWorkflowExecution(ctx, w.run.GetID(), "")
+	if err != nil {
+		return p, nil // the query's answer stands
+	}
+	for _, pa := range desc.GetPendingActivities() {
+		if !strings.HasPrefix(pa.GetActivityType().GetName(), "waitable.Loop.") || pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var b beat
+		if converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &b) == nil && b.State.Attempts > p.Checkpoint.Attempts {
+			p.Checkpoint = b.State
+			if b.Last != nil {
+				p.Attempts = append(p.Attempts, *b.Last)
+			}
+		}
+	}
+	return p, nil
 }
 
 // Cancel cancels the wait and the call in flight; Get then returns an

@@ -39,9 +39,22 @@ func encode(err error) error {
 	if !errors.As(err, &we) {
 		return sdktemporal.NewNonRetryableApplicationError(err.Error(), "waitable.Error", nil)
 	}
-	d := details{Waiter: we.Waiter, Input: we.Input, Reason: we.Reason.Error(), Failure: we.Failure, Attempts: we.Attempts,
+	return encodeDetails(we.Error(), toDetails(we))
+}
+
+// toDetails is a *waiter.Error (err must hold one) as data.
+func toDetails(err error) details {
+	var we *waiter.Error
+	if !errors.As(err, &we) {
+		return details{Reason: waiter.ErrFailure.Error(), Acceptor: -1, Err: err.Error()}
+	}
+	return details{Waiter: we.Waiter, Input: we.Input, Reason: we.Reason.Error(), Failure: we.Failure, Attempts: we.Attempts,
 		Transient: we.Transient, Elapsed: we.Elapsed, Acceptor: we.Acceptor, Matcher: we.Matcher, Message: we.Message, Err: msg(we.Err)}
-	return sdktemporal.NewNonRetryableApplicationError(we.Error(), "waitable.Error", nil, d)
+}
+
+// encodeDetails is the workflow's error for a wait that ended with d.
+func encodeDetails(message string, d details) error {
+	return sdktemporal.NewNonRetryableApplicationError(message, "waitable.Error", nil, d)
 }
 
 // decode turns what a wait's workflow returned into the in-process error

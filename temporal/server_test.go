@@ -43,6 +43,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // and none made twice.
 func TestWorkerRestartMidWait(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	for _, mode := range []Mode{ModeTimers, ModeHeartbeat} {
+		t.Run(mode.String(), func(t *testing.T) { workerRestartMidWait(t, ts, mode) })
+	}
+}
+
+func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) {
 	c := ts.GetDefaultClient()
 	var calls atomic.Int32
 	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
@@ -50,13 +56,14 @@ func TestWorkerRestartMidWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	register := func(r worker.Registry) {
-		if err := Register(r, "JobDone", w); err != nil {
+		if err := Register(r, "JobDone", w, WithMode(mode)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	first := ts.NewWorker("waits", register)
+	queue := "waits-" + mode.String()
+	first := ts.NewWorker(queue, register)
 	ctx := t.Context()
-	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "job-1", TaskQueue: "waits"})
+	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "job-1-" + mode.String(), TaskQueue: queue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +72,7 @@ func TestWorkerRestartMidWait(t *testing.T) {
 		return err == nil && p.Checkpoint.Attempts >= 2
 	})
 	first.Stop()
-	ts.NewWorker("waits", register)
+	ts.NewWorker(queue, register)
 	out, err := wait.Get(ctx)
 	if err != nil || out.State != "done" {
 		t.Fatalf("Get = %+v, %v; want done", out, err)
@@ -80,14 +87,16 @@ func TestWorkerRestartMidWait(t *testing.T) {
 		t.Errorf("Attach(%s).Get = %+v, %v; want done", wait.ID(), out, err)
 	}
 	hist := history(t, c, wait.ID())
-	var numbers []int
+	scheduled := 0
 	for _, e := range hist.Events {
-		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
-			numbers = append(numbers, len(numbers)+1)
+		if e.GetActivityTaskScheduledEventAttributes() != nil {
+			scheduled++
 		}
 	}
-	if len(numbers) != 5 {
-		t.Errorf("%d activities scheduled in the history, want 5", len(numbers))
+	// Timers: an activity per poll. Heartbeat: one activity, retried on
+	// the new worker from its last heartbeat.
+	if want := map[Mode]int{ModeTimers: 5, ModeHeartbeat: 1}[mode]; scheduled != want {
+		t.Errorf("%d activities scheduled in the history, want %d", scheduled, want)
 	}
 	t.Logf("history: %d events for 5 attempts", len(hist.Events))
 	if *update {
@@ -95,15 +104,18 @@ func TestWorkerRestartMidWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("testdata/history.json", b, 0o644); err != nil {
+		if err := os.WriteFile(historyFile[mode], b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if mode == ModeHeartbeat {
+		return
 	}
 
 	// A wait that never succeeds times out with the in-process error kind.
 	var never atomic.Int32
 	w2, _ := waiter.New(jobDone, job(0, "", &never), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
-	ts.NewWorker("waits-2", func(r worker.Registry) { Register(r, "JobDone", w2) })
+	ts.NewWorker("waits-2", func(r worker.Registry) { Register(r, "JobDone", w2, WithMode(ModeTimers)) })
 	wait2, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-2"}, 3*time.Second, client.StartWorkflowOptions{TaskQueue: "waits-2"})
 	if err != nil {
 		t.Fatal(err)
@@ -137,23 +149,31 @@ func (replayRegistry) RegisterActivityWithOptions(any, activity.RegisterOptions)
 func (replayRegistry) RegisterDynamicActivity(any, activity.DynamicRegisterOptions) {}
 func (replayRegistry) RegisterNexusService(*nexus.Service)                          {}
 
-// TestReplay replays a recorded history (a wait whose worker restarted
-// after two attempts): a change to the workflow that breaks determinism
-// fails here.
+// historyFile holds, for each mode, a recorded history of a wait whose
+// worker restarted after two attempts. history.json predates heartbeat
+// mode: it replays, with the default options, as it ran.
+var historyFile = map[Mode]string{ModeTimers: "testdata/history.json", ModeHeartbeat: "testdata/history-heartbeat.json"}
+
+// TestReplay replays the recorded histories: a change to the workflow
+// that breaks determinism fails here.
 func TestReplay(t *testing.T) {
-	r := worker.NewWorkflowReplayer()
-	var calls atomic.Int32
-	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Register(replayRegistry{r}, "JobDone", w); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/history.json"); err != nil {
-		t.Fatal(err)
-	}
-	if calls.Load() != 0 {
-		t.Errorf("replay called the operation %d times", calls.Load())
+	for mode, file := range historyFile {
+		t.Run(mode.String(), func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			var calls atomic.Int32
+			w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Register(replayRegistry{r}, "JobDone", w); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, file); err != nil {
+				t.Fatal(err)
+			}
+			if calls.Load() != 0 {
+				t.Errorf("replay called the operation %d times", calls.Load())
+			}
+		})
 	}
 }

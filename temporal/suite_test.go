@@ -77,36 +77,48 @@ func inProcess(t *testing.T, sc scenario) (int, error) {
 // number of calls, in Temporal's time-skipping test environment as in
 // process.
 func TestSameAsInProcess(t *testing.T) {
-	for _, sc := range scenarios {
-		t.Run(sc.name, func(t *testing.T) {
-			wantCalls, wantErr := inProcess(t, sc)
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			var calls atomic.Int32
-			if err := Register(env, "JobDone", newJobWaiter(t, sc.ready, sc.final, &calls)); err != nil {
-				t.Fatal(err)
-			}
-			env.ExecuteWorkflow(WorkflowName("JobDone"), request[JobInput]{Input: JobInput{"j-1"}, MaxWait: sc.maxWait})
-			if !env.IsWorkflowCompleted() {
-				t.Fatal("the workflow did not complete")
-			}
-			err := decode(env.GetWorkflowError())
-			if sc.reason == nil {
-				var out JobOutput
-				if err != nil || env.GetWorkflowResult(&out) != nil || out.State != "done" {
-					t.Errorf("result %+v, %v; want done", out, err)
+	for _, mode := range []Mode{ModeTimers, ModeHeartbeat} {
+		for _, sc := range scenarios {
+			t.Run(mode.String()+"/"+sc.name, func(t *testing.T) {
+				wantCalls, wantErr := inProcess(t, sc)
+				if mode == ModeHeartbeat {
+					// The activity sleeps on real time: a bubble makes it virtual.
+					synctest.Test(t, func(t *testing.T) { sameAsInProcess(t, sc, mode, wantCalls, wantErr) })
+					return
 				}
-			} else if !errors.Is(err, sc.reason) || !errors.Is(wantErr, sc.reason) {
-				t.Errorf("error %v; in process %v; want %v", err, wantErr, sc.reason)
-			}
-			var we *waiter.Error
-			if errors.As(err, &we) && we.Attempts != wantCalls {
-				t.Errorf("the error counts %d attempts, want %d", we.Attempts, wantCalls)
-			}
-			if got := int(calls.Load()); got != wantCalls {
-				t.Errorf("%d calls, in process %d", got, wantCalls)
-			}
-		})
+				sameAsInProcess(t, sc, mode, wantCalls, wantErr)
+			})
+		}
+	}
+}
+
+func sameAsInProcess(t *testing.T, sc scenario, mode Mode, wantCalls int, wantErr error) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Hour) // in heartbeat mode, of the bubble's virtual time
+	var calls atomic.Int32
+	if err := Register(env, "JobDone", newJobWaiter(t, sc.ready, sc.final, &calls), WithMode(mode)); err != nil {
+		t.Fatal(err)
+	}
+	env.ExecuteWorkflow(WorkflowName("JobDone"), request[JobInput]{Input: JobInput{"j-1"}, MaxWait: sc.maxWait})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	err := decode(env.GetWorkflowError())
+	if sc.reason == nil {
+		var out JobOutput
+		if err != nil || env.GetWorkflowResult(&out) != nil || out.State != "done" {
+			t.Errorf("result %+v, %v; want done", out, err)
+		}
+	} else if !errors.Is(err, sc.reason) || !errors.Is(wantErr, sc.reason) {
+		t.Errorf("error %v; in process %v; want %v", err, wantErr, sc.reason)
+	}
+	var we *waiter.Error
+	if errors.As(err, &we) && we.Attempts != wantCalls {
+		t.Errorf("the error counts %d attempts, want %d", we.Attempts, wantCalls)
+	}
+	if got := int(calls.Load()); got != wantCalls {
+		t.Errorf("%d calls, in process %d", got, wantCalls)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -31,12 +32,76 @@ func WorkflowName(name string) string { return "waitable.Wait." + name }
 // waiter registered under name.
 func ActivityName(name string) string { return "waitable.Poll." + name }
 
+// LoopActivityName is the name of the activity that polls, in heartbeat
+// mode, for the waiter registered under name.
+func LoopActivityName(name string) string { return "waitable.Loop." + name }
+
+// Mode says how a wait's polls run on Temporal, as Temporal advises for
+// polling: frequent polls inside one activity that heartbeats, infrequent
+// ones as activities between durable timers.
+type Mode int
+
+const (
+	// ModeAuto polls inside a heartbeating activity while the delay
+	// before the next poll is shorter than the threshold
+	// (WithHeartbeatBelow), and with durable timers otherwise, switching
+	// as the delays change.
+	ModeAuto Mode = iota
+	// ModeTimers makes each poll an activity and each delay a durable
+	// timer: about 11 history events per poll.
+	ModeTimers
+	// ModeHeartbeat makes every poll inside heartbeating activities,
+	// whatever the delays: no history event per poll.
+	ModeHeartbeat
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeAuto:
+		return "auto"
+	case ModeTimers:
+		return "timers"
+	case ModeHeartbeat:
+		return "heartbeat"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// DefaultHeartbeatBelow is the delay under which ModeAuto polls inside a
+// heartbeating activity.
+const DefaultHeartbeatBelow = time.Minute
+
+// DefaultHeartbeatTimeout is how long Temporal waits for a heartbeat of a
+// polling activity before it retries the activity, from its last
+// heartbeat, on another worker.
+const DefaultHeartbeatTimeout = 30 * time.Second
+
 // Option configures Register.
 type Option func(*options)
 
 type options struct {
-	attemptsPerRun int
-	callTimeout    time.Duration
+	attemptsPerRun   int
+	callTimeout      time.Duration
+	mode             Mode
+	below            time.Duration
+	heartbeatTimeout time.Duration
+}
+
+// WithMode sets how the polls run (default ModeAuto).
+func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
+
+// WithHeartbeatBelow sets the delay under which ModeAuto polls inside a
+// heartbeating activity (default DefaultHeartbeatBelow).
+func WithHeartbeatBelow(d time.Duration) Option { return func(o *options) { o.below = d } }
+
+// WithHeartbeatTimeout sets how long Temporal waits for a heartbeat of a
+// polling activity (default DefaultHeartbeatTimeout): a worker that dies
+// mid-activity is noticed after it, and another worker resumes the wait
+// from its last heartbeat, making again only the call that was in
+// flight. The activity heartbeats after every poll and at least every
+// third of this timeout.
+func WithHeartbeatTimeout(d time.Duration) Option {
+	return func(o *options) { o.heartbeatTimeout = d }
 }
 
 // WithAttemptsPerRun sets how many attempts a workflow run makes before it
@@ -125,23 +190,37 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 	if !w.Replayable() {
 		return fmt.Errorf("temporal: waiter %s has a jitter of its own (waiter.WithJitter): its delays would differ on replay; use the default jitter, which draws from the wait's State", name)
 	}
-	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute}
+	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.attemptsPerRun < 1 || o.callTimeout <= 0 {
-		return errors.New("temporal: WithAttemptsPerRun must be at least 1 and WithCallTimeout positive")
+	switch {
+	case o.attemptsPerRun < 1:
+		return fmt.Errorf("temporal: WithAttemptsPerRun(%d): want at least 1", o.attemptsPerRun)
+	case o.callTimeout <= 0:
+		return fmt.Errorf("temporal: WithCallTimeout(%v): want a positive duration", o.callTimeout)
+	case o.mode < ModeAuto || o.mode > ModeHeartbeat:
+		return fmt.Errorf("temporal: WithMode(%v): want ModeAuto, ModeTimers or ModeHeartbeat", o.mode)
+	case o.below <= 0:
+		return fmt.Errorf("temporal: WithHeartbeatBelow(%v): want a positive duration", o.below)
+	case o.heartbeatTimeout < time.Second:
+		return fmt.Errorf("temporal: WithHeartbeatTimeout(%v): want at least a second (Temporal's timers are coarser)", o.heartbeatTimeout)
 	}
 	d := &driver[I, O]{name: name, w: w, o: o}
+	// The SDK's test environment has no server to send heartbeats to
+	// directly: its activities heartbeat through the SDK.
+	_, d.sdkHeartbeats = r.(interface{ SetStartTime(time.Time) })
 	r.RegisterWorkflowWithOptions(d.workflow, workflow.RegisterOptions{Name: WorkflowName(name)})
 	r.RegisterActivityWithOptions(d.activity, activity.RegisterOptions{Name: ActivityName(name)})
+	r.RegisterActivityWithOptions(d.loop, activity.RegisterOptions{Name: LoopActivityName(name)})
 	return nil
 }
 
 type driver[I, O any] struct {
-	name string
-	w    *waiter.Waiter[I, O]
-	o    options
+	name          string
+	w             *waiter.Waiter[I, O]
+	o             options
+	sdkHeartbeats bool
 }
 
 // activity makes one call and judges it.
@@ -175,6 +254,10 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 	}); err != nil {
 		return zero, err
 	}
+	// Histories recorded before heartbeat mode replay as they ran.
+	if workflow.GetVersion(ctx, "waitable.heartbeat-mode", workflow.DefaultVersion, 1) != workflow.DefaultVersion && d.o.mode != ModeTimers {
+		return d.mixed(ctx, req, &s, &attempts)
+	}
 	if s.Attempts == 0 && !s.Next.IsZero() { // waiter.WithInitialDelay
 		if err := workflow.Sleep(ctx, s.Next.Sub(workflow.Now(ctx))); err != nil {
 			return zero, d.cancelled(s, workflow.Now(ctx))
@@ -187,33 +270,10 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, workflow.NewContinueAsNewError(ctx, WorkflowName(d.name), next)
 		}
 		start := workflow.Now(ctx)
-		left := s.Deadline.Sub(start)
-		timeout := min(d.o.callTimeout, max(left, time.Second))
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: timeout,
-			// A call is one attempt; the core decides whether to make
-			// another. Temporal retries only a call whose worker was lost.
-			RetryPolicy: &sdktemporal.RetryPolicy{MaximumAttempts: 3, NonRetryableErrorTypes: []string{"waitable.Call"}},
-		})
-		var p poll[O]
-		err := workflow.ExecuteActivity(actx, ActivityName(d.name), req.Input).Get(ctx, &p)
-		if ctx.Err() != nil {
-			return zero, d.cancelled(s, workflow.Now(ctx))
+		p, dec, err := d.pollOnce(ctx, req.Input, &s, &attempts, start)
+		if err != nil {
+			return zero, err
 		}
-		if err != nil { // the call could not be made: an error no acceptor saw
-			p = poll[O]{Err: err.Error(), Acceptor: -1, State: classify.Failure, Retry: true}
-		}
-		now := workflow.Now(ctx)
-		// An answer that came after the deadline is not judged: the wait
-		// times out, as in process.
-		call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: asErr(p.Err), Late: now.After(s.Deadline),
-			Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: asErr(p.Failure)},
-			Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: asErr(p.Refusal), MinDelay: p.RetryAfter, Hint: p.Hint},
-			Delay:    p.Delay, Identity: p.Identity}
-		var dec waiter.Decision
-		s, dec = d.w.Step(s, call, now)
-		attempts = append(attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),
-			Acceptor: p.Acceptor, Matcher: p.Matcher, Err: p.Err, NextDelay: dec.Delay})
 		if dec.Done {
 			if dec.Err != nil {
 				return p.Output, encode(dec.Err)
@@ -224,6 +284,166 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, d.cancelled(s, workflow.Now(ctx))
 		}
 	}
+}
+
+// pollOnce makes one attempt as an activity (timer mode) and steps the
+// core with it.
+func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.State, attempts *[]Attempt, start time.Time) (poll[O], waiter.Decision, error) {
+	left := s.Deadline.Sub(start)
+	timeout := min(d.o.callTimeout, max(left, time.Second))
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		// A call is one attempt; the core decides whether to make
+		// another. Temporal retries only a call whose worker was lost.
+		RetryPolicy: &sdktemporal.RetryPolicy{MaximumAttempts: 3, NonRetryableErrorTypes: []string{"waitable.Call"}},
+	})
+	var p poll[O]
+	err := workflow.ExecuteActivity(actx, ActivityName(d.name), in).Get(ctx, &p)
+	if ctx.Err() != nil {
+		return p, waiter.Decision{}, d.cancelled(*s, workflow.Now(ctx))
+	}
+	if err != nil { // the call could not be made: an error no acceptor saw
+		p = poll[O]{Err: err.Error(), Acceptor: -1, State: classify.Failure, Retry: true}
+	}
+	now := workflow.Now(ctx)
+	// An answer that came after the deadline is not judged: the wait
+	// times out, as in process.
+	call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: asErr(p.Err), Late: now.After(s.Deadline),
+		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: asErr(p.Failure)},
+		Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: asErr(p.Refusal), MinDelay: p.RetryAfter, Hint: p.Hint},
+		Delay:    p.Delay, Identity: p.Identity}
+	var dec waiter.Decision
+	*s, dec = d.w.Step(*s, call, now)
+	*attempts = append(*attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),
+		Acceptor: p.Acceptor, Matcher: p.Matcher, Err: p.Err, NextDelay: dec.Delay})
+	return p, dec, nil
+}
+
+// heartbeat reports whether the wait polls next inside a heartbeating
+// activity, the next poll being due after delay.
+func (d *driver[I, O]) heartbeat(delay time.Duration) bool {
+	return d.o.mode == ModeHeartbeat || (d.o.mode == ModeAuto && delay < d.o.below)
+}
+
+// mixed is the wait in ModeAuto and ModeHeartbeat: runs of polls inside
+// a heartbeating activity while delays are short, an activity per poll
+// and a durable timer per delay while they are long.
+func (d *driver[I, O]) mixed(ctx workflow.Context, req request[I], s *waiter.State, attempts *[]Attempt) (O, error) {
+	var zero O
+	var last O // the last output observed
+	haveLast := false
+	run := 0
+	for {
+		now := workflow.Now(ctx)
+		if run >= d.o.attemptsPerRun {
+			next := req
+			next.State = s
+			return zero, workflow.NewContinueAsNewError(ctx, WorkflowName(d.name), next)
+		}
+		delay := s.Next.Sub(now) // when the next poll is due
+		if s.Attempts == 0 && s.Next.IsZero() {
+			delay = d.w.Schedule().MinDelay // the delays to come
+		}
+		if d.heartbeat(delay) {
+			res, err := d.runLoop(ctx, req.Input, s, d.o.attemptsPerRun-run)
+			if err != nil {
+				return zero, err
+			}
+			run += len(res.Attempts)
+			*attempts = append(*attempts, res.Attempts...)
+			if res.HaveOutput {
+				last, haveLast = res.Output, true
+			}
+			if res.Done {
+				if res.End != nil {
+					return last, encodeDetails(res.EndMessage, *res.End)
+				}
+				return last, nil
+			}
+			continue
+		}
+		if wait := s.Next.Sub(now); wait > 0 {
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return zero, d.cancelled(*s, workflow.Now(ctx))
+			}
+		}
+		p, dec, err := d.pollOnce(ctx, req.Input, s, attempts, workflow.Now(ctx))
+		if err != nil {
+			return zero, err
+		}
+		run++
+		if p.Err == "" {
+			last, haveLast = p.Output, true
+		}
+		if dec.Done {
+			_ = haveLast
+			if dec.Err != nil {
+				return last, encode(dec.Err)
+			}
+			return last, nil
+		}
+	}
+}
+
+// runLoop runs polls inside one heartbeating activity, at most max of
+// them, and returns what it did. An activity that fails (its retries
+// spent, or the deadline passed while no worker ran it) counts as an
+// error no acceptor saw, from its last heartbeat.
+func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max int) (loopResult[O], error) {
+	now := workflow.Now(ctx)
+	left := s.Deadline.Sub(now)
+	below := d.o.below
+	if d.o.mode == ModeHeartbeat {
+		below = 0
+	}
+	life := left + d.o.callTimeout // the activity ends at the deadline; the margin lets its last call end
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    life,
+		ScheduleToCloseTimeout: life,
+		HeartbeatTimeout:       d.o.heartbeatTimeout,
+		WaitForCancellation:    true,
+		RetryPolicy:            &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: d.o.heartbeatTimeout},
+	})
+	var res loopResult[O]
+	err := workflow.ExecuteActivity(actx, LoopActivityName(d.name), loopRequest[I]{Input: in, State: *s, MaxAttempts: max, Below: below}).Get(ctx, &res)
+	if err == nil {
+		*s = res.State
+		return res, nil
+	}
+	// The activity's last heartbeat holds the State it reached.
+	var b beat
+	var canceled *sdktemporal.CanceledError
+	var timeout *sdktemporal.TimeoutError
+	switch {
+	case errors.As(err, &canceled) && canceled.HasDetails():
+		_ = canceled.Details(&b)
+	case errors.As(err, &timeout) && timeout.HasLastHeartbeatDetails():
+		_ = timeout.LastHeartbeatDetails(&b)
+	}
+	if b.State.Attempts > s.Attempts {
+		*s = b.State
+		if b.Last != nil {
+			res.Attempts = append(res.Attempts, *b.Last)
+		}
+	}
+	if ctx.Err() != nil {
+		return res, d.cancelled(*s, workflow.Now(ctx))
+	}
+	now = workflow.Now(ctx)
+	call := waiter.Poll{Start: now, Err: err, Late: !now.Before(s.Deadline),
+		Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure}, Advice: waiter.RetryAdvice{Retry: true}}
+	var dec waiter.Decision
+	*s, dec = d.w.Step(*s, call, now)
+	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, Err: err.Error(), NextDelay: dec.Delay})
+	res.State = *s
+	if dec.Done {
+		res.Done = true
+		if dec.Err != nil {
+			dd := toDetails(dec.Err)
+			res.End, res.EndMessage = &dd, dec.Err.Error()
+		}
+	}
+	return res, nil
 }
 
 func (d *driver[I, O]) cancelled(s waiter.State, now time.Time) error {
