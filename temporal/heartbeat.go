@@ -119,9 +119,8 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 
 // heartbeats sends a loop's heartbeats: one after each attempt, at once
 // and synchronously (the SDK's own heartbeats are batched, and a worker
-// that dies within a batch would lose attempts), and one whenever a third
-// of the heartbeat timeout passes without any (a long delay, a slow
-// call). Its ctx ends when the server asks to cancel the activity or no
+// that dies within a batch would lose attempts), and one whenever half
+// the heartbeat timeout passes without any (a long delay, a slow call). Its ctx ends when the server asks to cancel the activity or no
 // longer knows it, or when the activity's own context ends.
 type heartbeats struct {
 	ctx    context.Context
@@ -144,11 +143,11 @@ func startHeartbeats(actx context.Context, timeout time.Duration, first beat, di
 	if direct {
 		h.c = activity.GetClient(actx)
 	}
-	every := max(timeout/3, 10*time.Millisecond)
+	every := max(timeout/2, 10*time.Millisecond) // a keepalive after this long without a heartbeat
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		t := time.NewTicker(every)
+		t := time.NewTicker(every / 2)
 		defer t.Stop()
 		for {
 			select {
@@ -197,6 +196,13 @@ func (h *heartbeats) record(ctx context.Context, b beat) error {
 // from the last heartbeat.
 func (h *heartbeats) stopped(s waiter.State) error {
 	if errors.Is(context.Cause(h.ctx), errHandBack) || (h.c == nil && h.actx.Err() != nil) {
+		if h.c != nil && h.actx.Err() == nil {
+			// The SDK reports a cancellation only of an activity whose
+			// context it cancelled itself, which it does on the answer
+			// to its own heartbeat: this one is its first, so it is
+			// sent at once, and the answer says cancelled again.
+			activity.RecordHeartbeat(h.actx, beat{State: s})
+		}
 		return sdktemporal.NewCanceledError(beat{State: s})
 	}
 	return sdktemporal.NewApplicationError("the activity stopped mid-wait (its worker stops); its next attempt resumes from the last heartbeat", "waitable.Stopped", h.actx.Err())

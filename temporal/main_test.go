@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -9,5 +10,12 @@ import (
 )
 
 // TestMain checks for leaked goroutines but the Temporal server's and
-// SDK's own (see package leaks).
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, leaks.Options()...) }
+// SDK's own (see package leaks). Run with the variables of
+// TestWorkerKilledMidActivity set, the test binary is that test's worker
+// process instead.
+func TestMain(m *testing.M) {
+	if os.Getenv(envWorkerHostPort) != "" {
+		runWorkerProcess()
+	}
+	goleak.VerifyTestMain(m, leaks.Options()...)
+}

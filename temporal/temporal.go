@@ -98,8 +98,8 @@ func WithHeartbeatBelow(d time.Duration) Option { return func(o *options) { o.be
 // polling activity (default DefaultHeartbeatTimeout): a worker that dies
 // mid-activity is noticed after it, and another worker resumes the wait
 // from its last heartbeat, making again only the call that was in
-// flight. The activity heartbeats after every poll and at least every
-// third of this timeout.
+// flight. The activity heartbeats after every poll, and after half this
+// timeout without a poll (a long delay, a slow call).
 func WithHeartbeatTimeout(d time.Duration) Option {
 	return func(o *options) { o.heartbeatTimeout = d }
 }
