@@ -123,10 +123,17 @@ func sameAsInProcess(t *testing.T, sc scenario, mode Mode, wantCalls int, wantEr
 }
 
 // TestContinueAsNew: a wait longer than a run's attempts continues as
-// new with its State, and numbering goes on.
+// new with its State, and numbering goes on. The default mode polls these
+// 2s delays inside a heartbeating activity, which sleeps on real time: a
+// bubble makes it virtual.
 func TestContinueAsNew(t *testing.T) {
+	synctest.Test(t, continueAsNew)
+}
+
+func continueAsNew(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Hour) // of the bubble's virtual time
 	var calls atomic.Int32
 	if err := Register(env, "JobDone", newJobWaiter(t, 0, "", &calls), WithAttemptsPerRun(5)); err != nil {
 		t.Fatal(err)
@@ -142,6 +149,7 @@ func TestContinueAsNew(t *testing.T) {
 		t.Fatalf("error %v, state %+v; want a continue-as-new after 5 attempts", err, next.State)
 	}
 	env2 := s.NewTestWorkflowEnvironment()
+	env2.SetTestTimeout(time.Hour)
 	if err := Register(env2, "JobDone", newJobWaiter(t, 0, "", &calls)); err != nil {
 		t.Fatal(err)
 	}
