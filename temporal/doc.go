@@ -25,8 +25,16 @@
 // flight.
 //
 // Inputs and outputs travel through Temporal's data converter (JSON by
-// default): I and O must round-trip through it. An operation error is
-// carried to the client as its message: the waiter's error kinds
-// (ErrTimeout, ErrFailure, ErrMaxPolls, the Failure kind, the
-// acceptor) survive, the operation's own error types do not.
+// default): I and O must round-trip through it. The waiter's error kinds
+// (ErrTimeout, ErrFailure, ErrMaxPolls, the Failure kind, the acceptor)
+// survive on the client. So does what says the operation's error's kind:
+// its message, its error code, its HTTP status and the name of its Go
+// type, in an [*OperationError], the *waiter.Error's Err. errors.As(err,
+// new(*temporal.OperationError)) reads them, classify.ErrorMatches
+// matches the code or the type name, and classify reads the code and the
+// status; inside the workflow, the waiter's core judges each poll's error
+// by its code and status as in process (waiter.WithNotFoundLimit counts a
+// 404 or a NotFound code). The error's Go value does not cross:
+// errors.As(err, new(*types.ResourceNotFoundException)) finds nothing;
+// match its code or type name instead.
 package temporal

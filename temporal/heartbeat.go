@@ -97,7 +97,7 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 			res.Output, res.HaveOutput = out, true
 		}
 		a := Attempt{Number: s.Attempts, Start: p.Start, Latency: p.Latency, State: dec.State.String(),
-			Acceptor: p.Acceptor, Matcher: p.Matcher, Err: msg(p.Err), NextDelay: dec.Delay}
+			Acceptor: p.Acceptor, Matcher: p.Matcher, NextDelay: dec.Delay}.withErr(msg(p.Err), kindOf(p.Err))
 		res.Attempts = append(res.Attempts, a)
 		res.State = s
 		if dec.Done {

@@ -130,8 +130,22 @@ type Attempt struct {
 	Acceptor int
 	Matcher  string `json:",omitempty"`
 	Err      string `json:",omitempty"`
+	// ErrCode, ErrType and ErrStatusCode are Err's kind: its code, the
+	// name of its Go type and its HTTP status (see [OperationError]).
+	ErrCode       string `json:",omitempty"`
+	ErrType       string `json:",omitempty"`
+	ErrStatusCode int    `json:",omitempty"`
 	// NextDelay is the durable timer before the next attempt.
 	NextDelay time.Duration
+}
+
+// withErr returns a with its error: the message and its kind.
+func (a Attempt) withErr(message string, k *errKind) Attempt {
+	a.Err = message
+	if k != nil {
+		a.ErrCode, a.ErrType, a.ErrStatusCode = k.Code, k.Type, k.StatusCode
+	}
+	return a
 }
 
 // Progress is a running wait's attempts (those of the current workflow
@@ -159,18 +173,11 @@ type poll[O any] struct {
 	Hint       time.Duration `json:",omitempty"` // the service's own hint of when to call again
 	Delay      time.Duration `json:",omitempty"` // waiter.WithDelayFunc's choice
 	Identity   string        `json:",omitempty"` // waiter.WithIdentity's value
-}
-
-// errString is an error carried across Temporal as its message.
-type errString string
-
-func (e errString) Error() string { return string(e) }
-
-func asErr(s string) error {
-	if s == "" {
-		return nil
-	}
-	return errString(s)
+	// ErrKind, FailureKind and RefusalKind are the kinds of Err, Failure
+	// and Refusal (nil in histories recorded before them).
+	ErrKind     *errKind `json:",omitempty"`
+	FailureKind *errKind `json:",omitempty"`
+	RefusalKind *errKind `json:",omitempty"`
 }
 
 func msg(err error) string {
@@ -228,6 +235,7 @@ func (d *driver[I, O]) activity(ctx context.Context, in I) (poll[O], error) {
 	out, p, _ := d.w.Call(ctx, in, nil)
 	return poll[O]{Output: out, Latency: p.Latency, Err: msg(p.Err), Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State,
 		Message: p.Message, Failure: msg(p.Failure), Retry: p.Advice.Retry, Quota: p.Advice.Quota, Refusal: msg(p.Advice.Refusal),
+		ErrKind: kindOf(p.Err), FailureKind: kindOf(p.Failure), RefusalKind: kindOf(p.Advice.Refusal),
 		RetryAfter: p.Advice.MinDelay, Hint: p.Advice.Hint, Delay: p.Delay, Identity: p.Identity}, nil
 }
 
@@ -303,19 +311,20 @@ func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.State, att
 		return p, waiter.Decision{}, d.cancelled(*s, workflow.Now(ctx))
 	}
 	if err != nil { // the call could not be made: an error no acceptor saw
-		p = poll[O]{Err: err.Error(), Acceptor: -1, State: classify.Failure, Retry: true}
+		p = poll[O]{Err: err.Error(), ErrKind: kindOf(err), Acceptor: -1, State: classify.Failure, Retry: true}
 	}
 	now := workflow.Now(ctx)
 	// An answer that came after the deadline is not judged: the wait
-	// times out, as in process.
-	call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: asErr(p.Err), Late: now.After(s.Deadline),
-		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: asErr(p.Failure)},
-		Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: asErr(p.Refusal), MinDelay: p.RetryAfter, Hint: p.Hint},
+	// times out, as in process. The errors are rebuilt with their kinds,
+	// so that the core reads their codes and statuses as in process.
+	call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind), Late: now.After(s.Deadline),
+		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: judged(p.Failure, p.FailureKind)},
+		Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: judged(p.Refusal, p.RefusalKind), MinDelay: p.RetryAfter, Hint: p.Hint},
 		Delay:    p.Delay, Identity: p.Identity}
 	var dec waiter.Decision
 	*s, dec = d.w.Step(*s, call, now)
 	*attempts = append(*attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),
-		Acceptor: p.Acceptor, Matcher: p.Matcher, Err: p.Err, NextDelay: dec.Delay})
+		Acceptor: p.Acceptor, Matcher: p.Matcher, NextDelay: dec.Delay}.withErr(p.Err, p.ErrKind))
 	return p, dec, nil
 }
 
@@ -434,7 +443,7 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max 
 		Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure}, Advice: waiter.RetryAdvice{Retry: true}}
 	var dec waiter.Decision
 	*s, dec = d.w.Step(*s, call, now)
-	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, Err: err.Error(), NextDelay: dec.Delay})
+	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, NextDelay: dec.Delay}.withErr(err.Error(), kindOf(err)))
 	res.State = *s
 	if dec.Done {
 		res.Done = true
