@@ -340,58 +340,91 @@ func (d *driver[I, O]) heartbeat(delay time.Duration) bool {
 func (d *driver[I, O]) mixed(ctx workflow.Context, req request[I], s *waiter.State, attempts *[]Attempt) (O, error) {
 	var zero O
 	var last O // the last output observed
-	haveLast := false
 	run := 0
 	for {
-		now := workflow.Now(ctx)
 		if run >= d.o.attemptsPerRun {
 			next := req
 			next.State = s
 			return zero, workflow.NewContinueAsNewError(ctx, WorkflowName(d.name), next)
 		}
-		delay := s.Next.Sub(now) // when the next poll is due
-		if s.Attempts == 0 && s.Next.IsZero() {
-			delay = d.w.Schedule().MinDelay // the delays to come
-		}
-		if d.heartbeat(delay) {
-			res, err := d.runLoop(ctx, req.Input, s, d.o.attemptsPerRun-run)
-			if err != nil {
-				return zero, err
-			}
-			run += len(res.Attempts)
-			*attempts = append(*attempts, res.Attempts...)
-			if res.HaveOutput {
-				last, haveLast = res.Output, true
-			}
-			if res.Done {
-				if res.End != nil {
-					return last, encodeDetails(res.EndMessage, *res.End)
-				}
-				return last, nil
-			}
-			continue
-		}
-		if wait := s.Next.Sub(now); wait > 0 {
-			if err := workflow.Sleep(ctx, wait); err != nil {
-				return zero, d.cancelled(*s, workflow.Now(ctx))
-			}
-		}
-		p, dec, err := d.pollOnce(ctx, req.Input, s, attempts, workflow.Now(ctx))
+		st, err := d.step(ctx, ctx, req.Input, s, attempts, d.o.attemptsPerRun-run)
 		if err != nil {
 			return zero, err
 		}
-		run++
-		if p.Err == "" {
-			last, haveLast = p.Output, true
+		run += st.attempts
+		if st.haveOutput {
+			last = st.output
 		}
-		if dec.Done {
-			_ = haveLast
-			if dec.Err != nil {
-				return last, encode(dec.Err)
-			}
-			return last, nil
+		if st.done {
+			return last, st.err
 		}
 	}
+}
+
+// stepped is what one step of a wait did.
+type stepped[O any] struct {
+	attempts   int // the attempts it made
+	output     O   // the last output it observed, if haveOutput
+	haveOutput bool
+	done       bool     // the wait ended
+	end        *details // the error it ended with (nil: success)
+	endMessage string
+	err        error // the workflow's error for end
+}
+
+// step is one step of a wait in ModeAuto and ModeHeartbeat: a run of at
+// most max polls inside a heartbeating activity while the next delay is
+// short, a durable timer and a poll as an activity when it is long. The
+// timer and the heartbeating activity run under sleep, the poll activity
+// under ctx: a group cancels sleep to bring its members to a halt (see
+// group), and lets a call in flight end. Its error is a cancellation:
+// the attempts it made until then are in attempts and s.
+func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.State, attempts *[]Attempt, max int) (stepped[O], error) {
+	var st stepped[O]
+	now := workflow.Now(ctx)
+	delay := s.Next.Sub(now) // when the next poll is due
+	if s.Attempts == 0 && s.Next.IsZero() {
+		delay = d.w.Schedule().MinDelay // the delays to come
+	}
+	if d.heartbeat(delay) {
+		res, err := d.runLoop(sleep, in, s, max)
+		st.attempts = len(res.Attempts)
+		*attempts = append(*attempts, res.Attempts...)
+		if err != nil {
+			return st, err
+		}
+		st.output, st.haveOutput = res.Output, res.HaveOutput
+		if res.Done {
+			st.done = true
+			if res.End != nil {
+				st.end, st.endMessage = res.End, res.EndMessage
+				st.err = encodeDetails(res.EndMessage, *res.End)
+			}
+		}
+		return st, nil
+	}
+	if wait := s.Next.Sub(now); wait > 0 {
+		if err := workflow.Sleep(sleep, wait); err != nil {
+			return st, d.cancelled(*s, workflow.Now(ctx))
+		}
+	}
+	p, dec, err := d.pollOnce(ctx, in, s, attempts, workflow.Now(ctx))
+	if err != nil {
+		return st, err
+	}
+	st.attempts = 1
+	if p.Err == "" {
+		st.output, st.haveOutput = p.Output, true
+	}
+	if dec.Done {
+		st.done = true
+		if dec.Err != nil {
+			dd := toDetails(dec.Err)
+			st.end, st.endMessage = &dd, dec.Err.Error()
+			st.err = encode(dec.Err)
+		}
+	}
+	return st, nil
 }
 
 // runLoop runs polls inside one heartbeating activity, at most max of
