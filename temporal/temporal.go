@@ -85,6 +85,7 @@ type options struct {
 	mode             Mode
 	below            time.Duration
 	heartbeatTimeout time.Duration
+	historyLimit     int // of a group's run (see group.go)
 }
 
 // WithMode sets how the polls run (default ModeAuto).
@@ -187,8 +188,9 @@ func msg(err error) string {
 	return err.Error()
 }
 
-// Register registers, on a Temporal worker, the workflow and the activity
-// that run w's waits under name. It refuses a waiter whose delays are not
+// Register registers, on a Temporal worker, the workflows and the
+// activities that run w's waits under name: single waits ([Start]) and
+// groups ([StartGroup]). It refuses a waiter whose delays are not
 // replayable (one given waiter.WithJitter).
 func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], opts ...Option) error {
 	if w == nil || name == "" {
@@ -197,7 +199,8 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 	if !w.Replayable() {
 		return fmt.Errorf("temporal: waiter %s has a jitter of its own (waiter.WithJitter): its delays would differ on replay; use the default jitter, which draws from the wait's State", name)
 	}
-	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout}
+	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout,
+		historyLimit: DefaultGroupHistoryLimit}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -212,12 +215,15 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 		return fmt.Errorf("temporal: WithHeartbeatBelow(%v): want a positive duration", o.below)
 	case o.heartbeatTimeout < time.Second:
 		return fmt.Errorf("temporal: WithHeartbeatTimeout(%v): want at least a second (Temporal's timers are coarser)", o.heartbeatTimeout)
+	case o.historyLimit < 1:
+		return fmt.Errorf("temporal: WithGroupHistoryLimit(%d): want at least 1", o.historyLimit)
 	}
 	d := &driver[I, O]{name: name, w: w, o: o}
 	// The SDK's test environment has no server to send heartbeats to
 	// directly: its activities heartbeat through the SDK.
 	_, d.sdkHeartbeats = r.(interface{ SetStartTime(time.Time) })
 	r.RegisterWorkflowWithOptions(d.workflow, workflow.RegisterOptions{Name: WorkflowName(name)})
+	r.RegisterWorkflowWithOptions(d.group, workflow.RegisterOptions{Name: GroupWorkflowName(name)})
 	r.RegisterActivityWithOptions(d.activity, activity.RegisterOptions{Name: ActivityName(name)})
 	r.RegisterActivityWithOptions(d.loop, activity.RegisterOptions{Name: LoopActivityName(name)})
 	return nil
