@@ -24,6 +24,25 @@
 // checkpoint; cancelling the workflow cancels the wait and the call in
 // flight.
 //
+// Many resources wait in one workflow, a durable [waiter.WaitAll]: each
+// input is a wait of its own (its own attempts, deadline and delays, run
+// concurrently in the workflow), and one that fails fails neither the
+// others nor the workflow. A group's run continues as new when its
+// history reaches [DefaultGroupHistoryLimit] events, every wait carried
+// on where it stood.
+//
+//	g, err := temporal.StartGroup[I, O](ctx, c, "TableExists", tables, 20*time.Minute,
+//		client.StartWorkflowOptions{ID: "tables-orders", TaskQueue: "waits"},
+//		temporal.WithGroupConcurrency(50)) // optional: at most 50 waits at once
+//	outcomes, err := g.Get(ctx) // one waiter.Outcome per input, in order
+//	for i, o := range outcomes {
+//		if errors.Is(o.Err, waiter.ErrFailure) { // each wait's own *waiter.Error
+//			log.Printf("%v failed: %v", tables[i], o.Err)
+//		}
+//	}
+//	// err: nil, or a *waiter.GroupError listing the waits that did not succeed.
+//	p, err := g.Progress(ctx) // each wait's checkpoint, latest attempts and outcome so far
+//
 // Inputs and outputs travel through Temporal's data converter (JSON by
 // default): I and O must round-trip through it. The waiter's error kinds
 // (ErrTimeout, ErrFailure, ErrMaxPolls, the Failure kind, the acceptor)
