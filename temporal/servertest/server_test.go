@@ -1,4 +1,4 @@
-package temporal
+package servertest
 
 import (
 	"context"
@@ -19,6 +19,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/waitable/waitable/waiter"
+
+	"github.com/waitable/waitable/temporal"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/history-heartbeat.json from a run on the in-process server")
@@ -43,12 +45,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // and none made twice.
 func TestWorkerRestartMidWait(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
-	for _, mode := range []Mode{ModeTimers, ModeHeartbeat} {
+	for _, mode := range []temporal.Mode{temporal.ModeTimers, temporal.ModeHeartbeat} {
 		t.Run(mode.String(), func(t *testing.T) { workerRestartMidWait(t, ts, mode) })
 	}
 }
 
-func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) {
+func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode temporal.Mode) {
 	c := ts.GetDefaultClient()
 	var calls atomic.Int32
 	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
@@ -56,14 +58,14 @@ func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) 
 		t.Fatal(err)
 	}
 	register := func(r worker.Registry) {
-		if err := Register(r, "JobDone", w, WithMode(mode)); err != nil {
+		if err := temporal.Register(r, "JobDone", w, temporal.WithMode(mode)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	queue := "waits-" + mode.String()
 	first := ts.NewWorker(queue, register)
 	ctx := t.Context()
-	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "job-1-" + mode.String(), TaskQueue: queue})
+	wait, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "job-1-" + mode.String(), TaskQueue: queue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +85,8 @@ func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) 
 	// Another process follows the same wait by its ID alone.
 	other := ts.NewClientWithOptions(client.Options{})
 	defer other.Close()
-	if out, err := Attach[JobOutput](ctx, other, wait.ID(), "").Get(ctx); err != nil || out.State != "done" {
-		t.Errorf("Attach(%s).Get = %+v, %v; want done", wait.ID(), out, err)
+	if out, err := temporal.Attach[JobOutput](ctx, other, wait.ID(), "").Get(ctx); err != nil || out.State != "done" {
+		t.Errorf("temporal.Attach(%s).Get = %+v, %v; want done", wait.ID(), out, err)
 	}
 	hist := history(t, c, wait.ID())
 	scheduled := 0
@@ -95,11 +97,11 @@ func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) 
 	}
 	// Timers: an activity per poll. Heartbeat: one activity, retried on
 	// the new worker from its last heartbeat.
-	if want := map[Mode]int{ModeTimers: 5, ModeHeartbeat: 1}[mode]; scheduled != want {
+	if want := map[temporal.Mode]int{temporal.ModeTimers: 5, temporal.ModeHeartbeat: 1}[mode]; scheduled != want {
 		t.Errorf("%d activities scheduled in the history, want %d", scheduled, want)
 	}
 	t.Logf("history: %d events for 5 attempts", len(hist.Events))
-	if *update && mode == ModeHeartbeat { // history.json stays as recorded before heartbeat mode
+	if *update && mode == temporal.ModeHeartbeat { // history.json stays as recorded before heartbeat mode
 		b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
 		if err != nil {
 			t.Fatal(err)
@@ -108,15 +110,15 @@ func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode Mode) 
 			t.Fatal(err)
 		}
 	}
-	if mode == ModeHeartbeat {
+	if mode == temporal.ModeHeartbeat {
 		return
 	}
 
 	// A wait that never succeeds times out with the in-process error kind.
 	var never atomic.Int32
 	w2, _ := waiter.New(jobDone, job(0, "", &never), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
-	ts.NewWorker("waits-2", func(r worker.Registry) { Register(r, "JobDone", w2, WithMode(ModeTimers)) })
-	wait2, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-2"}, 3*time.Second, client.StartWorkflowOptions{TaskQueue: "waits-2"})
+	ts.NewWorker("waits-2", func(r worker.Registry) { temporal.Register(r, "JobDone", w2, temporal.WithMode(temporal.ModeTimers)) })
+	wait2, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-2"}, 3*time.Second, client.StartWorkflowOptions{TaskQueue: "waits-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func history(t testing.TB, c client.Client, id string) *historypb.History {
 	return h
 }
 
-// replayRegistry lets Register register on a workflow replayer, which
+// replayRegistry lets temporal.Register register on a workflow replayer, which
 // takes no activities.
 type replayRegistry struct{ worker.WorkflowReplayer }
 
@@ -152,7 +154,7 @@ func (replayRegistry) RegisterNexusService(*nexus.Service)                      
 // historyFile holds, for each mode, a recorded history of a wait whose
 // worker restarted after two attempts. history.json predates heartbeat
 // mode: it replays, with the default options, as it ran.
-var historyFile = map[Mode]string{ModeTimers: "testdata/history.json", ModeHeartbeat: "testdata/history-heartbeat.json"}
+var historyFile = map[temporal.Mode]string{temporal.ModeTimers: "testdata/history.json", temporal.ModeHeartbeat: "testdata/history-heartbeat.json"}
 
 // TestReplay replays the recorded histories: a change to the workflow
 // that breaks determinism fails here.
@@ -165,7 +167,7 @@ func TestReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Register(replayRegistry{r}, "JobDone", w); err != nil {
+			if err := temporal.Register(replayRegistry{r}, "JobDone", w); err != nil {
 				t.Fatal(err)
 			}
 			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, file); err != nil {

@@ -1,4 +1,4 @@
-package temporal
+package servertest
 
 import (
 	"context"
@@ -21,6 +21,8 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/waitable/waitable/waiter"
+
+	"github.com/waitable/waitable/temporal"
 )
 
 // The worker process of TestWorkerKilledMidActivity: the test binary run
@@ -68,7 +70,7 @@ func runWorkerProcess() {
 		os.Exit(1)
 	}
 	wk := worker.New(c, os.Getenv(envWorkerQueue), worker.Options{})
-	if err := Register(wk, "JobDone", heartbeatWaiter(nil, httpJob(os.Getenv(envWorkerURL))), WithMode(ModeHeartbeat), WithHeartbeatTimeout(time.Second)); err != nil {
+	if err := temporal.Register(wk, "JobDone", heartbeatWaiter(nil, httpJob(os.Getenv(envWorkerURL))), temporal.WithMode(temporal.ModeHeartbeat), temporal.WithHeartbeatTimeout(time.Second)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -117,7 +119,7 @@ func TestWorkerKilledMidActivity(t *testing.T) {
 
 	ctx := t.Context()
 	c := ts.GetDefaultClient()
-	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "killed-1", TaskQueue: queue})
+	wait, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{ID: "killed-1", TaskQueue: queue})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +130,7 @@ func TestWorkerKilledMidActivity(t *testing.T) {
 	}
 	reap() // SIGKILL: no chance to report anything
 	ts.NewWorker(queue, func(r worker.Registry) {
-		if err := Register(r, "JobDone", heartbeatWaiter(t, httpJob(srv.URL)), WithMode(ModeHeartbeat), WithHeartbeatTimeout(time.Second)); err != nil {
+		if err := temporal.Register(r, "JobDone", heartbeatWaiter(t, httpJob(srv.URL)), temporal.WithMode(temporal.ModeHeartbeat), temporal.WithHeartbeatTimeout(time.Second)); err != nil {
 			t.Error(err)
 		}
 	})
@@ -161,13 +163,13 @@ func TestCancelDuringHeartbeat(t *testing.T) {
 		return JobOutput{ID: in.ID, State: "running"}, nil
 	}
 	ts.NewWorker("cancel", func(r worker.Registry) {
-		if err := Register(r, "JobDone", heartbeatWaiter(t, never), WithMode(ModeHeartbeat), WithHeartbeatTimeout(time.Second)); err != nil {
+		if err := temporal.Register(r, "JobDone", heartbeatWaiter(t, never), temporal.WithMode(temporal.ModeHeartbeat), temporal.WithHeartbeatTimeout(time.Second)); err != nil {
 			t.Error(err)
 		}
 	})
 	ctx := t.Context()
 	c := ts.GetDefaultClient()
-	wait, err := Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{TaskQueue: "cancel"})
+	wait, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{TaskQueue: "cancel"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@
 // median time between a wait's polls ÷ the delay) and CPU per attempt,
 // the worker's (a process of its own) and the server's and client's.
 //
-//	cd temporal && go run ./cmd/scale -waits 1000 -delay 1s -polls 20
-//	cd temporal && go run ./cmd/scale -waits 10000 -delay 30s -polls 4 -modes heartbeat
+//	cd temporal/servertest && go run ./cmd/scale -waits 1000 -delay 1s -polls 20
+//	cd temporal/servertest && go run ./cmd/scale -waits 10000 -delay 30s -polls 4 -modes heartbeat
 package main
 
 import (

@@ -2,7 +2,7 @@
 // process: a job that is done on its fifth poll, a worker that stops after
 // the second, and a new worker that finishes the wait.
 //
-//	cd temporal && go run ./example
+//	cd temporal/servertest && go run ./example
 package main
 
 import (

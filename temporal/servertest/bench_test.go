@@ -1,4 +1,4 @@
-package temporal
+package servertest
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/waitable/waitable/waiter"
+
+	"github.com/waitable/waitable/temporal"
 )
 
 // BenchmarkConcurrentWaits starts b.N waits at once on one worker of the
@@ -37,15 +39,15 @@ func BenchmarkConcurrentWaits(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts.NewWorkerWithOptions("bench", func(r worker.Registry) { Register(r, "JobDone", w) },
+	ts.NewWorkerWithOptions("bench", func(r worker.Registry) { temporal.Register(r, "JobDone", w) },
 		worker.Options{MaxConcurrentActivityExecutionSize: 1000, MaxConcurrentWorkflowTaskExecutionSize: 1000})
 	ctx := context.Background()
 	b.ResetTimer()
 	start := time.Now()
-	waits := make([]*Wait[JobOutput], b.N)
+	waits := make([]*temporal.Wait[JobOutput], b.N)
 	for i := range waits {
 		id := fmt.Sprintf("job-%d", i)
-		if waits[i], err = Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{id}, time.Minute, client.StartWorkflowOptions{ID: id, TaskQueue: "bench"}); err != nil {
+		if waits[i], err = temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{id}, time.Minute, client.StartWorkflowOptions{ID: id, TaskQueue: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}
