@@ -7,7 +7,7 @@
 // the worker's (a process of its own) and the server's and client's.
 //
 //	cd temporal/servertest && go run ./cmd/scale -waits 1000 -delay 1s -polls 20
-//	cd temporal/servertest && go run ./cmd/scale -waits 10000 -delay 30s -polls 4 -modes heartbeat
+//	cd temporal/servertest && go run ./cmd/scale -waits 10000 -delay 30s -polls 24 -heartbeat-timeout 2m -modes heartbeat
 package main
 
 import (
@@ -54,7 +54,7 @@ type config struct {
 	HostPort, Namespace, Queue string
 	Mode                       temporal.Mode
 	Polls, Waits               int
-	Delay                      time.Duration
+	Delay, HeartbeatTimeout    time.Duration
 }
 
 const envWorker = "WAITABLE_SCALE_WORKER"
@@ -84,12 +84,13 @@ func main() {
 	delay := flag.Duration("delay", time.Second, "the delay between a wait's polls")
 	polls := flag.Int("polls", 20, "each wait is done at its n'th poll")
 	modes := flag.String("modes", "timers,heartbeat", "the modes to measure, in order")
+	hbTimeout := flag.Duration("heartbeat-timeout", temporal.DefaultHeartbeatTimeout, "temporal.WithHeartbeatTimeout: a heartbeating activity also heartbeats after half of it without a poll")
 	flag.Parse()
 	if *waits < 1 || *polls < 1 || *delay <= 0 {
 		fmt.Fprintln(os.Stderr, "scale: -waits and -polls must be at least 1, -delay positive")
 		os.Exit(64)
 	}
-	fmt.Printf("%d waits started at once on one worker, each done at its poll %d, %v apart; in-process server (SQLite)\n\n", *waits, *polls, *delay)
+	fmt.Printf("%d waits started at once on one worker, each done at its poll %d, %v apart (heartbeat timeout %v); in-process server (SQLite)\n\n", *waits, *polls, *delay, *hbTimeout)
 	fmt.Printf("%-9s  %9s  %13s  %10s  %21s  %13s  %20s  %9s\n", "mode", "open", "events/poll", "polls/s", "stretch p50 (p99)", "worker CPU", "server+client CPU", "wall")
 	defer fmt.Println("\nopen: the most waits open (between their first and last poll) at one instant. polls/s: while all were open\n(* they never were: over the whole run). stretch: the median time between a wait's polls ÷ the delay, over the waits.\nCPU: process CPU time per poll; the worker runs in a process of its own.")
 	for _, m := range strings.Split(*modes, ",") {
@@ -98,7 +99,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "scale: unknown mode %q (timers, heartbeat, auto)\n", m)
 			os.Exit(64)
 		}
-		if err := measure(config{Mode: mode, Polls: *polls, Waits: *waits, Delay: *delay}); err != nil {
+		if err := measure(config{Mode: mode, Polls: *polls, Waits: *waits, Delay: *delay, HeartbeatTimeout: *hbTimeout}); err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
@@ -240,7 +241,7 @@ func runWorker(env string) {
 		MaxConcurrentActivityTaskPollers:       8,
 		MaxConcurrentWorkflowTaskPollers:       8,
 	})
-	if err := temporal.Register(wk, "Job", w, temporal.WithMode(cfg.Mode)); err != nil {
+	if err := temporal.Register(wk, "Job", w, temporal.WithMode(cfg.Mode), temporal.WithHeartbeatTimeout(cfg.HeartbeatTimeout)); err != nil {
 		fail(err)
 	}
 	cpu0 := cpuTime()

@@ -65,8 +65,9 @@ func run(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	// The worker polls in activities and sleeps on durable timers: the
-	// wait outlives this process, and any worker of the queue resumes it.
+	// The worker polls inside an activity that heartbeats the wait's state
+	// (durable timers for delays of a minute or more): the wait outlives
+	// this process, and any worker of the queue resumes it.
 	wk := worker.New(c, "waits", worker.Options{})
 	if err := temporal.Register(wk, "JobDone", w); err != nil {
 		return err
