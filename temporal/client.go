@@ -62,16 +62,8 @@ func (w *Wait[O]) Progress(ctx context.Context) (Progress, error) {
 	if err := v.Get(&p); err != nil {
 		return p, err
 	}
-	desc, err := w.c.DescribeWorkflowExecution(ctx, w.run.GetID(), "")
-	if err != nil {
-		return p, nil // the query's answer stands
-	}
-	for _, pa := range desc.GetPendingActivities() {
-		if !strings.HasPrefix(pa.GetActivityType().GetName(), "waitable.Loop.") || pa.GetHeartbeatDetails() == nil {
-			continue
-		}
-		var b beat
-		if converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &b) == nil && b.State.Attempts > p.Checkpoint.Attempts {
+	for _, b := range runningBeats(ctx, w.c, w.run.GetID()) {
+		if b.State.Attempts > p.Checkpoint.Attempts {
 			p.Checkpoint = b.State
 			if b.Last != nil {
 				p.Attempts = append(p.Attempts, *b.Last)
@@ -85,4 +77,25 @@ func (w *Wait[O]) Progress(ctx context.Context) (Progress, error) {
 // error matching context.Canceled.
 func (w *Wait[O]) Cancel(ctx context.Context) error {
 	return w.c.CancelWorkflow(ctx, w.run.GetID(), "")
+}
+
+// runningBeats returns the latest heartbeats of the workflow's running
+// polling activities (none if it cannot tell: the query's answer then
+// stands). Heartbeats are read with Temporal's default data converter.
+func runningBeats(ctx context.Context, c client.Client, workflowID string) []beat {
+	desc, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+	if err != nil {
+		return nil
+	}
+	var beats []beat
+	for _, pa := range desc.GetPendingActivities() {
+		if !strings.HasPrefix(pa.GetActivityType().GetName(), "waitable.Loop.") || pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var b beat
+		if converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &b) == nil {
+			beats = append(beats, b)
+		}
+	}
+	return beats
 }

@@ -7,11 +7,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -455,18 +453,7 @@ func (g *GroupWait[O]) Progress(ctx context.Context) (GroupProgress, error) {
 	if err := v.Get(&p); err != nil {
 		return p, err
 	}
-	desc, err := g.c.DescribeWorkflowExecution(ctx, g.run.GetID(), "")
-	if err != nil {
-		return p, nil // the query's answer stands
-	}
-	for _, pa := range desc.GetPendingActivities() {
-		if !strings.HasPrefix(pa.GetActivityType().GetName(), "waitable.Loop.") || pa.GetHeartbeatDetails() == nil {
-			continue
-		}
-		var b beat
-		if converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &b) != nil {
-			continue
-		}
+	for _, b := range runningBeats(ctx, g.c, g.run.GetID()) {
 		// A member's seed is its own: it says whose activity this is.
 		for i := range p.Members {
 			m := &p.Members[i]
