@@ -39,6 +39,15 @@ type loopResult[O any] struct {
 	EndMessage string   `json:",omitempty"`
 }
 
+// ended records the decision that ended the wait.
+func (r *loopResult[O]) ended(dec waiter.Decision) {
+	r.Done = true
+	if dec.Err != nil {
+		dd := toDetails(dec.Err)
+		r.End, r.EndMessage = &dd, dec.Err.Error()
+	}
+}
+
 // beat is a heartbeat's details: the wait's State after its latest
 // attempt, and that attempt.
 type beat struct {
@@ -67,14 +76,16 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 	ctx = hb.ctx
 	var res loopResult[O]
 	var tok retry.Token
+	sleep := time.NewTimer(0) // one timer for every delay of the activity
+	defer sleep.Stop()
+	<-sleep.C
 	for {
 		if wait := time.Until(s.Next); wait > 0 {
-			t := time.NewTimer(wait)
+			sleep.Reset(wait)
 			select {
 			case <-ctx.Done():
-				t.Stop()
 				return res, hb.stopped(s)
-			case <-t.C:
+			case <-sleep.C:
 			}
 		}
 		limit := s.Deadline
@@ -101,11 +112,7 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 		res.Attempts = append(res.Attempts, a)
 		res.State = s
 		if dec.Done {
-			res.Done = true
-			if dec.Err != nil {
-				dd := toDetails(dec.Err)
-				res.End, res.EndMessage = &dd, dec.Err.Error()
-			}
+			res.ended(dec)
 			return res, nil
 		}
 		if err := hb.record(ctx, beat{State: s, Last: &a}); err != nil {
@@ -120,8 +127,11 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 // heartbeats sends a loop's heartbeats: one after each attempt, at once
 // and synchronously (the SDK's own heartbeats are batched, and a worker
 // that dies within a batch would lose attempts), and one whenever half
-// the heartbeat timeout passes without any (a long delay, a slow call). Its ctx ends when the server asks to cancel the activity or no
-// longer knows it, or when the activity's own context ends.
+// the heartbeat timeout passes without any (a long delay, a slow call).
+// Sends are one at a time, each with the latest details: a keepalive
+// never lands after, and so undoes, a newer heartbeat. Its ctx ends when
+// the server asks to cancel the activity or no longer knows it, or when
+// the activity's own context ends.
 type heartbeats struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -129,8 +139,8 @@ type heartbeats struct {
 	token  []byte
 	actx   context.Context
 
-	mu     sync.Mutex
-	last   time.Time
+	mu     sync.Mutex // held while a heartbeat is sent
+	last   time.Time  // when the latest was sent
 	latest beat
 
 	done chan struct{}
@@ -156,12 +166,7 @@ func startHeartbeats(actx context.Context, timeout time.Duration, first beat, di
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				h.mu.Lock()
-				due, b := time.Since(h.last) >= every, h.latest
-				h.mu.Unlock()
-				if due {
-					_ = h.record(ctx, b)
-				}
+				h.keepalive(ctx, every)
 			}
 		}
 	}()
@@ -173,8 +178,24 @@ func startHeartbeats(actx context.Context, timeout time.Duration, first beat, di
 // next one may pass; the heartbeat timeout decides).
 func (h *heartbeats) record(ctx context.Context, b beat) error {
 	h.mu.Lock()
-	h.latest, h.last = b, time.Now()
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	h.latest = b
+	return h.send(ctx)
+}
+
+// keepalive sends the latest details again if none were sent for every.
+func (h *heartbeats) keepalive(ctx context.Context, every time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if time.Since(h.last) >= every {
+		_ = h.send(ctx)
+	}
+}
+
+// send sends h.latest; h.mu is held.
+func (h *heartbeats) send(ctx context.Context) error {
+	b := h.latest
+	h.last = time.Now()
 	if h.c == nil {
 		activity.RecordHeartbeat(h.actx, b)
 		return context.Cause(h.ctx)

@@ -485,11 +485,7 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max 
 	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, NextDelay: dec.Delay}.withErr(err.Error(), kindOf(err)))
 	res.State = *s
 	if dec.Done {
-		res.Done = true
-		if dec.Err != nil {
-			dd := toDetails(dec.Err)
-			res.End, res.EndMessage = &dd, dec.Err.Error()
-		}
+		res.ended(dec)
 	}
 	return res, nil
 }
