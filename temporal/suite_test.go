@@ -3,11 +3,15 @@ package temporal
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/waitable/waitable/classify"
@@ -171,4 +175,76 @@ func TestRefusesOwnJitter(t *testing.T) {
 	if err := Register(env, "JobDone", w); err == nil {
 		t.Error("Register accepted a waiter with its own jitter")
 	}
+}
+
+// TestRefusesBadOptions: Register refuses options out of range, saying
+// which.
+func TestRefusesBadOptions(t *testing.T) {
+	w := newJobWaiter(t, 1, "done", new(atomic.Int32))
+	for _, tt := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithAttemptsPerRun(0), "WithAttemptsPerRun(0)"},
+		{WithCallTimeout(0), "WithCallTimeout(0s)"},
+		{WithMode(Mode(7)), "WithMode(Mode(7))"},
+		{WithHeartbeatBelow(0), "WithHeartbeatBelow(0s)"},
+		{WithHeartbeatTimeout(500 * time.Millisecond), "WithHeartbeatTimeout(500ms)"},
+	} {
+		var s testsuite.WorkflowTestSuite
+		if err := Register(s.NewTestWorkflowEnvironment(), "JobDone", w, tt.opt); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Register with %s: %v", tt.want, err)
+		}
+	}
+}
+
+// pacedJob answers how long to wait before the next poll: the waiter's
+// WithDelayFunc reads it.
+type pacedJob struct {
+	State string
+	Next  time.Duration
+}
+
+// TestAutoSwitchesByDelay: in ModeAuto, polls whose next delay is under
+// the threshold run inside one heartbeating activity; a long delay hands
+// the wait back to a durable timer and an activity per poll, and a short
+// one back to a heartbeating activity.
+func TestAutoSwitchesByDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		// Polls 1-3 a second apart, 4-5 two minutes apart, then a second apart again; done at 8.
+		op := func(ctx context.Context, in JobInput) (pacedJob, error) {
+			switch n := calls.Add(1); {
+			case n >= 8:
+				return pacedJob{State: "done"}, nil
+			case n == 3 || n == 4:
+				return pacedJob{State: "running", Next: 2 * time.Minute}, nil
+			}
+			return pacedJob{State: "running", Next: time.Second}, nil
+		}
+		w, err := waiter.New(jobDone, op, waiter.WithDelays(time.Second, 2*time.Minute), waiter.WithoutTelemetry(),
+			waiter.WithDelayFunc(func(_ int, out pacedJob, _ error) time.Duration { return out.Next }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestWorkflowEnvironment()
+		env.SetTestTimeout(time.Hour)
+		var started []string
+		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+			started = append(started, info.ActivityType.Name)
+		})
+		if err := Register(env, "JobDone", w); err != nil {
+			t.Fatal(err)
+		}
+		env.ExecuteWorkflow(WorkflowName("JobDone"), request[JobInput]{Input: JobInput{"j-1"}, MaxWait: time.Hour})
+		var out pacedJob
+		if err := env.GetWorkflowError(); err != nil || env.GetWorkflowResult(&out) != nil || out.State != "done" {
+			t.Fatalf("result %+v, %v; want done", out, err)
+		}
+		loop, poll := LoopActivityName("JobDone"), ActivityName("JobDone")
+		if want := []string{loop, poll, poll, loop}; !slices.Equal(started, want) || calls.Load() != 8 {
+			t.Errorf("activities %q, %d calls; want %q, 8 calls", started, calls.Load(), want)
+		}
+	})
 }

@@ -197,3 +197,39 @@ func TestCancelDuringHeartbeat(t *testing.T) {
 	}
 	t.Logf("cancelled after %s attempts", strconv.Itoa(we.Attempts))
 }
+
+// TestKeepaliveHeartbeats: a delay longer than the heartbeat timeout
+// does not time the activity out: it heartbeats after half the timeout
+// without a poll, so the wait ends on the activity's first attempt, each
+// call made once.
+func TestKeepaliveHeartbeats(t *testing.T) {
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	var calls atomic.Int32
+	w, err := waiter.New(jobDone, job(3, "done", &calls), waiter.WithDelays(1500*time.Millisecond, 1500*time.Millisecond), waiter.WithoutTelemetry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.NewWorker("keepalive", func(r worker.Registry) {
+		if err := temporal.Register(r, "JobDone", w, temporal.WithMode(temporal.ModeHeartbeat), temporal.WithHeartbeatTimeout(time.Second)); err != nil {
+			t.Error(err)
+		}
+	})
+	ctx := t.Context()
+	c := ts.GetDefaultClient()
+	wait, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-1"}, time.Minute, client.StartWorkflowOptions{TaskQueue: "keepalive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := wait.Get(ctx); err != nil || out.State != "done" {
+		t.Fatalf("Get = %+v, %v; want done", out, err)
+	}
+	var attempts []int32
+	for _, e := range history(t, c, wait.ID()).Events {
+		if a := e.GetActivityTaskStartedEventAttributes(); a != nil {
+			attempts = append(attempts, a.GetAttempt())
+		}
+	}
+	if len(attempts) != 1 || attempts[0] != 1 || calls.Load() != 3 {
+		t.Errorf("activity attempts %v, %d calls; want one activity on its first attempt, 3 calls", attempts, calls.Load())
+	}
+}
