@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -21,22 +19,17 @@ func readWaiters(file string) ([]waiter.Definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	var top map[string]json.RawMessage
-	isJSON := json.Unmarshal(data, &top) == nil
-	var c *waiter.Catalog
-	switch {
-	case isJSON && (top["smithy"] != nil || top["shapes"] != nil),
-		!isJSON && bytes.Contains(data[:min(len(data), 4096)], []byte(`"smithy"`)):
-		c, err = waiter.LoadSmithy(bytes.NewReader(data))
-	case isJSON && top["version"] != nil && top["waiters"] != nil:
-		c, err = waiter.LoadBotocore(bytes.NewReader(data))
-	default:
+	// A model lint reads (Smithy or botocore), else a trait's value.
+	l := newLinter(file, data)
+	isBotocore := l.root != nil && l.root.get("version") != nil && l.root.get("waiters") != nil
+	if !l.isSmithy() && !isBotocore {
 		defs, err := waiter.ParseWaitable(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		return defs, nil
 	}
+	c, err := l.load()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
