@@ -209,7 +209,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		if m.added.Load() {
 			b.cancelled(m)
 		}
-	})
+	}, false)
 	r.c, r.cp = m, m.s
 	if m.s.Next.IsZero() {
 		m.s.Next = m.s.Start // due now

@@ -34,9 +34,10 @@ type driver[I, O any] struct {
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
-	sleeper *clock.Timer    // Wait's timer between calls, made once
-	done    <-chan struct{} // ctx.Done(), taken once, for Wait's sleeps
-	expiry  *clock.Timer    // Wait's timer that ends ctx at the deadline
+	sleeper *clock.Timer    // Wait's timer between calls, made once (a test's clock)
+	done    <-chan struct{} // what Wait's sleeps watch, taken once: ctx.Done(), or on the real clock the caller's
+	expiry  *clock.Timer    // Wait's timer that ends ctx at the deadline (a test's clock)
+	rt      *time.Timer     // Wait's timer between calls on the real clock, made once
 	woke    time.Time       // when sleep's timer fired: the next call's start
 	seen    [4]SeenCount    // the first kinds of s.Seen, without an allocation
 }
@@ -132,6 +133,9 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 // sleep waits dur on the driver's timer, or until the calls' context
 // ends (false).
 func (d *driver[I, O]) sleep(dur time.Duration) bool {
+	if d.w.cfg.realClock {
+		return d.sleepReal(dur)
+	}
 	if d.sleeper == nil {
 		d.sleeper = d.clk.Timer(dur)
 	} else {
@@ -147,6 +151,42 @@ func (d *driver[I, O]) sleep(dur time.Duration) bool {
 		d.sleeper.Stop()
 		return false
 	}
+}
+
+// sleepReal is Wait's sleep on the real clock, where the calls' context
+// keeps its own deadline (see waitCtx): it watches the caller's context
+// and its timer, and ends the calls' context itself when the caller's
+// ended or the timer fired at or after the deadline. The delays between
+// calls end before the deadline (see decide), and a caller's deadline
+// ends the caller's context, so only a late timer meets it.
+func (d *driver[I, O]) sleepReal(dur time.Duration) bool {
+	if d.rt == nil {
+		d.rt = time.NewTimer(dur)
+	} else {
+		d.rt.Reset(dur)
+	}
+	if d.done == nil { // nothing but the timer can end the sleep // nothing but the timer can end the sleep
+		d.woke = <-d.rt.C
+		return d.before()
+	}
+	select {
+	case d.woke = <-d.rt.C:
+		return d.before()
+	case <-d.done:
+		d.rt.Stop()
+		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
+		return false
+	}
+}
+
+// before reports whether the sleep's timer fired before the deadline;
+// if not, it ends the calls' context.
+func (d *driver[I, O]) before() bool {
+	if d.woke.Before(d.s.Deadline) {
+		return true
+	}
+	d.ctx.end(context.DeadlineExceeded, nil)
+	return false
 }
 
 // call is one call of the operation in progress.
@@ -396,6 +436,9 @@ func (d *driver[I, O]) release() {
 	}
 	if d.sleeper != nil {
 		d.sleeper.Stop()
+	}
+	if d.rt != nil {
+		d.rt.Stop()
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 type config struct {
 	clock          clock.Clock
+	realClock      bool // clock is clock.New(): Wait uses the time package directly
 	jitter         backoff.Jitter
 	minDelay       time.Duration
 	maxDelay       time.Duration

@@ -35,9 +35,15 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 }
 
 // arm makes the calls' context of a Wait, ended at the deadline by a
-// timer of its own.
+// timer of its own: on the real clock the context's, armed when a call
+// first watches it (see waitCtx); on another clock the driver's.
 func (d *driver[I, O]) arm() {
-	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil)
+	if d.w.cfg.realClock {
+		d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, true)
+		d.done = d.parent.Done() // nil for a context that never ends
+		return
+	}
+	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false)
 	d.expiry = d.clk.AfterFunc(d.s.Deadline.Sub(d.clk.Now()), d.expire)
 }
 

@@ -13,14 +13,20 @@ import (
 // deadline, when the caller's context ends, or when the wait is
 // cancelled, and it marks the calls as a waiter's attempts (so that
 // retry.Do inside them makes one attempt). It is one small object per
-// wait, with no timer and no goroutine of its own: the driver ends it at
-// the deadline with the timer it keeps anyway. Contexts derived from it
-// (an operation's WithTimeout) register through its AfterFunc method, as
-// the context package allows, so they cost no goroutine either.
+// wait, with no goroutine of its own. Start's driver ends it at the
+// deadline with the timer it keeps anyway. Wait's, on the real clock,
+// lets it keep its own deadline timer, armed only when a call asks for
+// Done (or derives a context from it): a call that never watches its
+// context costs no timer, and Err reads the clock instead. Contexts
+// derived from it (an operation's WithTimeout) register through its
+// AfterFunc method, as the context package allows, so they cost no
+// goroutine either.
 type waitCtx struct {
 	parent   context.Context
 	deadline time.Time
 	ended    atomic.Bool
+	lazy     bool        // the deadline is this context's own, on the real clock (see above)
+	timer    *time.Timer // the lazy deadline's, once armed (guarded by mu)
 
 	mu     sync.Mutex
 	done   chan struct{} // made on first Done
@@ -39,9 +45,10 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 
 // newWaitCtx returns the calls' context for a wait under parent that must
 // end at deadline; onEnd (if not nil) runs once when it ends, for any
-// reason.
-func newWaitCtx(parent context.Context, deadline time.Time, onEnd func()) *waitCtx {
-	c := &waitCtx{parent: parent, deadline: deadline, onEnd: onEnd}
+// reason. With lazy, the context ends itself at the deadline, on the real
+// clock (see waitCtx); otherwise the driver ends it.
+func newWaitCtx(parent context.Context, deadline time.Time, onEnd func(), lazy bool) *waitCtx {
+	c := &waitCtx{parent: parent, deadline: deadline, onEnd: onEnd, lazy: lazy}
 	if parent.Done() != nil {
 		if err := parent.Err(); err != nil {
 			c.end(err, context.Cause(parent))
@@ -69,13 +76,27 @@ func (c *waitCtx) Done() <-chan struct{} {
 			return closedChan
 		}
 		c.done = make(chan struct{})
+		c.armLocked()
 	}
 	return c.done
 }
 
+// armLocked arms a lazy deadline's timer, once; c.mu is held.
+func (c *waitCtx) armLocked() {
+	if c.lazy && c.timer == nil {
+		c.timer = time.AfterFunc(time.Until(c.deadline), c.expire)
+	}
+}
+
+// expire ends the context at its deadline.
+func (c *waitCtx) expire() { c.end(context.DeadlineExceeded, nil) }
+
 func (c *waitCtx) Err() error {
 	if !c.ended.Load() {
-		return nil
+		if !c.lazy || time.Now().Before(c.deadline) {
+			return nil
+		}
+		c.expire() // past a deadline that no timer watches
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -123,6 +144,7 @@ func (c *waitCtx) AfterFunc(f func()) (stop func() bool) {
 	if c.fns == nil {
 		c.fns = map[*afterFn]struct{}{}
 	}
+	c.armLocked()
 	c.fns[a] = struct{}{}
 	c.mu.Unlock()
 	return func() bool {
@@ -150,9 +172,12 @@ func (c *waitCtx) end(err, cause error) bool {
 	if c.done != nil {
 		close(c.done)
 	}
-	fns, onEnd, unhook := c.fns, c.onEnd, c.unhook
+	fns, onEnd, unhook, timer := c.fns, c.onEnd, c.unhook, c.timer
 	c.fns = nil
 	c.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+	}
 	for a := range fns {
 		go a.f()
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/errjoin"
+	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
@@ -41,6 +42,7 @@ type Waiter[I, O any] struct {
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
+	noRetryAfter   bool                 // O is a concrete type without a RetryAfter method: read need not ask each output
 	identity       *classify.Expr       // WithIdentity's, compiled
 	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
@@ -132,6 +134,7 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	for _, o := range opts {
 		o(&cfg)
 	}
+	cfg.realClock = cfg.clock != nil && timers.IsReal(cfg.clock)
 	var errs []error
 	if op == nil {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: the operation is nil", ErrInvalidOption, def.Name))
@@ -178,6 +181,9 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	}
 	errs = typed(&w.delayFn, cfg.delayFn, def.Name, "WithDelayFunc", errs)
 	errs = typed(&w.hintFn, cfg.hintFn, def.Name, "WithPollHint", errs)
+	if t := reflect.TypeFor[O](); t.Kind() != reflect.Interface && !t.Implements(reflect.TypeFor[interface{ RetryAfter() time.Duration }]()) {
+		w.noRetryAfter = true
+	}
 	errs = typed(&w.giveUp, cfg.giveUp, def.Name, "WithOnGiveUp", errs)
 	obs, err := telemetry.Settings{
 		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,

@@ -2,11 +2,12 @@ package waiter
 
 import (
 	"context"
-	"reflect"
 	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/internal/timers"
 )
 
 // The waits of one Group (or WaitAll) and one Waiter that sleep until the
@@ -49,13 +50,10 @@ type wakeGroup[I, O any] struct {
 	followers []*runner[I, O]
 }
 
-// realClock is the type of clock.New()'s clock.
-var realClock = reflect.TypeOf(clock.New())
-
 // newWakeGroups returns the coalescing of a waiter on clk: nil unless clk
 // is the real clock.
 func newWakeGroups[I, O any](clk clock.Clock) *wakeGroups[I, O] {
-	if reflect.TypeOf(clk) != realClock {
+	if !timers.IsReal(clk) {
 		return nil
 	}
 	return &wakeGroups[I, O]{}
