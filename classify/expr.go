@@ -82,6 +82,13 @@ func (e *Expr) Search(v any) (any, error) {
 // compare applies comparator c with the expected value to the expression's
 // result on v.
 func (e *Expr) compare(v any, c Comparator, expected string) (bool, error) {
+	if c == StringEquals { // the common matcher, read in place
+		ok, err := e.jp.EqualString(v, expected)
+		if err != nil {
+			return false, &ExprError{Expr: e.src, Err: err}
+		}
+		return ok, nil
+	}
 	res, err := e.jp.Eval(v)
 	if err != nil {
 		return false, &ExprError{Expr: e.src, Err: err}

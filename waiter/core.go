@@ -173,7 +173,9 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
 		v = &verdict
 	}
 	d := w.decide(s, o, now, v)
-	s.Seen = s.Seen.add(seenKind(o, d.State, v))
+	if !s.Seen.again(o, d.State) {
+		s.Seen = s.Seen.add(seenKind(o, d.State, v))
+	}
 	if e, ok := d.Err.(*Error); ok {
 		e.Seen = s.Seen
 	}
@@ -381,8 +383,10 @@ func (w *Waiter[I, O]) read(out O, o *Poll, attempts int) {
 		var h time.Duration
 		if w.hintFn != nil {
 			h = w.hintFn(out)
-		} else if r, ok := any(out).(interface{ RetryAfter() time.Duration }); ok {
-			h = r.RetryAfter()
+		} else if !w.noRetryAfter {
+			if r, ok := any(out).(interface{ RetryAfter() time.Duration }); ok {
+				h = r.RetryAfter()
+			}
 		}
 		if h > 0 {
 			o.Advice.Hint, o.Advice.MinDelay = h, max(o.Advice.MinDelay, h)

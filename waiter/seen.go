@@ -52,6 +52,22 @@ func (s Seen) add(k SeenCount) Seen {
 	return s
 }
 
+// again counts an output (not an error, not cut off) of the same kind as
+// the last one counted, in place, and reports whether it did: the common
+// case of a wait that sees the same answer poll after poll, without
+// building its kind.
+func (s Seen) again(o *Poll, state classify.State) bool {
+	if o.Err != nil || o.Late || len(s) == 0 {
+		return false
+	}
+	c := &s[len(s)-1]
+	if c.Acceptor != o.Acceptor || c.Code != "" || c.State != state.String() {
+		return false
+	}
+	c.N++
+	return true
+}
+
 // index returns where the kind of k is in s, -1 if it is not: the last
 // first, as the answers of a wait mostly repeat.
 func (s Seen) index(k SeenCount) int {
