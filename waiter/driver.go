@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
 )
@@ -23,7 +22,6 @@ import (
 // the operation, keeps time and reports.
 type driver[I, O any] struct {
 	w       *Waiter[I, O]
-	clk     clock.Clock
 	name    string // the wait's name in a fan-out, for its errors
 	in      I
 	parent  context.Context // the caller's context
@@ -34,12 +32,7 @@ type driver[I, O any] struct {
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
-	sleeper *clock.Timer    // Wait's timer between calls, made once (a test's clock)
-	done    <-chan struct{} // what Wait's sleeps watch, taken once: ctx.Done(), or on the real clock the caller's
-	expiry  *clock.Timer    // Wait's timer that ends ctx at the deadline (a test's clock)
-	rt      *time.Timer     // Wait's timer between calls on the real clock, made once
-	woke    time.Time       // when sleep's timer fired: the next call's start
-	seen    [4]SeenCount    // the first kinds of s.Seen, without an allocation
+	seen    [2]SeenCount // the first kinds of s.Seen, without an allocation
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -47,8 +40,8 @@ type driver[I, O any] struct {
 // context already done, no time left. The driver then makes the calls'
 // context (d.ctx) its own way.
 func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State) error {
-	d.w, d.clk, d.in, d.parent, d.spanCtx = w, w.cfg.clock, in, parent, parent
-	now := d.clk.Now()
+	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
+	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
 		until, hasDeadline = time.Until(dl), true
@@ -95,6 +88,9 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	return nil
 }
 
+// clk is the waiter's clock.
+func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
+
 // deadlineHit reports whether the calls' context ended because the wait's
 // deadline passed (its own, or the caller's earlier one it took), not
 // because the wait was cancelled.
@@ -103,7 +99,7 @@ func (d *driver[I, O]) deadlineHit() bool { return d.ctx.Err() == context.Deadli
 // stopped returns the error of a wait whose calls' context ended between
 // calls.
 func (d *driver[I, O]) stopped() error {
-	now := d.clk.Now()
+	now := d.clk().Now()
 	if d.deadlineHit() {
 		return d.w.timedOut(d.s, now, d.lastErr)
 	}
@@ -117,7 +113,7 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	if lim == nil {
 		return 0, true
 	}
-	now := d.clk.Now()
+	now := d.clk().Now()
 	if lim.AllowN(now, 1) {
 		return 0, true
 	}
@@ -130,65 +126,6 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// sleep waits dur on the driver's timer, or until the calls' context
-// ends (false).
-func (d *driver[I, O]) sleep(dur time.Duration) bool {
-	if d.w.cfg.realClock {
-		return d.sleepReal(dur)
-	}
-	if d.sleeper == nil {
-		d.sleeper = d.clk.Timer(dur)
-	} else {
-		timers.Reset(d.clk, d.sleeper, dur)
-	}
-	if d.done == nil {
-		d.done = d.ctx.Done()
-	}
-	select {
-	case d.woke = <-d.sleeper.C:
-		return true
-	case <-d.done:
-		d.sleeper.Stop()
-		return false
-	}
-}
-
-// sleepReal is Wait's sleep on the real clock, where the calls' context
-// keeps its own deadline (see waitCtx): it watches the caller's context
-// and its timer, and ends the calls' context itself when the caller's
-// ended or the timer fired at or after the deadline. The delays between
-// calls end before the deadline (see decide), and a caller's deadline
-// ends the caller's context, so only a late timer meets it.
-func (d *driver[I, O]) sleepReal(dur time.Duration) bool {
-	if d.rt == nil {
-		d.rt = time.NewTimer(dur)
-	} else {
-		d.rt.Reset(dur)
-	}
-	if d.done == nil { // nothing but the timer can end the sleep // nothing but the timer can end the sleep
-		d.woke = <-d.rt.C
-		return d.before()
-	}
-	select {
-	case d.woke = <-d.rt.C:
-		return d.before()
-	case <-d.done:
-		d.rt.Stop()
-		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
-		return false
-	}
-}
-
-// before reports whether the sleep's timer fired before the deadline;
-// if not, it ends the calls' context.
-func (d *driver[I, O]) before() bool {
-	if d.woke.Before(d.s.Deadline) {
-		return true
-	}
-	d.ctx.end(context.DeadlineExceeded, nil)
-	return false
-}
-
 // call is one call of the operation in progress.
 type call struct {
 	number int
@@ -198,19 +135,19 @@ type call struct {
 	cancel context.CancelFunc
 }
 
-// prepare sets up the next call: its number, start, contexts and span.
-func (d *driver[I, O]) prepare() call {
-	c := call{number: d.s.Attempts + 1, start: d.woke, actx: d.ctx}
+// prepare sets up the next call: its number, start (woke, if the timer
+// that woke the wait gave it; now otherwise), contexts and span.
+func (d *driver[I, O]) prepare(woke time.Time) call {
+	c := call{number: d.s.Attempts + 1, start: woke, actx: d.ctx}
 	if c.start.IsZero() {
-		c.start = d.clk.Now()
+		c.start = d.clk().Now()
 	}
-	d.woke = time.Time{}
 	if d.obs != nil {
 		c.actx = d.startAttempt(c.actx, c.number, c.start)
 	}
 	c.opCtx = c.actx
 	if t := d.w.cfg.attemptTimeout; t > 0 {
-		c.opCtx, c.cancel = d.clk.WithTimeout(c.actx, t)
+		c.opCtx, c.cancel = d.clk().WithTimeout(c.actx, t)
 	}
 	return c
 }
@@ -219,7 +156,7 @@ func (d *driver[I, O]) prepare() call {
 // Run can abandon the call while it is in progress. A panic goes through.
 func (d *driver[I, O]) invoke(c *call) (out O, latency time.Duration, err error) {
 	out, err = d.w.op(c.opCtx, d.in)
-	latency = d.clk.Since(c.start)
+	latency = d.clk().Since(c.start)
 	if c.cancel != nil {
 		c.cancel()
 	}
@@ -324,16 +261,6 @@ func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now ti
 	return a, err
 }
 
-// attempt makes one call, judges it and applies it to the State (see
-// complete); Wait's, which reports no events.
-func (d *driver[I, O]) attempt() Decision {
-	c := d.prepare()
-	out, latency, err := d.invoke(&c)
-	var o Poll
-	dec, _ := d.complete(&c, out, err, latency, &o)
-	return dec
-}
-
 // advise consults the retry strategy for an error no acceptor matched,
 // and keeps the strategy's token between the errors of a streak: a
 // success returns it, any other outcome drops it. The strategy's refusal
@@ -426,26 +353,17 @@ func (d *driver[I, O]) end(err error) error {
 	return err
 }
 
-// release ends the calls' context and stops Wait's timers.
+// release ends the calls' context.
 func (d *driver[I, O]) release() {
 	if d.ctx != nil {
 		d.ctx.release()
-	}
-	if d.expiry != nil {
-		d.expiry.Stop()
-	}
-	if d.sleeper != nil {
-		d.sleeper.Stop()
-	}
-	if d.rt != nil {
-		d.rt.Stop()
 	}
 }
 
 // gaveUp calls WithOnGiveUp's function, under a context of its own,
 // guarded against its panics.
 func (d *driver[I, O]) gaveUp(err error) {
-	ctx, cancel := d.clk.WithTimeout(context.WithoutCancel(d.parent), d.w.cfg.giveUpTimeout)
+	ctx, cancel := d.clk().WithTimeout(context.WithoutCancel(d.parent), d.w.cfg.giveUpTimeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
@@ -460,7 +378,7 @@ func (d *driver[I, O]) endWait(outcome string, err error) {
 		return
 	}
 	defer d.guard()
-	now := d.clk.Now()
+	now := d.clk().Now()
 	d.obs.EndWait(telemetry.Outcome{Outcome: outcome, Attempts: d.s.Attempts, Elapsed: now.Sub(d.s.Start), Err: err}, now)
 	d.obs = nil
 }

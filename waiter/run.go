@@ -184,16 +184,17 @@ const abandonGrace = 5 * time.Millisecond
 type runner[I, O any] struct {
 	driver[I, O]
 	r         *Run[O]
-	phase     atomic.Int32
-	tmu       sync.Mutex       // guards timer's making and re-arming
-	timer     *clock.Timer     // see above
-	due       time.Time        // the next call is not before this (a resumed wait)
-	admitted  bool             // a rate-limit token is held for the next call
-	shares    bool             // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
-	cur       call             // the call in progress, for abandon
+	timer     *clock.Timer     // see above, on a test's clock
+	rtimer    *time.Timer      // see above, on the real clock
 	leads     *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
+	tmu       sync.Mutex       // guards the timer's making and re-arming
 	parkedFor atomic.Int64     // the instant (UnixNano) it parked until, for its group's wake-up
-	pokeLater atomic.Bool      // a poke came while busy or calling: applied when it parks
+	due       time.Time        // the next call is not before this (a resumed wait)
+	cur       call             // the call in progress, for abandon
+	phase     atomic.Int32
+	pokeLater atomic.Bool // a poke came while busy or calling: applied when it parks
+	admitted  bool        // a rate-limit token is held for the next call
+	shares    bool        // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
 }
 
 // step makes the next call (after its rate-limit token and due time) and
@@ -206,14 +207,14 @@ func (rn *runner[I, O]) step() {
 		rn.endRun(rn.stopped())
 		return
 	}
-	if wait := rn.due.Sub(rn.clk.Now()); wait > 0 {
+	if wait := rn.due.Sub(rn.clk().Now()); wait > 0 {
 		rn.park(wait)
 		return
 	}
 	if !rn.admitted {
 		wait, ok := rn.admit()
 		if !ok {
-			rn.endRun(rn.w.timedOut(rn.s, rn.clk.Now(), rn.lastErr))
+			rn.endRun(rn.w.timedOut(rn.s, rn.clk().Now(), rn.lastErr))
 			return
 		}
 		if wait > 0 {
@@ -223,7 +224,7 @@ func (rn *runner[I, O]) step() {
 		}
 	}
 	rn.admitted = false
-	rn.cur = rn.prepare()
+	rn.cur = rn.prepare(time.Time{})
 	rn.phase.Store(phaseCalling)
 	rn.arm(rn.s.Deadline.Sub(rn.cur.start)) // the deadline, during the call
 	if rn.ctx.ended.Load() {                // ended before the call: do not make it
@@ -291,10 +292,15 @@ func (rn *runner[I, O]) record(out O, o *Poll, dec *Decision) {
 // arm makes or re-arms the timer to fire after d.
 func (rn *runner[I, O]) arm(d time.Duration) {
 	rn.tmu.Lock()
-	if rn.timer == nil {
-		rn.timer = rn.clk.AfterFunc(d, rn.wake)
-	} else {
-		timers.Reset(rn.clk, rn.timer, d)
+	switch {
+	case rn.rtimer != nil:
+		rn.rtimer.Reset(d)
+	case rn.timer != nil:
+		timers.Reset(rn.clk(), rn.timer, d)
+	case rn.w.cfg.realClock: // the time package's own: no wrapper to keep
+		rn.rtimer = time.AfterFunc(d, rn.wake)
+	default:
+		rn.timer = rn.clk().AfterFunc(d, rn.wake)
 	}
 	rn.tmu.Unlock()
 }
@@ -373,7 +379,7 @@ func (rn *runner[I, O]) poke() {
 		}
 		return
 	}
-	now := rn.clk.Now()
+	now := rn.clk().Now()
 	if rn.shares {
 		rn.w.wakes.leave(rn, now)
 	}
@@ -398,7 +404,7 @@ func (rn *runner[I, O]) abandon() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 		return
 	}
-	a, err := rn.abandoned(rn.cur.actx, rn.cur.number, rn.cur.start, rn.clk.Now())
+	a, err := rn.abandoned(rn.cur.actx, rn.cur.number, rn.cur.start, rn.clk().Now())
 	rn.r.record(&a)
 	rn.endRun(err)
 }
@@ -410,9 +416,12 @@ func (rn *runner[I, O]) endRun(err error) {
 	if rn.timer != nil {
 		rn.timer.Stop()
 	}
+	if rn.rtimer != nil {
+		rn.rtimer.Stop()
+	}
 	rn.tmu.Unlock()
 	if rn.shares {
-		rn.w.wakes.resign(rn, rn.clk.Now())
+		rn.w.wakes.resign(rn, rn.clk().Now())
 	}
 	rn.end(err)
 	rn.r.finish(rn.last, err, rn.s)
@@ -433,7 +442,7 @@ func (rn *runner[I, O]) recoverPanic() {
 		reportPanic(&survivedPanic{waiter: rn.w.def.Name, what: "a call it had abandoned", value: p, stack: pe.Stack})
 		return
 	}
-	now := rn.clk.Now()
+	now := rn.clk().Now()
 	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start), Err: pe, Acceptor: -1, State: classify.Failure,
 		Outcome: telemetry.OutcomePanic}
 	if rn.cur.number > rn.s.Attempts {

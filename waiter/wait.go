@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/telemetry"
 )
 
@@ -27,28 +30,39 @@ import (
 // goes through Wait, with its own stack, after the wait's timer and
 // telemetry are released.
 func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O, error) {
-	var d driver[I, O]
+	var d waitDriver[I, O]
 	if err := d.init(w, ctx, in, maxWait, nil); err != nil {
 		return d.last, err
 	}
 	return d.run()
 }
 
+// waitDriver drives a Wait in the caller's goroutine: the driver, and
+// the timers it sleeps on.
+type waitDriver[I, O any] struct {
+	driver[I, O]
+	sleeper *clock.Timer    // the timer between calls, made once (a test's clock)
+	done    <-chan struct{} // what the sleeps watch, taken once: ctx.Done(), or on the real clock the caller's
+	expiry  *clock.Timer    // the timer that ends ctx at the deadline (a test's clock)
+	rt      *time.Timer     // the timer between calls on the real clock, made once
+	woke    time.Time       // when the sleep's timer fired: the next call's start
+}
+
 // arm makes the calls' context of a Wait, ended at the deadline by a
 // timer of its own: on the real clock the context's, armed when a call
 // first watches it (see waitCtx); on another clock the driver's.
-func (d *driver[I, O]) arm() {
+func (d *waitDriver[I, O]) arm() {
 	if d.w.cfg.realClock {
 		d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, true)
 		d.done = d.parent.Done() // nil for a context that never ends
 		return
 	}
 	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false)
-	d.expiry = d.clk.AfterFunc(d.s.Deadline.Sub(d.clk.Now()), d.expire)
+	d.expiry = d.clk().AfterFunc(d.s.Deadline.Sub(d.clk().Now()), d.expire)
 }
 
 // expire ends the calls' context at the deadline.
-func (d *driver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
+func (d *waitDriver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
 
 // WaitFrom is [Waiter.Wait] resumed from a checkpoint (an attempt's
 // Checkpoint, or [Run.Checkpoint], perhaps saved by another process): the
@@ -59,16 +73,100 @@ func (d *driver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
 // [*CheckpointError] saying which [Problem]). The last output of the waits
 // before the checkpoint is not in it: until the first call, there is none.
 func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from State) (O, error) {
-	var d driver[I, O]
+	var d waitDriver[I, O]
 	if err := d.init(w, ctx, in, 0, &from); err != nil {
 		return d.last, err
 	}
 	return d.run()
 }
 
+// sleep waits dur on the wait's timer, or until the calls' context
+// ends (false).
+func (d *waitDriver[I, O]) sleep(dur time.Duration) bool {
+	if d.w.cfg.realClock {
+		return d.sleepReal(dur)
+	}
+	if d.sleeper == nil {
+		d.sleeper = d.clk().Timer(dur)
+	} else {
+		timers.Reset(d.clk(), d.sleeper, dur)
+	}
+	if d.done == nil {
+		d.done = d.ctx.Done()
+	}
+	select {
+	case d.woke = <-d.sleeper.C:
+		return true
+	case <-d.done:
+		d.sleeper.Stop()
+		return false
+	}
+}
+
+// sleepReal is Wait's sleep on the real clock, where the calls' context
+// keeps its own deadline (see waitCtx): it watches the caller's context
+// and its timer, and ends the calls' context itself when the caller's
+// ended or the timer fired at or after the deadline. The delays between
+// calls end before the deadline (see decide), and a caller's deadline
+// ends the caller's context, so only a late timer meets it.
+func (d *waitDriver[I, O]) sleepReal(dur time.Duration) bool {
+	if d.rt == nil {
+		d.rt = time.NewTimer(dur)
+	} else {
+		d.rt.Reset(dur)
+	}
+	if d.done == nil { // the caller's context never ends: only the timer can
+		d.woke = <-d.rt.C
+		return d.before()
+	}
+	select {
+	case d.woke = <-d.rt.C:
+		return d.before()
+	case <-d.done:
+		d.rt.Stop()
+		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
+		return false
+	}
+}
+
+// before reports whether the sleep's timer fired before the deadline;
+// if not, it ends the calls' context.
+func (d *waitDriver[I, O]) before() bool {
+	if d.woke.Before(d.s.Deadline) {
+		return true
+	}
+	d.ctx.end(context.DeadlineExceeded, nil)
+	return false
+}
+
+// attempt makes one call, judges it and applies it to the State (see
+// complete); Wait's, which reports no events.
+func (d *waitDriver[I, O]) attempt() Decision {
+	c := d.prepare(d.woke)
+	d.woke = time.Time{}
+	out, latency, err := d.invoke(&c)
+	var o Poll
+	dec, _ := d.complete(&c, out, err, latency, &o)
+	return dec
+}
+
+// stop stops the wait's timers.
+func (d *waitDriver[I, O]) stop() {
+	if d.expiry != nil {
+		d.expiry.Stop()
+	}
+	if d.sleeper != nil {
+		d.sleeper.Stop()
+	}
+	if d.rt != nil {
+		d.rt.Stop()
+	}
+}
+
 // run makes attempts until the wait ends, sleeping between them.
-func (d *driver[I, O]) run() (out O, err error) {
+func (d *waitDriver[I, O]) run() (out O, err error) {
 	d.arm()
+	defer d.stop()
 	returned := false
 	defer func() {
 		if !returned { // the operation panicked: release, and let it go on
@@ -77,7 +175,7 @@ func (d *driver[I, O]) run() (out O, err error) {
 		}
 	}()
 	if !d.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
-		if wait := d.s.Next.Sub(d.clk.Now()); wait > 0 && !d.sleep(wait) {
+		if wait := d.s.Next.Sub(d.clk().Now()); wait > 0 && !d.sleep(wait) {
 			returned = true
 			return d.last, d.end(d.stopped())
 		}
@@ -86,7 +184,7 @@ func (d *driver[I, O]) run() (out O, err error) {
 		wait, ok := d.admit()
 		if !ok {
 			returned = true
-			return d.last, d.end(d.w.timedOut(d.s, d.clk.Now(), d.lastErr))
+			return d.last, d.end(d.w.timedOut(d.s, d.clk().Now(), d.lastErr))
 		}
 		if wait > 0 && !d.sleep(wait) {
 			returned = true
