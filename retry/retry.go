@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -160,15 +161,11 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	o := observe(ctx, s, clk)
 	var last T
 	var lastErr error
-	var t *clock.Timer // made once, re-armed for each delay
-	defer func() {
-		if t != nil {
-			t.Stop()
-		}
-	}()
+	w := newWaiter(clk) // one timer, made on first use, re-armed for each delay
+	defer w.stop()
 	for attempt := 1; ; attempt++ {
 		if d := tok.Delay(); d > 0 {
-			if err := sleep(o.ctx, clk, &t, d); err != nil {
+			if err := w.sleep(o.ctx, d); err != nil {
 				err := &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
 				o.end(attempt-1, err)
 				return last, err
@@ -187,7 +184,7 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 			o.endAttempt(actx, attempt, err, rerr, 0)
 			var re *Error
 			if errors.As(rerr, &re) && re.Backoff > 0 {
-				sleep(o.ctx, clk, &t, re.Backoff) // a long poll: back off before giving up
+				w.sleep(o.ctx, re.Backoff) // a long poll: back off before giving up
 			}
 			o.end(attempt, rerr)
 			return v, rerr
@@ -210,20 +207,60 @@ func pastDeadline(ctx context.Context, d time.Duration) bool {
 	return ok && time.Until(dl) < d
 }
 
-// sleep waits d on clk with *t (made on first use, re-armed after), or
-// until ctx ends (returning its cause).
-func sleep(ctx context.Context, clk clock.Clock, t **clock.Timer, d time.Duration) error {
-	if *t == nil {
-		*t = clk.Timer(d)
-	} else {
-		timers.Reset(clk, *t, d)
+// realClock is the type of clock.New(): a clock of that type is the
+// runtime's, and its waits can go to a *time.Timer without the wrapper.
+var realClock = reflect.TypeOf(clock.New())
+
+// waiter waits a call's delays on one timer, made on first use and
+// re-armed after: a *time.Timer when the clock is the real one, else a
+// timer of the clock (re-armed through timers.Reset, so that a test clock
+// sees every arming).
+type waiter struct {
+	clk clock.Clock // nil: the real clock
+	rt  *time.Timer
+	ct  *clock.Timer
+}
+
+func newWaiter(clk clock.Clock) waiter {
+	if reflect.TypeOf(clk) == realClock {
+		return waiter{}
+	}
+	return waiter{clk: clk}
+}
+
+// sleep waits d, or until ctx ends (returning its cause).
+func (w *waiter) sleep(ctx context.Context, d time.Duration) error {
+	var c <-chan time.Time
+	switch {
+	case w.clk != nil && w.ct == nil:
+		w.ct = w.clk.Timer(d)
+		c = w.ct.C
+	case w.clk != nil:
+		timers.Reset(w.clk, w.ct, d)
+		c = w.ct.C
+	case w.rt == nil:
+		w.rt = time.NewTimer(d)
+		c = w.rt.C
+	default:
+		w.rt.Reset(d)
+		c = w.rt.C
 	}
 	select {
-	case <-(*t).C:
+	case <-c:
 		return nil
 	case <-ctx.Done():
-		(*t).Stop()
+		w.stop()
 		return context.Cause(ctx)
+	}
+}
+
+// stop stops the timer, if there is one.
+func (w *waiter) stop() {
+	if w.rt != nil {
+		w.rt.Stop()
+	}
+	if w.ct != nil {
+		w.ct.Stop()
 	}
 }
 
