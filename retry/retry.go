@@ -153,8 +153,8 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	if attemptctx.Marked(ctx) {
 		return fn(ctx)
 	}
-	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
-	if err != nil {
+	c, ok := start(ctx, s)
+	if !ok {
 		return fn(ctx) // the first attempt is always made
 	}
 	clk := clockOf(s)
@@ -164,7 +164,7 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	w := newWaiter(clk) // one timer, made on first use, re-armed for each delay
 	defer w.stop()
 	for attempt := 1; ; attempt++ {
-		if d := tok.Delay(); d > 0 {
+		if d := c.delay(); d > 0 {
 			if err := w.sleep(o.ctx, d); err != nil {
 				err := &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
 				o.end(attempt-1, err)
@@ -174,13 +174,12 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 		actx := o.startAttempt(attempt)
 		v, err := fn(actx)
 		if err == nil {
-			s.RecordSuccess(tok)
+			c.succeeded()
 			o.endAttempt(actx, attempt, nil, nil, 0)
 			o.end(attempt, nil)
 			return v, nil
 		}
-		next, rerr := s.RefreshToken(ctx, tok, err)
-		if rerr != nil {
+		if rerr := c.refresh(ctx, err); rerr != nil {
 			o.endAttempt(actx, attempt, err, rerr, 0)
 			var re *Error
 			if errors.As(rerr, &re) && re.Backoff > 0 {
@@ -189,15 +188,73 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 			o.end(attempt, rerr)
 			return v, rerr
 		}
-		if d := next.Delay(); d > 0 && pastDeadline(ctx, d) {
+		if d := c.delay(); d > 0 && pastDeadline(ctx, d) {
 			err := &Error{Reason: context.DeadlineExceeded, Attempts: attempt, Verdict: classify.Classify(err), Err: err, Delay: d}
 			o.endAttempt(actx, attempt, err.Err, err, 0)
 			o.end(attempt, err)
 			return v, err
 		}
-		o.endAttempt(actx, attempt, err, nil, next.Delay())
-		tok, last, lastErr = next, v, err
+		o.endAttempt(actx, attempt, err, nil, c.delay())
+		last, lastErr = v, err
 	}
+}
+
+// call is the strategy's side of one call of Do: its token, or, when the
+// strategy is a *Standard, the token's state as a value (the token never
+// leaves Do, so it need not be allocated, spent or checked).
+type call struct {
+	std *Standard
+	st  state
+	s   Strategy
+	tok Token
+}
+
+// start acquires the call's initial token; false if s gives none.
+func start(ctx context.Context, s Strategy) (call, bool) {
+	if std, ok := s.(*Standard); ok && std != nil {
+		return call{std: std, st: std.initial(scopeOf(ctx))}, true
+	}
+	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
+	if err != nil {
+		return call{}, false
+	}
+	return call{s: s, tok: tok}, true
+}
+
+// delay is how long to wait before the next attempt.
+func (c *call) delay() time.Duration {
+	if c.std != nil {
+		return c.st.delay
+	}
+	return c.tok.Delay()
+}
+
+// refresh moves to the next attempt's token after a failed attempt, or
+// returns the strategy's refusal.
+func (c *call) refresh(ctx context.Context, err error) error {
+	if c.std != nil {
+		st, rerr := c.std.next(ctx, c.st, err, nil)
+		if rerr != nil {
+			return rerr
+		}
+		c.st = st
+		return nil
+	}
+	next, rerr := c.s.RefreshToken(ctx, c.tok, err)
+	if rerr != nil {
+		return rerr
+	}
+	c.tok = next
+	return nil
+}
+
+// succeeded records the attempt's success with the strategy.
+func (c *call) succeeded() {
+	if c.std != nil {
+		c.std.succeeded(c.st)
+		return
+	}
+	c.s.RecordSuccess(c.tok)
 }
 
 // pastDeadline reports whether a wait of d from now ends after ctx's
