@@ -429,7 +429,7 @@ func (s *Standard) next(ctx context.Context, cur state, err error, v *classify.V
 		verdict := s.cfg.classifier(err)
 		v = &verdict
 	}
-	next, reason := s.refresh(ctx, cur, *v)
+	next, reason := s.refresh(ctx, cur, v)
 	if reason != nil {
 		e := &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
 		if reason != ErrNotRetryable {
@@ -446,7 +446,7 @@ func (s *Standard) next(ctx context.Context, cur state, err error, v *classify.V
 // refresh computes the next state, or the reason there is none. A
 // refusal for the attempts or the quota returns, with the reason, a state
 // that carries only the delay the retry would have waited.
-func (s *Standard) refresh(ctx context.Context, cur state, v classify.Verdict) (state, error) {
+func (s *Standard) refresh(ctx context.Context, cur state, v *classify.Verdict) (state, error) {
 	if !v.Retryable(v.Safety == classify.SafetyMaybe && Idempotent(ctx)) {
 		return state{}, ErrNotRetryable
 	}
