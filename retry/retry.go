@@ -302,10 +302,15 @@ func (w *waiter) sleep(ctx context.Context, d time.Duration) error {
 		w.rt.Reset(d)
 		c = w.rt.C
 	}
+	done := ctx.Done()
+	if done == nil { // a context that never ends: a plain receive, cheaper than a select
+		<-c
+		return nil
+	}
 	select {
 	case <-c:
 		return nil
-	case <-ctx.Done():
+	case <-done:
 		w.stop()
 		return context.Cause(ctx)
 	}
