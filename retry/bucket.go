@@ -1,6 +1,6 @@
 package retry
 
-import "sync"
+import "sync/atomic"
 
 // TokenBucket is the retry quota of a client: every retry takes tokens from
 // it and every success gives some back, so that when a service fails
@@ -9,50 +9,51 @@ import "sync"
 // client. A TokenBucket is safe for concurrent use; its zero value is an
 // empty bucket of capacity 0 (every retry is refused): use [NewTokenBucket].
 type TokenBucket struct {
-	mu        sync.Mutex
-	capacity  int
-	available int
+	capacity  int          // fixed when the bucket is made
+	available atomic.Int64 // 0 ≤ available ≤ capacity
 }
 
 // NewTokenBucket returns a full bucket of the given capacity (at least 0).
 func NewTokenBucket(capacity int) *TokenBucket {
-	capacity = max(capacity, 0)
-	return &TokenBucket{capacity: capacity, available: capacity}
+	b := &TokenBucket{capacity: max(capacity, 0)}
+	b.available.Store(int64(b.capacity))
+	return b
 }
 
 // Available returns the number of tokens in the bucket now.
-func (b *TokenBucket) Available() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.available
-}
+func (b *TokenBucket) Available() int { return int(b.available.Load()) }
 
 // Capacity returns the most tokens the bucket holds.
-func (b *TokenBucket) Capacity() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.capacity
-}
+func (b *TokenBucket) Capacity() int { return b.capacity }
 
 // take removes n tokens if there are that many, and reports whether it did.
+// Taking nothing always succeeds and leaves the bucket as it is.
 func (b *TokenBucket) take(n int) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if n > b.available {
-		return false
+	if n == 0 {
+		return true
 	}
-	b.available -= n
-	return true
+	for {
+		a := b.available.Load()
+		if int64(n) > a {
+			return false
+		}
+		if b.available.CompareAndSwap(a, a-int64(n)) {
+			return true
+		}
+	}
 }
 
 // give returns n tokens, up to the capacity (without overflowing, however
 // large the capacity).
 func (b *TokenBucket) give(n int) {
-	b.mu.Lock()
-	if n >= b.capacity-b.available {
-		b.available = b.capacity
-	} else {
-		b.available += n
+	for {
+		a := b.available.Load()
+		next := int64(b.capacity)
+		if int64(n) < next-a {
+			next = a + int64(n)
+		}
+		if next == a || b.available.CompareAndSwap(a, next) {
+			return
+		}
 	}
-	b.mu.Unlock()
 }

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -184,5 +185,104 @@ func TestRefusalSaysTheDelay(t *testing.T) {
 	_, err = s.RefreshToken(ctx, tok, transient{})
 	if !errors.As(err, &re) || !errors.Is(err, retry.ErrQuotaExceeded) || re.Delay != 50*ms || re.Backoff != 0 {
 		t.Errorf("RefreshToken with an empty quota = %v (%+v); want ErrQuotaExceeded with Delay 50ms and no Backoff", err, re)
+	}
+}
+
+// TestDoUncancellableContext: with a context that can never end, Do still
+// waits each delay on the real clock, exactly.
+func TestDoUncancellableContext(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(4))
+		start := time.Now()
+		var at []time.Duration
+		v, err := retry.Do(context.Background(), s, func(ctx context.Context) (int, error) {
+			at = append(at, time.Since(start))
+			if len(at) < 4 {
+				return 0, transient{}
+			}
+			return 42, nil
+		})
+		if v != 42 || err != nil {
+			t.Fatalf("Do = %v, %v", v, err)
+		}
+		want := []time.Duration{0, 50 * ms, 150 * ms, 350 * ms}
+		for i := range want {
+			if at[i] != want[i] {
+				t.Errorf("attempt %d at %v, want %v", i+1, at[i], want[i])
+			}
+		}
+	})
+}
+
+// counting is a strategy of the caller's own that hands each call to a
+// Standard and counts them.
+type counting struct {
+	*retry.Standard
+	acquired, refreshed, succeeded int
+}
+
+func (c *counting) AcquireInitialToken(ctx context.Context, scope string) (retry.Token, error) {
+	c.acquired++
+	return c.Standard.AcquireInitialToken(ctx, scope)
+}
+
+func (c *counting) RefreshToken(ctx context.Context, tok retry.Token, err error) (retry.Token, error) {
+	c.refreshed++
+	return c.Standard.RefreshToken(ctx, tok, err)
+}
+
+func (c *counting) RecordSuccess(tok retry.Token) {
+	c.succeeded++
+	c.Standard.RecordSuccess(tok)
+}
+
+// TestDoOtherStrategies: Do drives a strategy that is not a *Standard
+// through its methods, and a Standard wrapped that way pays and refunds
+// its bucket, waits and gives up exactly as the Standard itself does.
+func TestDoOtherStrategies(t *testing.T) {
+	type result struct {
+		at        []time.Duration
+		available int
+		err       string
+	}
+	run := func(t *testing.T, wrap bool, failures int) result {
+		var r result
+		clocktest.Run(t, func(t *testing.T) {
+			std, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(3))
+			var s retry.Strategy = std
+			c := &counting{Standard: std}
+			if wrap {
+				s = c
+			}
+			start := time.Now()
+			_, err := retry.Do(context.Background(), s, func(ctx context.Context) (int, error) {
+				r.at = append(r.at, time.Since(start))
+				if len(r.at) <= failures {
+					return 0, transient{}
+				}
+				return 1, nil
+			})
+			if err != nil {
+				r.err = err.Error()
+			}
+			r.available = std.Bucket("").Available()
+			if wrap {
+				wantSucceeded := 0
+				if err == nil {
+					wantSucceeded = 1
+				}
+				if c.acquired != 1 || c.refreshed != min(failures, 3) || c.succeeded != wantSucceeded {
+					t.Errorf("%d failures: acquired %d, refreshed %d, succeeded %d; want 1, %d, %d",
+						failures, c.acquired, c.refreshed, c.succeeded, min(failures, 3), wantSucceeded)
+				}
+			}
+		})
+		return r
+	}
+	for _, failures := range []int{0, 2, 5} {
+		direct, wrapped := run(t, false, failures), run(t, true, failures)
+		if fmt.Sprint(direct) != fmt.Sprint(wrapped) {
+			t.Errorf("%d failures: a Standard gives %v, the same Standard wrapped %v", failures, direct, wrapped)
+		}
 	}
 }

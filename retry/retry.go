@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -152,23 +153,19 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 	if attemptctx.Marked(ctx) {
 		return fn(ctx)
 	}
-	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
-	if err != nil {
+	c, ok := start(ctx, s)
+	if !ok {
 		return fn(ctx) // the first attempt is always made
 	}
 	clk := clockOf(s)
 	o := observe(ctx, s, clk)
 	var last T
 	var lastErr error
-	var t *clock.Timer // made once, re-armed for each delay
-	defer func() {
-		if t != nil {
-			t.Stop()
-		}
-	}()
+	w := newWaiter(clk) // one timer, made on first use, re-armed for each delay
+	defer w.stop()
 	for attempt := 1; ; attempt++ {
-		if d := tok.Delay(); d > 0 {
-			if err := sleep(o.ctx, clk, &t, d); err != nil {
+		if d := c.delay(); d > 0 {
+			if err := w.sleep(o.ctx, d); err != nil {
 				err := &Error{Reason: err, Attempts: attempt - 1, Err: lastErr}
 				o.end(attempt-1, err)
 				return last, err
@@ -177,30 +174,87 @@ func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, err
 		actx := o.startAttempt(attempt)
 		v, err := fn(actx)
 		if err == nil {
-			s.RecordSuccess(tok)
+			c.succeeded()
 			o.endAttempt(actx, attempt, nil, nil, 0)
 			o.end(attempt, nil)
 			return v, nil
 		}
-		next, rerr := s.RefreshToken(ctx, tok, err)
-		if rerr != nil {
+		if rerr := c.refresh(ctx, err); rerr != nil {
 			o.endAttempt(actx, attempt, err, rerr, 0)
 			var re *Error
 			if errors.As(rerr, &re) && re.Backoff > 0 {
-				sleep(o.ctx, clk, &t, re.Backoff) // a long poll: back off before giving up
+				w.sleep(o.ctx, re.Backoff) // a long poll: back off before giving up
 			}
 			o.end(attempt, rerr)
 			return v, rerr
 		}
-		if d := next.Delay(); d > 0 && pastDeadline(ctx, d) {
+		if d := c.delay(); d > 0 && pastDeadline(ctx, d) {
 			err := &Error{Reason: context.DeadlineExceeded, Attempts: attempt, Verdict: classify.Classify(err), Err: err, Delay: d}
 			o.endAttempt(actx, attempt, err.Err, err, 0)
 			o.end(attempt, err)
 			return v, err
 		}
-		o.endAttempt(actx, attempt, err, nil, next.Delay())
-		tok, last, lastErr = next, v, err
+		o.endAttempt(actx, attempt, err, nil, c.delay())
+		last, lastErr = v, err
 	}
+}
+
+// call is the strategy's side of one call of Do: its token, or, when the
+// strategy is a *Standard, the token's state as a value (the token never
+// leaves Do, so it need not be allocated, spent or checked).
+type call struct {
+	std *Standard
+	st  state
+	s   Strategy
+	tok Token
+}
+
+// start acquires the call's initial token; false if s gives none.
+func start(ctx context.Context, s Strategy) (call, bool) {
+	if std, ok := s.(*Standard); ok && std != nil {
+		return call{std: std, st: std.initial(scopeOf(ctx))}, true
+	}
+	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
+	if err != nil {
+		return call{}, false
+	}
+	return call{s: s, tok: tok}, true
+}
+
+// delay is how long to wait before the next attempt.
+func (c *call) delay() time.Duration {
+	if c.std != nil {
+		return c.st.delay
+	}
+	return c.tok.Delay()
+}
+
+// refresh moves to the next attempt's token after a failed attempt, or
+// returns the strategy's refusal.
+func (c *call) refresh(ctx context.Context, err error) error {
+	if c.std != nil {
+		st, rerr := c.std.next(ctx, c.st, err, nil)
+		if rerr != nil {
+			return rerr
+		}
+		c.st = st
+		return nil
+	}
+	next, rerr := c.s.RefreshToken(ctx, c.tok, err)
+	if rerr != nil {
+		return rerr
+	}
+	c.tok = next
+	return nil
+}
+
+// succeeded records the attempt's success with the strategy.
+func (c *call) succeeded() {
+	if c.std != nil {
+		c.std.succeeded(c.st)
+		return
+	}
+	c.s.RecordSuccess(c.tok)
 }
 
 // pastDeadline reports whether a wait of d from now ends after ctx's
@@ -210,20 +264,65 @@ func pastDeadline(ctx context.Context, d time.Duration) bool {
 	return ok && time.Until(dl) < d
 }
 
-// sleep waits d on clk with *t (made on first use, re-armed after), or
-// until ctx ends (returning its cause).
-func sleep(ctx context.Context, clk clock.Clock, t **clock.Timer, d time.Duration) error {
-	if *t == nil {
-		*t = clk.Timer(d)
-	} else {
-		timers.Reset(clk, *t, d)
+// realClock is the type of clock.New(): a clock of that type is the
+// runtime's, and its waits can go to a *time.Timer without the wrapper.
+var realClock = reflect.TypeOf(clock.New())
+
+// waiter waits a call's delays on one timer, made on first use and
+// re-armed after: a *time.Timer when the clock is the real one, else a
+// timer of the clock (re-armed through timers.Reset, so that a test clock
+// sees every arming).
+type waiter struct {
+	clk clock.Clock // nil: the real clock
+	rt  *time.Timer
+	ct  *clock.Timer
+}
+
+func newWaiter(clk clock.Clock) waiter {
+	if reflect.TypeOf(clk) == realClock {
+		return waiter{}
+	}
+	return waiter{clk: clk}
+}
+
+// sleep waits d, or until ctx ends (returning its cause).
+func (w *waiter) sleep(ctx context.Context, d time.Duration) error {
+	var c <-chan time.Time
+	switch {
+	case w.clk != nil && w.ct == nil:
+		w.ct = w.clk.Timer(d)
+		c = w.ct.C
+	case w.clk != nil:
+		timers.Reset(w.clk, w.ct, d)
+		c = w.ct.C
+	case w.rt == nil:
+		w.rt = time.NewTimer(d)
+		c = w.rt.C
+	default:
+		w.rt.Reset(d)
+		c = w.rt.C
+	}
+	done := ctx.Done()
+	if done == nil { // a context that never ends: a plain receive, cheaper than a select
+		<-c
+		return nil
 	}
 	select {
-	case <-(*t).C:
+	case <-c:
 		return nil
-	case <-ctx.Done():
-		(*t).Stop()
+	case <-done:
+		w.stop()
 		return context.Cause(ctx)
+	}
+}
+
+// stop stops the timer, if there is one.
+func (w *waiter) stop() {
+	if w.rt != nil {
+		w.rt.Stop()
+	}
+	if w.ct != nil {
+		w.ct.Stop()
 	}
 }
 

@@ -334,15 +334,22 @@ func (s *Standard) Bucket(scope string) *TokenBucket {
 // ErrInvalidToken instead).
 func (s *Standard) InvalidTokens() int64 { return s.invalid.Load() }
 
-// token is the Standard strategy's Token.
-type token struct {
-	owner  *Standard
+// state is what a token carries, as a value: Do keeps it on its stack
+// when its strategy is a *Standard, and a token wraps it for callers of
+// the Strategy methods.
+type state struct {
 	bucket *TokenBucket
 	count  int
 	delay  time.Duration
-	cost   int // what the retry that made this token paid
-	spent  atomic.Bool
-	rest   []token // the call's next tokens, allocated together
+	cost   int // what the retry that made this state paid
+}
+
+// token is the Standard strategy's Token.
+type token struct {
+	owner *Standard
+	state
+	spent atomic.Bool
+	rest  []token // the call's next tokens, allocated together
 }
 
 // tokenChunk is how many tokens a call allocates at once: most calls
@@ -362,11 +369,16 @@ func (s *Standard) newToken(rest []token) *token {
 func (t *token) RetryCount() int      { return t.count }
 func (t *token) Delay() time.Duration { return t.delay }
 
+// initial returns the state of a call's first attempt in scope.
+func (s *Standard) initial(scope string) state {
+	return state{bucket: s.Bucket(scope)}
+}
+
 // AcquireInitialToken returns the token for a call's first attempt. It
 // never fails and never delays.
 func (s *Standard) AcquireInitialToken(ctx context.Context, scope string) (Token, error) {
 	t := s.newToken(nil)
-	t.owner, t.bucket = s, s.Bucket(scope)
+	t.owner, t.state = s, s.initial(scope)
 	return t, nil
 }
 
@@ -389,40 +401,54 @@ func (s *Standard) RefreshToken(ctx context.Context, t Token, err error) (Token,
 // has it already.
 func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *classify.Verdict) (Token, error) {
 	tk, ok := s.own(t)
-	attempts := 1
-	if t != nil {
-		attempts = t.RetryCount() + 1
-	}
 	if !ok {
+		attempts := 1
+		if t != nil {
+			attempts = t.RetryCount() + 1
+		}
 		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
 	}
+	st, rerr := s.next(ctx, tk.state, err, v)
+	if rerr != nil {
+		return nil, rerr
+	}
+	next := s.newToken(tk.rest)
+	next.owner, next.state = s, st
+	return next, nil
+}
+
+// next is RefreshToken for the state of an unspent token: the state of
+// the next attempt, or the *Error that refuses it. v is err's verdict
+// when the caller has it already.
+func (s *Standard) next(ctx context.Context, cur state, err error, v *classify.Verdict) (state, error) {
+	attempts := cur.count + 1
 	if err == nil {
-		return nil, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", ErrInvalidToken), Attempts: attempts}
+		return state{}, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", ErrInvalidToken), Attempts: attempts}
 	}
 	if v == nil {
 		verdict := s.cfg.classifier(err)
 		v = &verdict
 	}
-	next, reason := s.refresh(ctx, tk, *v)
+	next, reason := s.refresh(ctx, cur, v)
 	if reason != nil {
 		e := &Error{Reason: reason, Attempts: attempts, Verdict: *v, Err: err}
-		if next != nil {
+		if reason != ErrNotRetryable {
 			e.Delay = next.delay
 			if s.cfg.longPoll && reason == ErrQuotaExceeded { // wait before giving up
 				e.Backoff = next.delay
 			}
 		}
-		return nil, e
+		return state{}, e
 	}
 	return next, nil
 }
 
-// refresh computes the next token, or the reason there is none. A
-// refusal for the attempts or the quota returns, with the reason, a token
+// refresh computes the next state, or the reason there is none. A
+// refusal for the attempts or the quota returns, with the reason, a state
 // that carries only the delay the retry would have waited.
-func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (*token, error) {
-	if !v.Retryable(Idempotent(ctx)) {
-		return nil, ErrNotRetryable
+func (s *Standard) refresh(ctx context.Context, cur state, v *classify.Verdict) (state, error) {
+	if !v.Retryable(v.Safety == classify.SafetyMaybe && Idempotent(ctx)) {
+		return state{}, ErrNotRetryable
 	}
 	cost, policy := s.cfg.retryCost, s.cfg.backoff
 	switch {
@@ -431,21 +457,19 @@ func (s *Standard) refresh(ctx context.Context, tk *token, v classify.Verdict) (
 	case v.Timeout && s.cfg.timeoutCost > 0:
 		cost = s.cfg.timeoutCost
 	}
-	delay := min(policy.Delay(tk.count+1, tk.delay), s.cfg.maxBackoff)
+	delay := min(policy.Delay(cur.count+1, cur.delay), s.cfg.maxBackoff)
 	hint := v.RetryAfter
 	if s.cfg.retryAfterCap > 0 {
 		hint = min(hint, s.cfg.retryAfterCap)
 	}
 	delay = max(delay, hint) // never sooner than the service asked
-	if tk.count+1 >= s.cfg.maxAttempts {
-		return &token{delay: delay}, ErrMaxAttempts
+	if cur.count+1 >= s.cfg.maxAttempts {
+		return state{delay: delay}, ErrMaxAttempts
 	}
-	if !tk.bucket.take(cost) {
-		return &token{delay: delay}, ErrQuotaExceeded
+	if !cur.bucket.take(cost) {
+		return state{delay: delay}, ErrQuotaExceeded
 	}
-	next := s.newToken(tk.rest)
-	next.owner, next.bucket, next.count, next.delay, next.cost = s, tk.bucket, tk.count+1, delay, cost
-	return next, nil
+	return state{bucket: cur.bucket, count: cur.count + 1, delay: delay, cost: cost}, nil
 }
 
 // RecordSuccess refunds the bucket: what the token's retry paid, or 1 when
@@ -456,9 +480,14 @@ func (s *Standard) RecordSuccess(t Token) {
 		s.invalid.Add(1)
 		return
 	}
-	refund := tk.cost
+	s.succeeded(tk.state)
+}
+
+// succeeded is RecordSuccess for the state of an unspent token.
+func (s *Standard) succeeded(st state) {
+	refund := st.cost
 	if s.cfg.fixedRefund > 0 || refund == 0 {
 		refund = max(s.cfg.fixedRefund, 1)
 	}
-	tk.bucket.give(refund)
+	st.bucket.give(refund)
 }

@@ -331,3 +331,24 @@ func FuzzStandard(f *testing.F) {
 		}
 	})
 }
+
+// TestFreeRetriesFromAnEmptyBucket: a retry that costs nothing is allowed
+// by a bucket with no tokens, and leaves it as it was; one that costs
+// something is refused.
+func TestFreeRetriesFromAnEmptyBucket(t *testing.T) {
+	ctx := context.Background()
+	bucket := retry.NewTokenBucket(0)
+	free, _ := retry.NewStandard(retry.WithTokenBucket(bucket), retry.WithCosts(0, 0, 0))
+	tok, _ := free.AcquireInitialToken(ctx, "")
+	if _, err := free.RefreshToken(ctx, tok, transient{}); err != nil {
+		t.Errorf("free retry from an empty bucket: %v, want a retry", err)
+	}
+	if got := bucket.Available(); got != 0 {
+		t.Errorf("Available() = %d after a free retry, want 0", got)
+	}
+	paid, _ := retry.NewStandard(retry.WithTokenBucket(bucket), retry.WithCosts(1, 1, 0))
+	tok, _ = paid.AcquireInitialToken(ctx, "")
+	if _, err := paid.RefreshToken(ctx, tok, transient{}); !errors.Is(err, retry.ErrQuotaExceeded) {
+		t.Errorf("paid retry from an empty bucket: %v, want ErrQuotaExceeded", err)
+	}
+}
