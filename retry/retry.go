@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -264,10 +263,6 @@ func pastDeadline(ctx context.Context, d time.Duration) bool {
 	return ok && time.Until(dl) < d
 }
 
-// realClock is the type of clock.New(): a clock of that type is the
-// runtime's, and its waits can go to a *time.Timer without the wrapper.
-var realClock = reflect.TypeOf(clock.New())
-
 // waiter waits a call's delays on one timer, made on first use and
 // re-armed after: a *time.Timer when the clock is the real one, else a
 // timer of the clock (re-armed through timers.Reset, so that a test clock
@@ -279,7 +274,7 @@ type waiter struct {
 }
 
 func newWaiter(clk clock.Clock) waiter {
-	if reflect.TypeOf(clk) == realClock {
+	if timers.IsReal(clk) { // the runtime's: its waits go to a *time.Timer without the wrapper
 		return waiter{}
 	}
 	return waiter{clk: clk}
