@@ -194,7 +194,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		b.mu.Unlock()
 		return m.r
 	}
-	r := &Run[O]{done: make(chan struct{})}
+	r := &Run[O]{}
 	r.ev.size = b.w.cfg.eventBuffer
 	m := &member[K, O]{b: b, r: r, index: -1, dindex: -1}
 	m.name = fmt.Sprint(key)
@@ -210,7 +210,8 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 			b.cancelled(m)
 		}
 	}, false)
-	r.c, r.cp = m, m.s
+	r.c = m
+	r.setCheckpoint(m.s)
 	if m.s.Next.IsZero() {
 		m.s.Next = m.s.Start // due now
 	}

@@ -78,12 +78,14 @@ type eventLog[O any] struct {
 	closed bool
 }
 
-// push adds an attempt, dropping the oldest unread one if full.
-func (l *eventLog[O]) push(a *Attempt[O]) {
+// push adds an attempt, dropping the oldest unread one if full. It
+// returns the attempt as the ring keeps it (it stays as it is until a
+// later push or the channel's making), or nil if it went to the channel.
+func (l *eventLog[O]) push(a *Attempt[O]) *Attempt[O] {
 	if l.ch != nil {
 		select {
 		case l.ch <- *a:
-			return
+			return nil
 		default:
 		}
 		select { // full: make room by dropping the oldest (the reader may have just made some)
@@ -96,11 +98,12 @@ func (l *eventLog[O]) push(a *Attempt[O]) {
 		default:
 			l.missed++
 		}
-		return
+		return nil
 	}
 	switch {
 	case len(l.ring) < cap(l.ring):
 		l.ring = append(l.ring, *a)
+		return &l.ring[len(l.ring)-1]
 	case len(l.ring) < l.size:
 		// One, then steps of 4: most waits end within a few attempts,
 		// and a sleeping wait should hold little.
@@ -111,10 +114,13 @@ func (l *eventLog[O]) push(a *Attempt[O]) {
 		ring := make([]Attempt[O], len(l.ring), min(l.size, len(l.ring)+grow))
 		copy(ring, l.ring)
 		l.ring = append(ring, *a)
+		return &l.ring[len(l.ring)-1]
 	default:
-		l.ring[l.head] = *a
+		kept := &l.ring[l.head]
+		*kept = *a
 		l.head = (l.head + 1) % l.size
 		l.missed++
+		return kept
 	}
 }
 

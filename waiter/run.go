@@ -30,16 +30,21 @@ import (
 // context ended is abandoned (its attempt is reported with Abandoned set,
 // and what it returns later is discarded).
 type Run[O any] struct {
-	done  chan struct{}
 	c     canceler        // nil when the wait ended before it began
 	onEnd func(err error) // a Group's, called once the outcome is known
 
 	mu     sync.Mutex
+	done   chan struct{} // made on first Done: a wait nobody asks holds none
+	ended  bool          // the outcome is known
 	out    O
 	err    error
 	panicV *PanicError
-	cp     State
-	ev     eventLog[O]
+	// cp is the latest checkpoint. While the events are kept in the ring
+	// it is the latest kept attempt's own Checkpoint there (an idle wait
+	// holds its State once, not twice); otherwise it is own.
+	cp  *State
+	own *State
+	ev  eventLog[O]
 }
 
 // canceler is a Run's driver, as Cancel and Poke see it.
@@ -68,7 +73,7 @@ func (w *Waiter[I, O]) Resume(ctx context.Context, in I, from State) *Run[O] {
 // start begins a Run; name names it in its errors (a Group's member), and
 // onEnd is called once its outcome is known.
 func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *State, name string, onEnd func(error)) *Run[O] {
-	r := &Run[O]{done: make(chan struct{}), onEnd: onEnd}
+	r := &Run[O]{onEnd: onEnd}
 	r.ev.size = w.cfg.eventBuffer
 	rn := &runner[I, O]{r: r}
 	rn.name = name
@@ -78,7 +83,8 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		return r
 	}
 	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone, false)
-	r.c, r.cp = rn, rn.s
+	r.c = rn
+	r.setCheckpoint(rn.s)
 	if !rn.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
 		rn.due = rn.s.Next
 	}
@@ -87,7 +93,17 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 }
 
 // Done is closed when the wait's outcome is known.
-func (r *Run[O]) Done() <-chan struct{} { return r.done }
+func (r *Run[O]) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		if r.ended {
+			return closedChan
+		}
+		r.done = make(chan struct{})
+	}
+	return r.done
+}
 
 // Cancel ends the wait: its Result then matches context.Canceled. A wait
 // between calls has ended when Cancel returns; a call in progress gets a
@@ -124,7 +140,7 @@ func (r *Run[O]) Poke() {
 // Result panics with a [*PanicError] holding the value and the stack of
 // the panic, in the caller's goroutine.
 func (r *Run[O]) Result() (O, error) {
-	<-r.done
+	<-r.Done()
 	if r.panicV != nil {
 		panic(r.panicV)
 	}
@@ -136,15 +152,32 @@ func (r *Run[O]) Result() (O, error) {
 func (r *Run[O]) Checkpoint() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.cp
+	if r.cp == nil {
+		return State{}
+	}
+	return *r.cp
 }
 
 // record delivers an attempt to the events and the checkpoint.
 func (r *Run[O]) record(a *Attempt[O]) {
 	r.mu.Lock()
-	r.cp = a.Checkpoint
-	r.ev.push(a)
+	if kept := r.ev.push(a); kept != nil {
+		r.cp, r.own = &kept.Checkpoint, nil
+	} else {
+		r.setCheckpoint(a.Checkpoint)
+	}
 	r.mu.Unlock()
+}
+
+// setCheckpoint makes s the latest checkpoint, in the Run's own State
+// (made once, and again after the ring held the checkpoint). r.mu is held,
+// or the Run is not yet shared.
+func (r *Run[O]) setCheckpoint(s State) {
+	if r.own == nil {
+		r.own = new(State)
+	}
+	*r.own = s
+	r.cp = r.own
 }
 
 // finish records the outcome: Done closes, then the events channel.
@@ -152,12 +185,15 @@ func (r *Run[O]) finish(out O, err error, s State) {
 	r.mu.Lock()
 	r.out, r.err = out, err
 	if s.Version != 0 {
-		r.cp = s
+		r.setCheckpoint(s)
 	}
 	if p, ok := err.(*PanicError); ok {
 		r.panicV, r.err = p, nil
 	}
-	close(r.done)
+	r.ended = true
+	if r.done != nil {
+		close(r.done)
+	}
 	r.ev.close()
 	r.mu.Unlock()
 	if r.onEnd != nil {

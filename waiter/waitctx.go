@@ -53,7 +53,7 @@ func newWaitCtx(parent context.Context, deadline time.Time, onEnd func(), lazy b
 		if err := parent.Err(); err != nil {
 			c.end(err, context.Cause(parent))
 		} else {
-			stop := context.AfterFunc(parent, func() { c.end(parent.Err(), context.Cause(parent)) })
+			stop := context.AfterFunc(parent, c.parentEnded)
 			c.mu.Lock()
 			c.unhook = stop
 			ended := c.err != nil
@@ -65,6 +65,9 @@ func newWaitCtx(parent context.Context, deadline time.Time, onEnd func(), lazy b
 	}
 	return c
 }
+
+// parentEnded ends the context as its parent ended.
+func (c *waitCtx) parentEnded() { c.end(c.parent.Err(), context.Cause(c.parent)) }
 
 func (c *waitCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
