@@ -12,29 +12,38 @@ import (
 	"github.com/waitable/waitable/retry"
 )
 
-// TestDo: the loop waits each token's delay on the clock, exactly.
+// TestDo: the loop waits each token's delay on the clock, exactly, under
+// a context that can end and under one that never does (whose wait is a
+// plain receive on the timer).
 func TestDo(t *testing.T) {
-	clocktest.Run(t, func(t *testing.T) {
-		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(4), retry.WithClock(clocktest.Clock()))
-		start := time.Now()
-		var at []time.Duration
-		v, err := retry.Do(t.Context(), s, func(ctx context.Context) (int, error) {
-			at = append(at, time.Since(start))
-			if len(at) < 4 {
-				return 0, transient{}
-			}
-			return 42, nil
+	for name, ctxOf := range map[string]func(t *testing.T) context.Context{
+		"cancellable":  func(t *testing.T) context.Context { return t.Context() },
+		"never-ending": func(*testing.T) context.Context { return context.Background() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(4), retry.WithClock(clocktest.Clock()))
+				start := time.Now()
+				var at []time.Duration
+				v, err := retry.Do(ctxOf(t), s, func(ctx context.Context) (int, error) {
+					at = append(at, time.Since(start))
+					if len(at) < 4 {
+						return 0, transient{}
+					}
+					return 42, nil
+				})
+				if v != 42 || err != nil {
+					t.Fatalf("Do = %v, %v", v, err)
+				}
+				want := []time.Duration{0, 50 * ms, 150 * ms, 350 * ms}
+				for i := range want {
+					if at[i] != want[i] {
+						t.Errorf("attempt %d at %v, want %v", i+1, at[i], want[i])
+					}
+				}
+			})
 		})
-		if v != 42 || err != nil {
-			t.Fatalf("Do = %v, %v", v, err)
-		}
-		want := []time.Duration{0, 50 * ms, 150 * ms, 350 * ms}
-		for i := range want {
-			if at[i] != want[i] {
-				t.Errorf("attempt %d at %v, want %v", i+1, at[i], want[i])
-			}
-		}
-	})
+	}
 }
 
 func TestDoGivesUp(t *testing.T) {
@@ -186,32 +195,6 @@ func TestRefusalSaysTheDelay(t *testing.T) {
 	if !errors.As(err, &re) || !errors.Is(err, retry.ErrQuotaExceeded) || re.Delay != 50*ms || re.Backoff != 0 {
 		t.Errorf("RefreshToken with an empty quota = %v (%+v); want ErrQuotaExceeded with Delay 50ms and no Backoff", err, re)
 	}
-}
-
-// TestDoUncancellableContext: with a context that can never end, Do still
-// waits each delay on the real clock, exactly.
-func TestDoUncancellableContext(t *testing.T) {
-	clocktest.Run(t, func(t *testing.T) {
-		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(4))
-		start := time.Now()
-		var at []time.Duration
-		v, err := retry.Do(context.Background(), s, func(ctx context.Context) (int, error) {
-			at = append(at, time.Since(start))
-			if len(at) < 4 {
-				return 0, transient{}
-			}
-			return 42, nil
-		})
-		if v != 42 || err != nil {
-			t.Fatalf("Do = %v, %v", v, err)
-		}
-		want := []time.Duration{0, 50 * ms, 150 * ms, 350 * ms}
-		for i := range want {
-			if at[i] != want[i] {
-				t.Errorf("attempt %d at %v, want %v", i+1, at[i], want[i])
-			}
-		}
-	})
 }
 
 // counting is a strategy of the caller's own that hands each call to a
