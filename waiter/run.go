@@ -21,9 +21,10 @@ import (
 //
 // Between calls a Run holds no goroutine: a timer on the waiter's clock
 // starts the next call, so that a million sleeping waits cost only their
-// timers and state. On the real clock, the waits of one WaitAll or Group
-// and one Waiter that sleep until the same instant (on a schedule without
-// jitter) share one timer.
+// timers and state. On the real clock, the waits of one Waiter that sleep
+// until the same instant (on a schedule without jitter) share one timer:
+// those of one WaitAll or Group, and those started on their own in one
+// synctest bubble (or in none).
 //
 // A Run ends at its deadline, or when cancelled, even if a call is in
 // progress: a call that has not returned a few milliseconds after its
@@ -56,9 +57,9 @@ type canceler interface {
 // Start begins a wait of at most maxWait for the resource that in names,
 // in the background, and returns at once. Its rules are those of
 // [Waiter.Wait]; the first call happens in a goroutine of its own.
-// Cancelling ctx (or calling [Run.Cancel]) ends the wait. To start many
-// waits together, use a [Group] (or [WaitAll]): its waits that sleep until
-// the same instant share one timer.
+// Cancelling ctx (or calling [Run.Cancel]) ends the wait. Waits started
+// with Start that sleep until the same instant share one timer, as a
+// [Group]'s do; to wait for many together, use a Group (or [WaitAll]).
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
 	return w.start(ctx, in, maxWait, nil, "", nil)
 }
@@ -77,7 +78,10 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	r.ev.size = w.cfg.eventBuffer
 	rn := &runner[I, O]{r: r}
 	rn.name = name
-	rn.shares = onEnd != nil && w.wakes != nil // a Group's wait
+	// On the real clock, a wait may share its wake-ups (see wakeGroups): a
+	// Group's, keyed by the Group's context; another, keyed by its bubble,
+	// which its first step tells.
+	rn.shares = w.wakes != nil && onEnd != nil
 	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(rn.last, err, rn.s)
 		return r
@@ -86,9 +90,14 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	r.c = rn
 	r.setCheckpoint(rn.s)
 	if !rn.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
-		rn.due = rn.s.Next
+		due := rn.s.Next
+		rn.due = &due
 	}
-	go rn.step()
+	if w.wakes != nil && onEnd == nil {
+		go rn.begin()
+	} else {
+		go rn.step()
+	}
 	return r
 }
 
@@ -225,12 +234,13 @@ type runner[I, O any] struct {
 	leads     *wakeGroup[I, O] // the waits that follow this one (guarded by the waiter's wakeGroups)
 	tmu       sync.Mutex       // guards the timer's making and re-arming
 	parkedFor atomic.Int64     // the instant (UnixNano) it parked until, for its group's wake-up
-	due       time.Time        // the next call is not before this (a resumed wait)
+	due       *time.Time       // the first call is not before this (a resumed wait's, or an initial delay); nil once it has come
 	cur       call             // the call in progress, for abandon
 	phase     atomic.Int32
 	pokeLater atomic.Bool // a poke came while busy or calling: applied when it parks
 	admitted  bool        // a rate-limit token is held for the next call
-	shares    bool        // a Group's wait on the real clock: it may share its wake-ups (see wakeGroups)
+	shares    bool        // on the real clock, it may share its wake-ups (see wakeGroups)
+	bubble    uint64      // the synctest bubble it was started in (0: none), which keys its sharing
 }
 
 // step makes the next call (after its rate-limit token and due time) and
@@ -243,9 +253,12 @@ func (rn *runner[I, O]) step() {
 		rn.endRun(rn.stopped())
 		return
 	}
-	if wait := rn.due.Sub(rn.clk().Now()); wait > 0 {
-		rn.park(wait)
-		return
+	if rn.due != nil {
+		if wait := rn.due.Sub(rn.clk().Now()); wait > 0 {
+			rn.park(wait)
+			return
+		}
+		rn.due = nil
 	}
 	if !rn.admitted {
 		wait, ok := rn.admit()
@@ -274,6 +287,16 @@ func (rn *runner[I, O]) step() {
 		return // abandoned: the wait ended without this call
 	}
 	rn.after(out, err, latency)
+}
+
+// begin is the first step of a wait started on its own on the real clock:
+// it tells the wait's bubble first, in a goroutine whose stack is short,
+// which the traceback that tells it walks (see currentBubble). The phase
+// is busy until the step parks, so no other goroutine reads shares or
+// bubble before then.
+func (rn *runner[I, O]) begin() {
+	rn.bubble, rn.shares = currentBubble()
+	rn.step()
 }
 
 // stackReserve is about what judging and recording an attempt takes of
@@ -352,7 +375,7 @@ func (rn *runner[I, O]) parkUntil(d time.Duration, at time.Time) {
 	rn.phase.Store(phaseParked)
 	// A follower's own timer stays armed at the deadline, which its
 	// group's instant does not pass.
-	if !rn.shares || at.IsZero() || !rn.w.wakes.join(rn, rn.parent, at) {
+	if !rn.shares || at.IsZero() || !rn.w.wakes.join(rn, at) {
 		rn.arm(d)
 	}
 	// A cancellation that came while the wait was busy found nobody to end
@@ -419,7 +442,7 @@ func (rn *runner[I, O]) poke() {
 	if rn.shares {
 		rn.w.wakes.leave(rn, now)
 	}
-	rn.due = time.Time{} // an initial delay, or a resumed wait's: brought forward
+	rn.due = nil // an initial delay, or a resumed wait's: brought forward
 	at := now
 	if rn.s.Attempts > 0 {
 		at = rn.cur.start.Add(rn.w.pokeGap())

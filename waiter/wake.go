@@ -1,7 +1,10 @@
 package waiter
 
 import (
+	"bytes"
 	"context"
+	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -10,9 +13,10 @@ import (
 	"github.com/waitable/waitable/internal/timers"
 )
 
-// The waits of one Group (or WaitAll) and one Waiter that sleep until the
-// same instant (started together, polled on a schedule without jitter)
-// share one timer. The first to park there leads: it arms its own timer.
+// The waits of one Waiter that sleep until the same instant (started
+// together, polled on a schedule without jitter) share one timer: those of
+// one Group (or WaitAll), and those started on their own in one synctest
+// bubble, or in none. The first to park there leads: it arms its own timer.
 // The others follow and arm nothing. When the leader's timer fires, its
 // goroutine starts each follower's next step in a goroutine of its own,
 // then makes its own.
@@ -26,22 +30,27 @@ import (
 // ordinary goroutine, which a collection can stop; the runtime's timer
 // heap holds one timer per instant, not one per wait.
 //
-// Only a Group's waits share, keyed by the Group's context: a follower's
-// step runs in a goroutine its leader starts, so leader and follower must
-// belong to the same synctest bubble, if any. Waits started on their own
-// under one context may not: a Waiter and context.Background() can be
-// shared by tests that run in parallel, each in a bubble whose virtual
-// clock starts at the same instant. Only the real clock shares, so that a
-// test clock (clocktest.Mock) sees one arming per parked wait, as its
-// users count them.
+// A follower's step runs in a goroutine its leader starts, so leader and
+// follower must belong to the same synctest bubble, if any: a Waiter may
+// be shared by tests that run in parallel, each in a bubble whose virtual
+// clock starts at the same instant, and a goroutine of one bubble that
+// touches another's timers is a fatal error. So a Group's waits share
+// with the waits of their Group (keyed by its context, made in the
+// caller's bubble); other waits share with the waits of their bubble
+// (none, on the real clock), which the goroutine that starts them tells
+// (see currentBubble), whatever their contexts. A context cannot be the
+// key: one made outside the bubbles may be used inside several of them.
+// Only the real clock shares, so that a test clock (clocktest.Mock) sees
+// one arming per parked wait, as its users count them.
 
 // wakeGroups is a Waiter's: the latest wait to park as a leader, which
-// waits of its Group parking at the same instant follow.
+// waits with its key (ctx and bubble) parking at the same instant follow.
 type wakeGroups[I, O any] struct {
-	mu   sync.Mutex
-	lead *runner[I, O] // nil: none to follow
-	ctx  context.Context
-	at   time.Time
+	mu     sync.Mutex
+	lead   *runner[I, O] // nil: none to follow
+	ctx    context.Context
+	bubble uint64
+	at     time.Time
 }
 
 // wakeGroup is a leader's followers: made when the first one joins.
@@ -59,21 +68,22 @@ func newWakeGroups[I, O any](clk clock.Clock) *wakeGroups[I, O] {
 	return &wakeGroups[I, O]{}
 }
 
-// join makes rn, parked until at in the Group whose context is ctx, follow
-// the latest leader if that leader parked until the same instant in the
-// same Group, and reports true; otherwise rn leads and join reports false:
-// the caller arms rn's own timer.
-func (w *wakeGroups[I, O]) join(rn *runner[I, O], ctx context.Context, at time.Time) bool {
+// join makes rn, parked until at, follow the latest leader if that leader
+// parked until the same instant with the same key (its Group's context,
+// or its bubble), and reports true; otherwise rn leads and join reports
+// false: the caller arms rn's own timer.
+func (w *wakeGroups[I, O]) join(rn *runner[I, O], at time.Time) bool {
+	ctx := rn.shareCtx()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if l := w.lead; l != nil && l != rn && w.ctx == ctx && w.at.Equal(at) {
+	if l := w.lead; l != nil && l != rn && w.ctx == ctx && w.bubble == rn.bubble && w.at.Equal(at) {
 		if l.leads == nil {
 			l.leads = &wakeGroup[I, O]{at: at}
 		}
 		l.leads.followers = append(l.leads.followers, rn)
 		return true
 	}
-	w.lead, w.ctx, w.at = rn, ctx, at
+	w.lead, w.ctx, w.bubble, w.at = rn, ctx, rn.bubble, at
 	return false
 }
 
@@ -136,8 +146,8 @@ func (w *wakeGroups[I, O]) resign(rn *runner[I, O], now time.Time) {
 		}
 		f.arm(g.at.Sub(now))
 		f.leads, g.followers = g, g.followers[i+1:]
-		if latest { // waits parking there now follow f
-			w.lead, w.ctx = f, rn.parent
+		if latest { // waits parking there now follow f (whose key is rn's)
+			w.lead = f
 		}
 		return
 	}
@@ -150,4 +160,42 @@ func (w *wakeGroups[I, O]) resign(rn *runner[I, O], now time.Time) {
 func (w *wakeGroups[I, O]) leave(rn *runner[I, O], now time.Time) {
 	rn.parkedFor.Store(0)
 	w.resign(rn, now)
+}
+
+// shareCtx is the context that keys rn's sharing with its bubble: its
+// Group's, or nil for a wait started on its own.
+func (rn *runner[I, O]) shareCtx() context.Context {
+	if rn.r.onEnd != nil {
+		return rn.parent
+	}
+	return nil
+}
+
+// currentBubble returns the number of the synctest bubble of the calling
+// goroutine, 0 if it is in none, and whether it could tell. Time in a
+// bubble has no monotonic clock reading, so the real clock's does tell
+// the common case at once; in a bubble the number is read from the
+// header of the goroutine's traceback ("goroutine 7 [running, synctest
+// bubble 2]:"). A header without it reports false: such a wait shares
+// nothing.
+func currentBubble() (uint64, bool) {
+	if now := time.Now(); now != now.Round(0) {
+		return 0, true
+	}
+	var buf [128]byte
+	h := buf[:runtime.Stack(buf[:], false)]
+	if i := bytes.IndexByte(h, '\n'); i >= 0 {
+		h = h[:i]
+	}
+	const mark = ", synctest bubble "
+	i := bytes.Index(h, []byte(mark))
+	if i < 0 {
+		return 0, false
+	}
+	h = h[i+len(mark):]
+	if j := bytes.IndexByte(h, ']'); j >= 0 {
+		h = h[:j]
+	}
+	id, err := strconv.ParseUint(string(h), 10, 64)
+	return id, err == nil && id != 0
 }

@@ -18,8 +18,9 @@ type pendingOut struct{ Done bool }
 
 // TestWaitsShareATimer: a thousand waits of one Group parked until one
 // instant arm one timer between them: one leads, the others follow. A
-// wait of another Group, or started on its own, arms its own; so does
-// each wait on a test clock.
+// wait of another Group arms its own. Waits started on their own share
+// with those of their synctest bubble (TestSharedWaiterAcrossBubbles:
+// never with another's). Each wait on a test clock arms its own.
 func TestWaitsShareATimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
@@ -44,14 +45,20 @@ func TestWaitsShareATimer(t *testing.T) {
 		if otherLead == lead || otherLead.leads != nil {
 			t.Fatalf("a wait of another group joined the group")
 		}
-		// Two waits started on their own under one context, parked until
-		// one instant: neither leads nor follows.
-		w.Start(ctx, n+1, time.Hour)
+		// Waits started on their own in one bubble, parked until one
+		// instant, share whatever their contexts: not with a Group's.
+		bg := w.Start(context.Background(), n+1, time.Hour)
 		w.Start(ctx, n+2, time.Hour)
+		w.Start(t.Context(), n+3, time.Hour)
 		synctest.Wait()
-		if l := w.wakes.lead; l != otherLead || l.leads != nil {
-			t.Fatalf("waits started on their own shared a timer")
+		l := w.wakes.lead
+		if l == otherLead || l.leads == nil || len(l.leads.followers) != 2 {
+			t.Fatalf("three waits started on their own in one bubble and parked until one instant did not share a timer")
 		}
+		if otherLead.leads != nil {
+			t.Fatalf("a wait started on its own joined a Group's")
+		}
+		bg.Cancel()
 		cancel()
 		g.Wait()
 		other.Wait()
@@ -63,5 +70,31 @@ func TestWaitsShareATimer(t *testing.T) {
 	}
 	if w.wakes != nil {
 		t.Fatalf("a waiter on a test clock coalesces its timers: a Mock would count fewer armings than waits")
+	}
+}
+
+// TestCurrentBubble: outside any bubble, 0; inside, the bubble's number,
+// the same in the goroutines it starts, another in another bubble.
+func TestCurrentBubble(t *testing.T) {
+	if id, ok := currentBubble(); id != 0 || !ok {
+		t.Fatalf("outside any bubble: currentBubble() = %d, %v, want 0, true", id, ok)
+	}
+	var ids [2]uint64
+	for i := range ids {
+		synctest.Test(t, func(t *testing.T) {
+			id, ok := currentBubble()
+			if id == 0 || !ok {
+				t.Fatalf("in a bubble: currentBubble() = %d, %v, want its number", id, ok)
+			}
+			ids[i] = id
+			go func() {
+				if child, _ := currentBubble(); child != id {
+					t.Errorf("a goroutine of bubble %d: currentBubble() = %d", id, child)
+				}
+			}()
+		})
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("two bubbles have one number, %d", ids[0])
 	}
 }

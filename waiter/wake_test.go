@@ -111,18 +111,25 @@ func TestSharedWaiterAcrossBubbles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outer := t.Context()
+	_ = outer.Done() // made outside any bubble: every bubble may use it
 	for i := range 8 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				runs := make([]*waiter.Run[*GetThingOutput], 50)
 				calls := make([]int, len(runs))
-				for j := range runs {
-					runs[j] = w.Start(context.Background(), &calls[j], time.Hour)
-				}
-				for j, r := range runs {
-					if _, err := r.Result(); err != nil || calls[j] != 4 {
-						t.Errorf("wait %d: %d calls, %v", j, calls[j], err)
+				// Under context.Background(), which every bubble shares, and
+				// under the bubble's own context, whose waits share a timer.
+				for _, ctx := range []context.Context{context.Background(), t.Context(), outer} {
+					for j := range runs {
+						calls[j] = 0
+						runs[j] = w.Start(ctx, &calls[j], time.Hour)
+					}
+					for j, r := range runs {
+						if _, err := r.Result(); err != nil || calls[j] != 4 {
+							t.Errorf("wait %d: %d calls, %v", j, calls[j], err)
+						}
 					}
 				}
 				inputs := make([]*int, 50)
@@ -135,4 +142,54 @@ func TestSharedWaiterAcrossBubbles(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestWaitsOfTwoBubblesNeverShare: two synctest bubbles, their virtual
+// clocks at the same instant, start a wait each under one context made
+// outside both, and park until the same instant. Each wait must be woken
+// by its own bubble's timer: woken by the other's, its calls would run in
+// the wrong bubble, and its own clock would never see them.
+func TestWaitsOfTwoBubblesNeverShare(t *testing.T) {
+	op := func(_ context.Context, calls *int) (*GetThingOutput, error) {
+		if *calls++; *calls < 4 {
+			return status("creating"), nil
+		}
+		return status("success"), nil
+	}
+	w, err := waiter.New(thingExists, op, waiter.WithDelays(2*time.Second, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_ = outer.Done() // made outside the bubbles: both may use it
+	aStarted, bStarted := make(chan struct{}), make(chan struct{})
+	t.Run("pair", func(t *testing.T) { // returns when both have
+		t.Run("a", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				var calls int
+				r := w.Start(outer, &calls, time.Hour)
+				synctest.Wait() // it has polled once and sleeps
+				close(aStarted)
+				<-bStarted
+				if _, err := r.Result(); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+		t.Run("b", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				<-aStarted // not durably blocked: a's clock waits for b
+				var calls int
+				r := w.Start(outer, &calls, time.Hour)
+				synctest.Wait()
+				close(bStarted)
+				if _, err := r.Result(); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+	})
 }
