@@ -2,6 +2,7 @@ package waiter
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,14 +24,18 @@ type pendingOut struct{ Done bool }
 // never with another's). Each wait on a test clock arms its own.
 func TestWaitsShareATimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
+		const n = 1000
+		var calls [n + 4]atomic.Int32
+		op := func(_ context.Context, i int) (pendingOut, error) {
+			calls[i].Add(1)
+			return pendingOut{}, nil
+		}
 		w, err := New(pendingDef, op, WithDelays(2*time.Second, 2*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		g, other := NewGroup(ctx), NewGroup(ctx)
-		const n = 1000
 		for i := range n {
 			Go(g, w, i, time.Hour)
 		}
@@ -47,7 +52,7 @@ func TestWaitsShareATimer(t *testing.T) {
 		}
 		// Waits started on their own in one bubble, parked until one
 		// instant, share whatever their contexts: not with a Group's.
-		bg := w.Start(context.Background(), n+1, time.Hour)
+		w.Start(context.Background(), n+1, time.Hour)
 		w.Start(ctx, n+2, time.Hour)
 		w.Start(t.Context(), n+3, time.Hour)
 		synctest.Wait()
@@ -58,7 +63,20 @@ func TestWaitsShareATimer(t *testing.T) {
 		if otherLead.leads != nil {
 			t.Fatalf("a wait started on its own joined a Group's")
 		}
-		bg.Cancel()
+		// Its leader cancelled, the waits that followed it, under other
+		// contexts, still make their next call at their instant.
+		l.r.Cancel()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		for i := n + 1; i <= n+3; i++ {
+			want := int32(2)
+			if l.in == i {
+				want = 1
+			}
+			if got := calls[i].Load(); got != want {
+				t.Errorf("wait %d (leader %d cancelled): %d calls after 2s, want %d", i, l.in, got, want)
+			}
+		}
 		cancel()
 		g.Wait()
 		other.Wait()
