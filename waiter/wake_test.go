@@ -97,20 +97,12 @@ func TestSharedWakeUps(t *testing.T) {
 
 // TestSharedWaiterAcrossBubbles: a Waiter shared by tests that run in
 // parallel, each in its own synctest bubble whose virtual clock starts at
-// the same instant, with waits started under context.Background() and
-// with WaitAll: a wait of one bubble must never be woken by another's
-// timer (its goroutine would run in the wrong bubble: a fatal error).
+// the same instant, with waits started under context.Background(), under
+// a context made outside the bubbles, under the bubble's own, and with
+// WaitAll: a wait of one bubble must never be woken by another's timer
+// (its goroutine would run in the wrong bubble: a fatal error).
 func TestSharedWaiterAcrossBubbles(t *testing.T) {
-	op := func(_ context.Context, calls *int) (*GetThingOutput, error) {
-		if *calls++; *calls < 4 {
-			return status("creating"), nil
-		}
-		return status("success"), nil
-	}
-	w, err := waiter.New(thingExists, op, waiter.WithDelays(2*time.Second, 2*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := fourthCallWaiter(t)
 	outer := t.Context()
 	_ = outer.Done() // made outside any bubble: every bubble may use it
 	for i := range 8 {
@@ -119,8 +111,8 @@ func TestSharedWaiterAcrossBubbles(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				runs := make([]*waiter.Run[*GetThingOutput], 50)
 				calls := make([]int, len(runs))
-				// Under context.Background(), which every bubble shares, and
-				// under the bubble's own context, whose waits share a timer.
+				// The waits of one bubble share timers, whatever their
+				// contexts; never with another bubble's.
 				for _, ctx := range []context.Context{context.Background(), t.Context(), outer} {
 					for j := range runs {
 						calls[j] = 0
@@ -150,16 +142,7 @@ func TestSharedWaiterAcrossBubbles(t *testing.T) {
 // by its own bubble's timer: woken by the other's, its calls would run in
 // the wrong bubble, and its own clock would never see them.
 func TestWaitsOfTwoBubblesNeverShare(t *testing.T) {
-	op := func(_ context.Context, calls *int) (*GetThingOutput, error) {
-		if *calls++; *calls < 4 {
-			return status("creating"), nil
-		}
-		return status("success"), nil
-	}
-	w, err := waiter.New(thingExists, op, waiter.WithDelays(2*time.Second, 2*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := fourthCallWaiter(t)
 	outer, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_ = outer.Done() // made outside the bubbles: both may use it
@@ -192,4 +175,21 @@ func TestWaitsOfTwoBubblesNeverShare(t *testing.T) {
 			})
 		})
 	})
+}
+
+// fourthCallWaiter returns a waiter, polling 2s apart, on an operation
+// that reports success on the fourth call with the counter it is given.
+func fourthCallWaiter(t *testing.T) *waiter.Waiter[*int, *GetThingOutput] {
+	t.Helper()
+	op := func(_ context.Context, calls *int) (*GetThingOutput, error) {
+		if *calls++; *calls < 4 {
+			return status("creating"), nil
+		}
+		return status("success"), nil
+	}
+	w, err := waiter.New(thingExists, op, waiter.WithDelays(2*time.Second, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
