@@ -57,9 +57,10 @@ type canceler interface {
 // Start begins a wait of at most maxWait for the resource that in names,
 // in the background, and returns at once. Its rules are those of
 // [Waiter.Wait]; the first call happens in a goroutine of its own.
-// Cancelling ctx (or calling [Run.Cancel]) ends the wait. Waits started
-// with Start that sleep until the same instant share one timer, as a
-// [Group]'s do; to wait for many together, use a Group (or [WaitAll]).
+// Cancelling ctx (or calling [Run.Cancel]) ends the wait. On the real
+// clock, waits started with Start that sleep until the same instant, in
+// one synctest bubble or in none, share one timer, as a [Group]'s do; to
+// wait for many together, use a Group (or [WaitAll]).
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
 	return w.start(ctx, in, maxWait, nil, "", nil)
 }
@@ -80,7 +81,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	rn.name = name
 	// On the real clock, a wait may share its wake-ups (see wakeGroups): a
 	// Group's, keyed by the Group's context; another, keyed by its bubble,
-	// which its first step tells.
+	// which begin tells.
 	rn.shares = w.wakes != nil && onEnd != nil
 	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(rn.last, err, rn.s)
@@ -93,11 +94,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		due := rn.s.Next
 		rn.due = &due
 	}
-	if w.wakes != nil && onEnd == nil {
-		go rn.begin()
-	} else {
-		go rn.step()
-	}
+	go rn.begin()
 	return r
 }
 
@@ -289,13 +286,15 @@ func (rn *runner[I, O]) step() {
 	rn.after(out, err, latency)
 }
 
-// begin is the first step of a wait started on its own on the real clock:
-// it tells the wait's bubble first, in a goroutine whose stack is short,
-// which the traceback that tells it walks (see currentBubble). The phase
-// is busy until the step parks, so no other goroutine reads shares or
-// bubble before then.
+// begin is a wait's first step. A wait started on its own on the real
+// clock first tells its bubble, here, in a goroutine whose stack is
+// short, which the traceback that tells it walks (see currentBubble). The
+// phase is busy until the step parks, so no other goroutine reads shares
+// or bubble before then.
 func (rn *runner[I, O]) begin() {
-	rn.bubble, rn.shares = currentBubble()
+	if rn.w.wakes != nil && rn.r.onEnd == nil {
+		rn.bubble, rn.shares = currentBubble()
+	}
 	rn.step()
 }
 

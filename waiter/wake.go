@@ -36,8 +36,8 @@ import (
 // clock starts at the same instant, and a goroutine of one bubble that
 // touches another's timers is a fatal error. So a Group's waits share
 // with the waits of their Group (keyed by its context, made in the
-// caller's bubble); other waits share with the waits of their bubble
-// (none, on the real clock), which the goroutine that starts them tells
+// caller's bubble); other waits share with the waits of their bubble (or
+// of none, outside bubbles), which the goroutine that starts them tells
 // (see currentBubble), whatever their contexts. A context cannot be the
 // key: one made outside the bubbles may be used inside several of them.
 // Only the real clock shares, so that a test clock (clocktest.Mock) sees
