@@ -209,7 +209,7 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		c := &s.acceptors[i]
 		var ok bool
 		var e error
-		switch m := c.Matcher; {
+		switch m := &c.Matcher; {
 		case m.Success != nil:
 			ok = *m.Success == (err == nil)
 		case m.ErrorType != "":
@@ -227,23 +227,41 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			evalErrs = append(evalErrs, e)
 		}
 		if ok {
-			r := Match{Index: i, State: c.State}
-			if evalErrs != nil {
-				r.Err = errors.Join(evalErrs...)
+			if evalErrs != nil || c.message != nil {
+				return matched(c, i, evalErrs, in, out, err)
 			}
-			if c.message != nil {
-				r.Message, e = message(c, in, out, err)
-				r.Err = errors.Join(r.Err, e)
-			}
-			return r
+			return Match{Index: i, State: c.State}
 		}
 	}
 	r := Match{Index: -1, State: Retry}
+	if err != nil {
+		r.State = Failure
+	}
+	if evalErrs != nil {
+		r.Err = joinErrs(evalErrs)
+	}
+	return r
+}
+
+// joinErrs is errors.Join out of Match's frame.
+//
+//go:noinline
+func joinErrs(errs []error) error { return errors.Join(errs...) }
+
+// matched is Match's answer for acceptor i when it has a message to
+// evaluate or earlier acceptors failed to evaluate: out of Match's frame,
+// which the common answer does not need.
+//
+//go:noinline
+func matched[I, O any](c *compiled, i int, evalErrs []error, in I, out O, err error) Match {
+	r := Match{Index: i, State: c.State}
 	if evalErrs != nil {
 		r.Err = errors.Join(evalErrs...)
 	}
-	if err != nil {
-		r.State = Failure
+	if c.message != nil {
+		var e error
+		r.Message, e = message(c, in, out, err)
+		r.Err = errors.Join(r.Err, e)
 	}
 	return r
 }

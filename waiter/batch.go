@@ -99,6 +99,7 @@ type member[K comparable, O any] struct {
 	// mutex.
 	lastStart time.Time
 	pokeLater bool
+	seen      [2]SeenCount // the first kinds of s.Seen, without an allocation
 }
 
 // batchCall is one call in flight.
@@ -198,7 +199,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	r.ev.size = b.w.cfg.eventBuffer
 	m := &member[K, O]{b: b, r: r, index: -1, dindex: -1}
 	m.name = fmt.Sprint(key)
-	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
+	if err := m.init(b.w, ctx, key, maxWait, nil, m.seen[:]); err != nil {
 		b.mu.Unlock()
 		r.finish(m.last, err, m.s)
 		return r

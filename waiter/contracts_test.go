@@ -526,6 +526,47 @@ func TestWaitAllocations(t *testing.T) {
 	}
 }
 
+// TestWaitAllocatesPerRunNotPerPoll: a Wait's allocations do not grow with
+// its polls (its driver lives on the caller's stack, its timer and
+// context are made once, its Seen counted in place), and together they
+// hold less than a driver would on the heap alone.
+func TestWaitAllocatesPerRunNotPerPoll(t *testing.T) {
+	out, done := status("creating"), status("success")
+	measure := func(polls int) (allocs, bytes float64) {
+		var calls int
+		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
+			if calls++; calls%polls == 0 {
+				return done, nil
+			}
+			return out, nil
+		}
+		w := mustNew(t, thingExists, op, waiter.WithDelays(time.Nanosecond, time.Nanosecond))
+		ctx := context.Background()
+		wait := func() {
+			if _, err := w.Wait(ctx, GetThingInput{"a"}, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+		allocs = testing.AllocsPerRun(20, wait)
+		const runs = 50
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			wait()
+		}
+		runtime.ReadMemStats(&after)
+		return allocs, float64(after.TotalAlloc-before.TotalAlloc) / runs
+	}
+	a11, b11 := measure(11)
+	a33, b33 := measure(33)
+	if a11 != a33 || a11 > 5 {
+		t.Errorf("allocations per run: %v with 11 polls, %v with 33; want the same, at most 5", a11, a33)
+	}
+	if b11 >= 512 || b33 >= 512 {
+		t.Errorf("bytes per run: %.0f with 11 polls, %.0f with 33; want under 512", b11, b33)
+	}
+}
+
 // goroutineID reads the current goroutine's ID from its stack header.
 func goroutineID() int {
 	var b [64]byte

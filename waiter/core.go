@@ -50,21 +50,30 @@ func (j Judgment) Unmatched(err error) bool { return j.Acceptor < 0 && err != ni
 // Judge applies the waiter's acceptors, in order, to one call: its input
 // and its output or error. It is safe for concurrent use.
 func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
+	var j Judgment
+	w.judge(in, out, err, &j)
+	return j
+}
+
+// judge is Judge into *j, which is zero: the drivers' way, into the
+// Poll they build (no copy of the Judgment).
+func (w *Waiter[I, O]) judge(in I, out O, err error, j *Judgment) {
 	if w.cond != nil {
-		return w.judgeCondition(in, out, err)
+		*j = w.judgeCondition(in, out, err)
+		return
 	}
 	for i, c := range w.custom {
 		if c.match(in, out, err) {
-			return Judgment{Acceptor: i, Matcher: c.name, State: c.state}
+			j.Acceptor, j.Matcher, j.State = i, c.name, c.state
+			return
 		}
 	}
 	m := w.set.Match(in, out, err)
-	j := Judgment{Acceptor: m.Index, State: m.State, Message: m.Message, EvalErr: m.Err}
+	j.Acceptor, j.State, j.Message, j.EvalErr = m.Index, m.State, m.Message, m.Err
 	if m.Index >= 0 {
 		j.Matcher = w.descs[m.Index]
 		j.Acceptor += len(w.custom)
 	}
-	return j
 }
 
 // RetryAdvice is what the retry strategy said about an error no acceptor
@@ -160,47 +169,46 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // It is pure: the same arguments give the same result.
 func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 	s.Seen = slices.Clone(s.Seen) // the caller's stays as it was
-	d := w.step(&s, &o, now)
+	var d Decision
+	w.step(&s, &o, now, &d)
 	return s, d
 }
 
 // step is Step on the State in place (the drivers' way: no copies), the
-// answer counted in s.Seen.
-func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time) Decision {
+// answer counted in s.Seen, the Decision written to *d, which is zero.
+func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time, d *Decision) {
 	var v *classify.Verdict // what the call's error says, read once
 	if o.Err != nil {
 		verdict := classify.Classify(o.Err)
 		v = &verdict
 	}
-	d := w.decide(s, o, now, v)
+	w.decide(s, o, now, v, d)
 	if !s.Seen.again(o, d.State) {
 		s.Seen = s.Seen.add(seenKind(o, d.State, v))
 	}
 	if e, ok := d.Err.(*Error); ok {
 		e.Seen = s.Seen
 	}
-	return d
 }
 
-// decide is step's decision.
-func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verdict) Decision {
+// decide is step's decision, written to *d.
+func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verdict, d *Decision) {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, o.Latency)
 	s.Next = time.Time{}
-	d := Decision{State: o.State}
+	d.State = o.State
 	if o.Late {
 		d.State = classify.Retry // not judged: the resource's state is unknown
-		return w.end(s, d, now, ErrTimeout, 0, o)
+		w.end(s, d, now, ErrTimeout, 0, o)
+		return
 	}
 	if o.State != classify.Success {
 		s.Streak, s.StreakStart = 0, time.Time{}
 	}
 	if o.Identity != "" {
 		if s.Identity != "" && s.Identity != o.Identity {
-			d.State = classify.Failure
-			dec := w.end(s, d, now, ErrFailure, FailureRecreated, o)
-			dec.Err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, o.Identity)
-			return dec
+			w.recreated(s, d, now, o)
+			return
 		}
 		s.Identity = o.Identity
 	}
@@ -208,10 +216,8 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		if !notFound(v) {
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
-			d.State = classify.Failure
-			dec := w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
-			dec.Err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row"
-			return dec
+			w.neverAppeared(s, d, now, o)
+			return
 		}
 	}
 	streak := false
@@ -223,16 +229,19 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		}
 		s.Streak++
 		if !w.stable() || (s.Streak >= w.cfg.stableN && o.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
-			return w.end(s, d, now, nil, 0, o)
+			w.end(s, d, now, nil, 0, o)
+			return
 		}
 		d.State, streak = classify.Retry, true // seen, not yet long enough
 	case o.Unmatched(o.Err) && w.strategy != nil:
 		if !o.Advice.Retry {
-			return w.end(s, d, now, ErrFailure, FailureError, o)
+			w.end(s, d, now, ErrFailure, FailureError, o)
+			return
 		}
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
-			return w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
+			w.end(s, d, now, ErrFailure, FailureTransientLimit, o)
+			return
 		}
 		d.State, d.Transient = classify.Retry, true
 	case o.State == classify.Failure:
@@ -240,12 +249,14 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		if o.Acceptor < 0 {
 			why = FailureError
 		}
-		return w.end(s, d, now, ErrFailure, why, o)
+		w.end(s, d, now, ErrFailure, why, o)
+		return
 	default:
 		s.Transient = 0
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
-		return w.end(s, d, now, ErrMaxPolls, 0, o)
+		w.end(s, d, now, ErrMaxPolls, 0, o)
+		return
 	}
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
@@ -268,9 +279,8 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		last := remaining - reserve
 		switch {
 		case o.Advice.Hint > last:
-			dec := w.end(s, d, now, ErrTimeout, 0, o)
-			dec.Err.(*Error).NextDelay, dec.Err.(*Error).Hint = o.Advice.Hint, o.Advice.Hint
-			return dec
+			w.hintTooLate(s, d, now, o)
+			return
 		case atLeast > last:
 			delay = last
 		default:
@@ -278,11 +288,42 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		}
 	}
 	if delay <= 0 {
-		return w.end(s, d, now, ErrTimeout, 0, o)
+		w.end(s, d, now, ErrTimeout, 0, o)
+		return
 	}
 	s.Next = now.Add(delay)
 	d.Delay = delay
-	return d
+}
+
+// The ends of a wait that decide meets rarely, each in a frame of its
+// own, so that decide's stays small.
+
+// recreated fails a wait whose resource's identity changed
+// (WithIdentity).
+//
+//go:noinline
+func (w *Waiter[I, O]) recreated(s *State, d *Decision, now time.Time, o *Poll) {
+	d.State = classify.Failure
+	w.end(s, d, now, ErrFailure, FailureRecreated, o)
+	d.Err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, o.Identity)
+}
+
+// neverAppeared fails a wait at its limit of not-found answers in a row.
+//
+//go:noinline
+func (w *Waiter[I, O]) neverAppeared(s *State, d *Decision, now time.Time, o *Poll) {
+	d.State = classify.Failure
+	w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
+	d.Err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row"
+}
+
+// hintTooLate times a wait out now: the service's hint leaves no time
+// for another call.
+//
+//go:noinline
+func (w *Waiter[I, O]) hintTooLate(s *State, d *Decision, now time.Time, o *Poll) {
+	w.end(s, d, now, ErrTimeout, 0, o)
+	d.Err.(*Error).NextDelay, d.Err.(*Error).Hint = o.Advice.Hint, o.Advice.Hint
 }
 
 // delay draws the schedule's delay for the attempt just made: from the
@@ -295,12 +336,12 @@ func (w *Waiter[I, O]) delay(s *State, remaining, reserve, latency time.Duration
 	return w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
 }
 
-// end builds the Decision that ends a wait.
-func (w *Waiter[I, O]) end(s *State, d Decision, now time.Time, reason error, why Failure, o *Poll) Decision {
+// end makes *d the Decision that ends a wait.
+func (w *Waiter[I, O]) end(s *State, d *Decision, now time.Time, reason error, why Failure, o *Poll) {
 	d.Done = true
 	if reason == nil {
 		s.End = outcomeOf(nil)
-		return d
+		return
 	}
 	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: o.Err}
@@ -315,7 +356,7 @@ func (w *Waiter[I, O]) end(s *State, d Decision, now time.Time, reason error, wh
 	}
 	d.Err = e
 	s.End = outcomeOf(e)
-	return d
+
 }
 
 // finalGrace is the least time a fixed reserve (WithFinalReserve) keeps

@@ -32,14 +32,16 @@ type driver[I, O any] struct {
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
-	seen    [2]SeenCount // the first kinds of s.Seen, without an allocation
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
 // returns the error that ends the wait before any call: bad arguments, a
 // context already done, no time left. The driver then makes the calls'
-// context (d.ctx) its own way.
-func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State) error {
+// context (d.ctx) its own way. seen is where the wait counts its answers
+// while they fit: a driver that lives on the heap anyway passes an
+// array of its own; Wait, whose driver lives on its caller's stack,
+// passes nil (its count then takes one allocation, at its first answer).
+func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State, seen []SeenCount) error {
 	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
@@ -68,9 +70,9 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 			d.s.Deadline = now.Add(until)
 		}
 	}
-	if len(d.s.Seen) <= len(d.seen) { // the wait's own, counted in place
-		d.s.Seen = append(d.seen[:0], d.s.Seen...)
-	} else {
+	if len(d.s.Seen) <= cap(seen) { // counted in place, without an allocation
+		d.s.Seen = append(seen[:0], d.s.Seen...)
+	} else { // the wait's own: it counts on in place
 		d.s.Seen = slices.Clone(d.s.Seen)
 	}
 	if w.obs != nil {
@@ -135,10 +137,10 @@ type call struct {
 	cancel context.CancelFunc
 }
 
-// prepare sets up the next call: its number, start (woke, if the timer
-// that woke the wait gave it; now otherwise), contexts and span.
-func (d *driver[I, O]) prepare(woke time.Time) call {
-	c := call{number: d.s.Attempts + 1, start: woke, actx: d.ctx}
+// prepare sets up the next call in *c: its number, start (woke, if the
+// timer that woke the wait gave it; now otherwise), contexts and span.
+func (d *driver[I, O]) prepare(woke time.Time, c *call) {
+	c.number, c.start, c.actx, c.cancel = d.s.Attempts+1, woke, d.ctx, nil
 	if c.start.IsZero() {
 		c.start = d.clk().Now()
 	}
@@ -149,7 +151,6 @@ func (d *driver[I, O]) prepare(woke time.Time) call {
 	if t := d.w.cfg.attemptTimeout; t > 0 {
 		c.opCtx, c.cancel = d.clk().WithTimeout(c.actx, t)
 	}
-	return c
 }
 
 // invoke calls the operation. It touches nothing of the driver, so that a
@@ -177,30 +178,39 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 	}
 	d.lastErr = err
 	now := c.start.Add(latency)
-	*o = Poll{Start: c.start, Latency: latency, Err: err, Judgment: Judgment{Acceptor: -1}}
+	o.Start, o.Latency, o.Err, o.Acceptor = c.start, latency, err, -1 // o is zero: the rest is set below
 	if ended && !d.deadlineHit() {
-		d.s.Attempts++
-		d.s.MaxLatency = max(d.s.MaxLatency, latency)
-		d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
-		var v *classify.Verdict
-		if err != nil {
-			verdict := classify.Classify(err)
-			v = &verdict
-		}
-		k := seenKind(o, classify.Retry, v)
-		k.State = telemetry.OutcomeCancelled
-		d.s.Seen = d.s.Seen.add(k)
-		dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, err)}
-		d.reportAttempt(c, o, &dec, now)
-		return dec, true
+		return d.cancelledDuring(c, o, now), true
 	}
 	o.Late = now.After(d.s.Deadline) || (ended && err != nil && contextErr(err))
 	if !o.Late {
 		d.judge(out, o)
 	}
-	dec = d.w.step(&d.s, o, now)
+	d.w.step(&d.s, o, now, &dec)
 	d.reportAttempt(c, o, &dec, now)
 	return dec, false
+}
+
+// cancelledDuring is complete for a call during which the caller
+// cancelled: counted, not judged, and the cancellation ends the wait. It
+// has a frame of its own, which the common path does not need.
+//
+//go:noinline
+func (d *driver[I, O]) cancelledDuring(c *call, o *Poll, now time.Time) Decision {
+	d.s.Attempts++
+	d.s.MaxLatency = max(d.s.MaxLatency, o.Latency)
+	d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
+	var v *classify.Verdict
+	if o.Err != nil {
+		verdict := classify.Classify(o.Err)
+		v = &verdict
+	}
+	k := seenKind(o, classify.Retry, v)
+	k.State = telemetry.OutcomeCancelled
+	d.s.Seen = d.s.Seen.add(k)
+	dec := Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, o.Err)}
+	d.reportAttempt(c, o, &dec, now)
+	return dec
 }
 
 // contextErr reports whether err is a context's error: what an operation
@@ -214,7 +224,7 @@ func contextErr(err error) bool {
 //
 //go:noinline
 func (d *driver[I, O]) judge(out O, o *Poll) {
-	o.Judgment = d.w.Judge(d.in, out, o.Err)
+	d.w.judge(d.in, out, o.Err, &o.Judgment)
 	d.advise(d.ctx, o)
 	d.w.read(out, o, d.s.Attempts)
 }

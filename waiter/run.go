@@ -83,7 +83,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	// Group's, keyed by the Group's context; another, keyed by its bubble,
 	// which begin tells.
 	rn.shares = w.wakes != nil && onEnd != nil
-	if err := rn.init(w, ctx, in, maxWait, from); err != nil {
+	if err := rn.init(w, ctx, in, maxWait, from, rn.seen[:]); err != nil {
 		r.finish(rn.last, err, rn.s)
 		return r
 	}
@@ -234,10 +234,11 @@ type runner[I, O any] struct {
 	due       *time.Time       // the first call is not before this (a resumed wait's, or an initial delay); nil once it has come
 	cur       call             // the call in progress, for abandon
 	phase     atomic.Int32
-	pokeLater atomic.Bool // a poke came while busy or calling: applied when it parks
-	admitted  bool        // a rate-limit token is held for the next call
-	shares    bool        // on the real clock, it may share its wake-ups (see wakeGroups)
-	bubble    uint64      // the synctest bubble it was started in (0: none), which keys its sharing
+	pokeLater atomic.Bool  // a poke came while busy or calling: applied when it parks
+	admitted  bool         // a rate-limit token is held for the next call
+	shares    bool         // on the real clock, it may share its wake-ups (see wakeGroups)
+	bubble    uint64       // the synctest bubble it was started in (0: none), which keys its sharing
+	seen      [2]SeenCount // the first kinds of s.Seen, without an allocation
 }
 
 // step makes the next call (after its rate-limit token and due time) and
@@ -270,7 +271,7 @@ func (rn *runner[I, O]) step() {
 		}
 	}
 	rn.admitted = false
-	rn.cur = rn.prepare(time.Time{})
+	rn.prepare(time.Time{}, &rn.cur)
 	rn.phase.Store(phaseCalling)
 	rn.arm(rn.s.Deadline.Sub(rn.cur.start)) // the deadline, during the call
 	if rn.ctx.ended.Load() {                // ended before the call: do not make it

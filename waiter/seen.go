@@ -46,6 +46,9 @@ func (s Seen) add(k SeenCount) Seen {
 	}
 	if i < 0 {
 		k.N = 1
+		if s == nil {
+			s = make(Seen, 0, 2) // most waits see two kinds: what they waited through, and their end
+		}
 		return append(s, k)
 	}
 	s[i].N++

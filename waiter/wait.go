@@ -31,7 +31,7 @@ import (
 // telemetry are released.
 func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O, error) {
 	var d waitDriver[I, O]
-	if err := d.init(w, ctx, in, maxWait, nil); err != nil {
+	if err := d.init(w, ctx, in, maxWait, nil, nil); err != nil {
 		return d.last, err
 	}
 	return d.run()
@@ -58,11 +58,10 @@ func (d *waitDriver[I, O]) arm() {
 		return
 	}
 	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false)
-	d.expiry = d.clk().AfterFunc(d.s.Deadline.Sub(d.clk().Now()), d.expire)
+	// The context's method, not the driver's: nothing outside Wait's frame
+	// points into the driver, which therefore lives on Wait's stack.
+	d.expiry = d.clk().AfterFunc(d.s.Deadline.Sub(d.clk().Now()), d.ctx.expire)
 }
-
-// expire ends the calls' context at the deadline.
-func (d *waitDriver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
 
 // WaitFrom is [Waiter.Wait] resumed from a checkpoint (an attempt's
 // Checkpoint, or [Run.Checkpoint], perhaps saved by another process): the
@@ -74,7 +73,7 @@ func (d *waitDriver[I, O]) expire() { d.ctx.end(context.DeadlineExceeded, nil) }
 // before the checkpoint is not in it: until the first call, there is none.
 func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from State) (O, error) {
 	var d waitDriver[I, O]
-	if err := d.init(w, ctx, in, 0, &from); err != nil {
+	if err := d.init(w, ctx, in, 0, &from, nil); err != nil {
 		return d.last, err
 	}
 	return d.run()
@@ -142,7 +141,8 @@ func (d *waitDriver[I, O]) before() bool {
 // attempt makes one call, judges it and applies it to the State (see
 // complete); Wait's, which reports no events.
 func (d *waitDriver[I, O]) attempt() Decision {
-	c := d.prepare(d.woke)
+	var c call
+	d.prepare(d.woke, &c)
 	d.woke = time.Time{}
 	out, latency, err := d.invoke(&c)
 	var o Poll
