@@ -210,7 +210,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		if m.added.Load() {
 			b.cancelled(m)
 		}
-	}, false)
+	}, false, &b.w.watches, m.parent)
 	r.c = m
 	r.setCheckpoint(m.s)
 	if m.s.Next.IsZero() {

@@ -87,7 +87,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		r.finish(rn.last, err, rn.s)
 		return r
 	}
-	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone, false)
+	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone, false, &w.watches, rn.parent)
 	r.c = rn
 	r.setCheckpoint(rn.s)
 	if !rn.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next

@@ -53,11 +53,11 @@ type waitDriver[I, O any] struct {
 // first watches it (see waitCtx); on another clock the driver's.
 func (d *waitDriver[I, O]) arm() {
 	if d.w.cfg.realClock {
-		d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, true)
+		d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, true, &d.w.watches, d.parent)
 		d.done = d.parent.Done() // nil for a context that never ends
 		return
 	}
-	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false)
+	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false, &d.w.watches, d.parent)
 	// The context's method, not the driver's: nothing outside Wait's frame
 	// points into the driver, which therefore lives on Wait's stack.
 	d.expiry = d.clk().AfterFunc(d.s.Deadline.Sub(d.clk().Now()), d.ctx.expire)

@@ -26,15 +26,21 @@ type waitCtx struct {
 	deadline time.Time
 	ended    atomic.Bool
 	lazy     bool        // the deadline is this context's own, on the real clock (see above)
+	listed   bool        // in its watch's list (guarded by the watches' mutex)
 	timer    *time.Timer // the lazy deadline's, once armed (guarded by mu)
 
-	mu     sync.Mutex
-	done   chan struct{} // made on first Done
-	err    error
-	cause  error
-	fns    map[*afterFn]struct{}
-	onEnd  func()      // the driver's, called once, in the goroutine that ends the context
-	unhook func() bool // stops watching parent
+	mu    sync.Mutex
+	done  chan struct{} // made on first Done
+	err   error
+	cause error
+	fns   map[*afterFn]struct{}
+	onEnd func() // the driver's, called once, in the goroutine that ends the context
+
+	// watch ends the context when the caller's does (nil: the caller's
+	// never ends); the context is in its list, linked by wprev and wnext,
+	// while listed.
+	watch        *ctxWatch
+	wprev, wnext *waitCtx
 }
 
 type afterFn struct{ f func() }
@@ -46,28 +52,20 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // newWaitCtx returns the calls' context for a wait under parent that must
 // end at deadline; onEnd (if not nil) runs once when it ends, for any
 // reason. With lazy, the context ends itself at the deadline, on the real
-// clock (see waitCtx); otherwise the driver ends it.
-func newWaitCtx(parent context.Context, deadline time.Time, onEnd func(), lazy bool) *waitCtx {
+// clock (see waitCtx); otherwise the driver ends it. The context ends when
+// caller ends (the caller's context, from which parent derives, with the
+// same Done), watched in ws with the other waits under caller.
+func newWaitCtx(parent context.Context, deadline time.Time, onEnd func(), lazy bool, ws *ctxWatches, caller context.Context) *waitCtx {
 	c := &waitCtx{parent: parent, deadline: deadline, onEnd: onEnd, lazy: lazy}
-	if parent.Done() != nil {
-		if err := parent.Err(); err != nil {
-			c.end(err, context.Cause(parent))
+	if caller.Done() != nil {
+		if err := caller.Err(); err != nil {
+			c.end(err, context.Cause(caller))
 		} else {
-			stop := context.AfterFunc(parent, c.parentEnded)
-			c.mu.Lock()
-			c.unhook = stop
-			ended := c.err != nil
-			c.mu.Unlock()
-			if ended { // the parent ended while we registered
-				stop()
-			}
+			ws.add(caller, c) // if caller ends meanwhile, its watch ends c
 		}
 	}
 	return c
 }
-
-// parentEnded ends the context as its parent ended.
-func (c *waitCtx) parentEnded() { c.end(c.parent.Err(), context.Cause(c.parent)) }
 
 func (c *waitCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
@@ -175,7 +173,7 @@ func (c *waitCtx) end(err, cause error) bool {
 	if c.done != nil {
 		close(c.done)
 	}
-	fns, onEnd, unhook, timer := c.fns, c.onEnd, c.unhook, c.timer
+	fns, onEnd, timer := c.fns, c.onEnd, c.timer
 	c.fns = nil
 	c.mu.Unlock()
 	if timer != nil {
@@ -184,8 +182,8 @@ func (c *waitCtx) end(err, cause error) bool {
 	for a := range fns {
 		go a.f()
 	}
-	if unhook != nil {
-		unhook()
+	if c.watch != nil {
+		c.watch.remove(c)
 	}
 	if onEnd != nil {
 		onEnd()

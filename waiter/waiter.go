@@ -38,6 +38,7 @@ type Waiter[I, O any] struct {
 	rules          string
 	cfg            config
 	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
+	watches        ctxWatches         // the callers' contexts of its waits, one registration each
 	obs            telemetry.Observer // nil: nothing observes
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration

@@ -1,0 +1,111 @@
+package waiter
+
+import (
+	"context"
+	"reflect"
+	"sync"
+)
+
+// ctxWatches watches the callers' contexts of a Waiter's waits: one
+// context.AfterFunc per caller context, however many waits run under it,
+// instead of one per wait. A registration of the context package costs a
+// context of its own, two closures and an entry in the parent's map of
+// children (about 185 bytes); a wait in a shared watch costs two links.
+// When the caller's context ends, its watch ends the calls' contexts of
+// all its waits, in one goroutine; when its last wait ends, the watch
+// stops.
+type ctxWatches struct {
+	mu sync.Mutex
+	m  map[context.Context]*ctxWatch
+}
+
+// ctxWatch is the registration of one caller's context: the waits under
+// it, in a list linked through their calls' contexts. Guarded by its
+// ctxWatches' mutex.
+type ctxWatch struct {
+	ws     *ctxWatches
+	parent context.Context
+	stop   func() bool // the context package's registration
+	head   *waitCtx
+	shared bool // in ws.m (the parent is comparable)
+}
+
+// add makes c end when parent ends. parent's Done is not nil.
+func (ws *ctxWatches) add(parent context.Context, c *waitCtx) {
+	shared := reflect.TypeOf(parent).Comparable() // a map key; most contexts are pointers
+	ws.mu.Lock()
+	var cw *ctxWatch
+	if shared {
+		cw = ws.m[parent]
+	}
+	if cw == nil {
+		cw = &ctxWatch{ws: ws, parent: parent, shared: shared}
+		if shared {
+			if ws.m == nil {
+				ws.m = map[context.Context]*ctxWatch{}
+			}
+			ws.m[parent] = cw
+		}
+		// AfterFunc never calls fire itself: on a context already done it
+		// starts it in a goroutine, which waits for the mutex.
+		cw.stop = context.AfterFunc(parent, cw.fire)
+	}
+	c.watch, c.listed, c.wnext = cw, true, cw.head
+	if cw.head != nil {
+		cw.head.wprev = c
+	}
+	cw.head = c
+	ws.mu.Unlock()
+}
+
+// remove stops watching for c, whose context ended; the last wait of a
+// watch stops it. c.watch is set once, before c is shared.
+func (cw *ctxWatch) remove(c *waitCtx) {
+	ws := cw.ws
+	ws.mu.Lock()
+	if !c.listed { // its watch fired, and ends it
+		ws.mu.Unlock()
+		return
+	}
+	if c.wprev != nil {
+		c.wprev.wnext = c.wnext
+	} else {
+		cw.head = c.wnext
+	}
+	if c.wnext != nil {
+		c.wnext.wprev = c.wprev
+	}
+	c.listed, c.wprev, c.wnext = false, nil, nil
+	if cw.head != nil {
+		ws.mu.Unlock()
+		return
+	}
+	if cw.shared {
+		delete(ws.m, cw.parent)
+	}
+	ws.mu.Unlock()
+	cw.stop()
+}
+
+// fire ends the calls' contexts of the watch's waits: the caller's
+// context ended.
+func (cw *ctxWatch) fire() {
+	ws := cw.ws
+	ws.mu.Lock()
+	if cw.shared && ws.m[cw.parent] == cw {
+		delete(ws.m, cw.parent)
+	}
+	list := cw.head
+	cw.head = nil
+	for c := list; c != nil; c = c.wnext {
+		c.listed = false // remove leaves it to fire
+	}
+	ws.mu.Unlock()
+	err, cause := cw.parent.Err(), context.Cause(cw.parent)
+	for c := list; c != nil; {
+		next := c.wnext
+		c.wprev, c.wnext = nil, nil
+		c.end(err, cause)
+		c = next
+	}
+}

@@ -1,0 +1,182 @@
+package waiter
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// watched reports the caller contexts the waiter watches, and how many
+// waits each holds.
+func (ws *ctxWatches) watched() map[context.Context]int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	out := map[context.Context]int{}
+	for ctx, cw := range ws.m {
+		for c := cw.head; c != nil; c = c.wnext {
+			out[ctx]++
+		}
+	}
+	return out
+}
+
+// countingCtx counts the registrations the context package makes with
+// it (context.AfterFunc asks a parent with an AfterFunc method, when it
+// cannot find the parent's own cancellation through Value) and their stops.
+type countingCtx struct {
+	context.Context
+	mu                  sync.Mutex
+	registered, stopped int
+}
+
+func (c *countingCtx) Value(any) any { return nil }
+
+func (c *countingCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	c.registered++
+	c.mu.Unlock()
+	stop := context.AfterFunc(c.Context, f)
+	return func() bool {
+		c.mu.Lock()
+		c.stopped++
+		c.mu.Unlock()
+		return stop()
+	}
+}
+
+func (c *countingCtx) counts() (registered, stopped int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.registered, c.stopped
+}
+
+// TestWaitsUnderOneContextShareItsWatch: the waits of a Waiter under one
+// caller's context are watched with one registration, which ends them
+// all, each with the context's error and cause, when the context ends;
+// waits under another context have their own, and a watch stops when its
+// last wait ends.
+func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		op := func(_ context.Context, i int) (pendingOut, error) { return pendingOut{Done: i < 0}, nil }
+		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cause := errors.New("the deploy was rolled back")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		otherParent, cancelOther := context.WithCancel(t.Context())
+		other := &countingCtx{Context: otherParent}
+		const n = 100
+		runs, others := make([]*Run[pendingOut], n), make([]*Run[pendingOut], n)
+		for i := range runs {
+			runs[i] = w.Start(ctx, i, time.Hour)
+			others[i] = w.Start(other, n+i, time.Hour)
+		}
+		ended := w.Start(other, -1, time.Hour) // its first answer ends it
+		synctest.Wait()
+		if _, err := ended.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.watches.watched(); len(got) != 2 || got[ctx] != n || got[other] != n {
+			t.Fatalf("watched: %v, want %d waits under each context", got, n)
+		}
+		if reg, stopped := other.counts(); reg != 1 || stopped != 0 {
+			t.Fatalf("%d waits under one context: %d registrations with it, %d stopped; want 1 and 0", n+1, reg, stopped)
+		}
+		cancel(cause)
+		synctest.Wait()
+		for i, r := range runs {
+			if _, err := r.Result(); !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
+				t.Fatalf("wait %d after its context was cancelled: %v, want context.Canceled and the cause", i, err)
+			}
+		}
+		if got := w.watches.watched(); len(got) != 1 || got[other] != n {
+			t.Fatalf("watched after one context ended: %v, want only the other's waits", got)
+		}
+		for _, r := range others {
+			r.Cancel()
+		}
+		synctest.Wait()
+		if got := w.watches.watched(); len(got) != 0 {
+			t.Fatalf("watched after every wait ended: %v, want none", got)
+		}
+		if reg, stopped := other.counts(); reg != 1 || stopped != 1 {
+			t.Fatalf("after its waits ended: %d registrations with the context, %d stopped; want 1 and 1", reg, stopped)
+		}
+		cancelOther()
+	})
+}
+
+// valueCtx is a context whose type cannot be a map key.
+type valueCtx struct {
+	context.Context
+	tags []string
+}
+
+// TestWaitUnderAContextThatIsNotComparable: a caller's context whose type
+// is not comparable is watched on its own, and still ends the wait.
+func TestWaitUnderAContextThatIsNotComparable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
+		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent, cancel := context.WithCancel(t.Context())
+		ctx := valueCtx{parent, []string{"a"}}
+		r1, r2 := w.Start(ctx, 1, time.Hour), w.Start(ctx, 2, time.Hour)
+		synctest.Wait()
+		if got := w.watches.watched(); len(got) != 0 {
+			t.Fatalf("watched: %v, want no shared watch", got)
+		}
+		cancel()
+		for _, r := range []*Run[pendingOut]{r1, r2} {
+			if _, err := r.Result(); !errors.Is(err, context.Canceled) {
+				t.Fatalf("after its context was cancelled: %v, want context.Canceled", err)
+			}
+		}
+	})
+}
+
+// TestWatchUnderChurn: waits start, end on their own and are cancelled
+// under one context while it is cancelled; every wait ends, and no watch
+// is left.
+func TestWatchUnderChurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		op := func(_ context.Context, i int) (pendingOut, error) { return pendingOut{Done: i%3 == 0}, nil }
+		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var wg sync.WaitGroup
+		runs := make([][]*Run[pendingOut], 4)
+		for g := range runs {
+			wg.Go(func() {
+				for i := range 200 {
+					r := w.Start(ctx, g*1000+i, time.Hour)
+					if i%3 == 1 {
+						r.Cancel()
+					}
+					if i == 100 && g == 0 {
+						cancel()
+					}
+					runs[g] = append(runs[g], r)
+				}
+			})
+		}
+		wg.Wait()
+		for _, rs := range runs {
+			for _, r := range rs {
+				<-r.Done()
+			}
+		}
+		if got := w.watches.watched(); len(got) != 0 {
+			t.Fatalf("watched after every wait ended: %v, want none", got)
+		}
+	})
+}
