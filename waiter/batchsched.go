@@ -303,6 +303,7 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time
 	dec, cancelled := m.complete(&c, out, err, latency, &o)
 	var a Attempt[O]
 	m.event(&c, out, &o, &dec, &a)
+	a.Checkpoint = m.s.snapshot()
 	m.r.record(&a)
 	b.mu.Lock()
 	if cancelled || dec.Done || m.ctx.ended.Load() {

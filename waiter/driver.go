@@ -229,13 +229,13 @@ func (d *driver[I, O]) judge(out O, o *Poll) {
 	d.w.read(out, o, d.s.Attempts)
 }
 
-// event is the attempt just made, as a Run's events carry it.
+// event is the attempt just made, as a Run's events carry it, without its
+// checkpoint (the State now: see State.snapshot).
 func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[O]) {
 	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
-	a.Transient, a.NextDelay, a.EvalErr, a.Checkpoint, a.Hint = dec.Transient, dec.Delay, o.EvalErr, d.s, o.Advice.Hint
+	a.Transient, a.NextDelay, a.EvalErr, a.Hint = dec.Transient, dec.Delay, o.EvalErr, o.Advice.Hint
 	a.Streak = d.s.Streak
-	a.Checkpoint.Seen = slices.Clone(d.s.Seen) // the wait counts on in its own
 	if dec.Done {
 		a.Outcome = outcomeOf(dec.Err)
 	}

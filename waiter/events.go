@@ -71,21 +71,74 @@ const DefaultEventBuffer = 16
 // attempt is dropped and counted. It is guarded by its Run's mutex.
 type eventLog[O any] struct {
 	size   int
-	ring   []Attempt[O] // in order from head, until ch exists
+	ring   []kept[O] // in order from head, until ch exists
 	head   int
 	ch     chan Attempt[O]
 	missed int
 	closed bool
 }
 
-// push adds an attempt, dropping the oldest unread one if full. It
-// returns the attempt as the ring keeps it (it stays as it is until a
-// later push or the channel's making), or nil if it went to the channel.
-func (l *eventLog[O]) push(a *Attempt[O]) *Attempt[O] {
+// kept is an attempt as the ring keeps it: an Attempt with its checkpoint
+// apart, so that the newest can be the wait's own State, not a copy of it
+// (cp nil; see Run.live). An idle wait holds its State once.
+type kept[O any] struct {
+	Number          int
+	Start           time.Time
+	Latency         time.Duration
+	Output          O
+	Err             error
+	Acceptor        int
+	Matcher         string
+	Streak          int
+	Outcome         string
+	Message         string
+	NextDelay, Hint time.Duration
+	EvalErr         error
+	State           classify.State
+	Transient       bool
+	Abandoned       bool
+	cp              *State // its checkpoint; nil: the wait's live State
+}
+
+// keep returns a as the ring keeps it, with its checkpoint at cp.
+func keep[O any](a *Attempt[O], cp *State) kept[O] {
+	return kept[O]{Number: a.Number, Start: a.Start, Latency: a.Latency, Output: a.Output, Err: a.Err,
+		Acceptor: a.Acceptor, Matcher: a.Matcher, Streak: a.Streak, Outcome: a.Outcome, Message: a.Message,
+		NextDelay: a.NextDelay, Hint: a.Hint, EvalErr: a.EvalErr, State: a.State, Transient: a.Transient,
+		Abandoned: a.Abandoned, cp: cp}
+}
+
+// attempt returns the kept attempt as an Attempt; live is the wait's
+// State, the checkpoint of the attempt kept without its own.
+func (k *kept[O]) attempt(live *State) Attempt[O] {
+	a := Attempt[O]{Number: k.Number, Start: k.Start, Latency: k.Latency, Output: k.Output, Err: k.Err,
+		Acceptor: k.Acceptor, Matcher: k.Matcher, Streak: k.Streak, Outcome: k.Outcome, Message: k.Message,
+		NextDelay: k.NextDelay, Hint: k.Hint, EvalErr: k.EvalErr, State: k.State, Transient: k.Transient,
+		Abandoned: k.Abandoned}
+	if k.cp != nil {
+		a.Checkpoint = *k.cp
+	} else if live != nil {
+		a.Checkpoint = live.snapshot()
+	}
+	return a
+}
+
+// newest returns the attempt the ring kept last, nil if none.
+func (l *eventLog[O]) newest() *kept[O] {
+	if len(l.ring) == 0 {
+		return nil
+	}
+	return &l.ring[(l.head+len(l.ring)-1)%len(l.ring)]
+}
+
+// push adds an attempt, dropping the oldest unread one if full: to the
+// ring, with its checkpoint at cp (nil: the wait's live State, see
+// Run.live), or to the channel, with its own (a.Checkpoint).
+func (l *eventLog[O]) push(a *Attempt[O], cp *State) {
 	if l.ch != nil {
 		select {
 		case l.ch <- *a:
-			return nil
+			return
 		default:
 		}
 		select { // full: make room by dropping the oldest (the reader may have just made some)
@@ -98,12 +151,11 @@ func (l *eventLog[O]) push(a *Attempt[O]) *Attempt[O] {
 		default:
 			l.missed++
 		}
-		return nil
+		return
 	}
 	switch {
 	case len(l.ring) < cap(l.ring):
-		l.ring = append(l.ring, *a)
-		return &l.ring[len(l.ring)-1]
+		l.ring = append(l.ring, keep(a, cp))
 	case len(l.ring) < l.size:
 		// One, then steps of 4: most waits end within a few attempts,
 		// and a sleeping wait should hold little.
@@ -111,28 +163,26 @@ func (l *eventLog[O]) push(a *Attempt[O]) *Attempt[O] {
 		if len(l.ring) == 0 {
 			grow = 1
 		}
-		ring := make([]Attempt[O], len(l.ring), min(l.size, len(l.ring)+grow))
+		ring := make([]kept[O], len(l.ring), min(l.size, len(l.ring)+grow))
 		copy(ring, l.ring)
-		l.ring = append(ring, *a)
-		return &l.ring[len(l.ring)-1]
+		l.ring = append(ring, keep(a, cp))
 	default:
-		kept := &l.ring[l.head]
-		*kept = *a
+		l.ring[l.head] = keep(a, cp)
 		l.head = (l.head + 1) % l.size
 		l.missed++
-		return kept
 	}
 }
 
 // channel returns the events channel, made on first use with what the
-// ring holds.
-func (l *eventLog[O]) channel() chan Attempt[O] {
+// ring holds; live is the wait's State, if the newest attempt's checkpoint
+// is that.
+func (l *eventLog[O]) channel(live *State) chan Attempt[O] {
 	if l.ch != nil {
 		return l.ch
 	}
 	l.ch = make(chan Attempt[O], l.size)
 	for i := range l.ring {
-		l.ch <- l.ring[(l.head+i)%len(l.ring)]
+		l.ch <- l.ring[(l.head+i)%len(l.ring)].attempt(live)
 	}
 	l.ring = nil
 	if l.closed {
@@ -166,7 +216,11 @@ func (l *eventLog[O]) close() {
 func (r *Run[O]) Events() <-chan Attempt[O] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.ev.channel()
+	var live *State
+	if r.live {
+		live = r.cp
+	}
+	return r.ev.channel(live)
 }
 
 // Attempts returns an iterator over the wait's attempts as they happen: a

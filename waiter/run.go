@@ -40,12 +40,15 @@ type Run[O any] struct {
 	out    O
 	err    error
 	panicV *PanicError
-	// cp is the latest checkpoint. While the events are kept in the ring
-	// it is the latest kept attempt's own Checkpoint there (an idle wait
-	// holds its State once, not twice); otherwise it is own.
-	cp  *State
-	own *State
-	ev  eventLog[O]
+	// cp is the latest checkpoint. With live, it is the runner's own State
+	// (read under mu, its Seen copied), which the runner changes only
+	// after freeze: an idle wait holds its State once, not twice, and the
+	// newest attempt in the ring has no copy of its own. Otherwise it is
+	// that attempt's copy, or own.
+	cp   *State
+	own  *State
+	live bool
+	ev   eventLog[O]
 }
 
 // canceler is a Run's driver, as Cancel and Poke see it.
@@ -89,7 +92,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	}
 	rn.ctx = newWaitCtx(rn.spanCtx, rn.s.Deadline, rn.ctxDone, false, &w.watches, rn.parent)
 	r.c = rn
-	r.setCheckpoint(rn.s)
+	r.cp, r.live = &rn.s, true
 	if !rn.s.Next.IsZero() { // resumed, or an initial delay: the next call is due at s.Next
 		due := rn.s.Next
 		rn.due = &due
@@ -158,19 +161,59 @@ func (r *Run[O]) Result() (O, error) {
 func (r *Run[O]) Checkpoint() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cp == nil {
+	switch {
+	case r.cp == nil:
 		return State{}
+	case r.live:
+		return r.cp.snapshot()
 	}
 	return *r.cp
 }
 
-// record delivers an attempt to the events and the checkpoint.
+// record delivers an attempt, with its own checkpoint, to the events and
+// the checkpoint.
 func (r *Run[O]) record(a *Attempt[O]) {
 	r.mu.Lock()
-	if kept := r.ev.push(a); kept != nil {
-		r.cp, r.own = &kept.Checkpoint, nil
+	if r.ev.ch == nil {
+		cp := new(State)
+		*cp = a.Checkpoint
+		r.ev.push(a, cp)
+		r.cp, r.own, r.live = cp, nil, false
 	} else {
+		r.ev.push(a, nil)
 		r.setCheckpoint(a.Checkpoint)
+	}
+	r.mu.Unlock()
+}
+
+// recordLive delivers the runner's attempt, whose checkpoint is live (the
+// runner's State, unchanged until freeze), to the events and the
+// checkpoint.
+func (r *Run[O]) recordLive(a *Attempt[O], live *State) {
+	r.mu.Lock()
+	if r.ev.ch != nil {
+		a.Checkpoint = live.snapshot()
+	} else {
+		r.own = nil // the ring keeps the checkpoints from now on
+	}
+	r.ev.push(a, nil)
+	r.cp, r.live = live, true
+	r.mu.Unlock()
+}
+
+// freeze is called by the runner before it changes its State: a live
+// checkpoint becomes a copy, the newest kept attempt's (or the Run's own).
+func (r *Run[O]) freeze() {
+	r.mu.Lock()
+	if r.live {
+		r.live = false
+		if k := r.ev.newest(); k != nil && k.cp == nil {
+			cp := new(State)
+			*cp = r.cp.snapshot()
+			k.cp, r.cp, r.own = cp, cp, nil
+		} else {
+			r.setCheckpoint(r.cp.snapshot())
+		}
 	}
 	r.mu.Unlock()
 }
@@ -183,7 +226,7 @@ func (r *Run[O]) setCheckpoint(s State) {
 		r.own = new(State)
 	}
 	*r.own = s
-	r.cp = r.own
+	r.cp, r.live = r.own, false
 }
 
 // finish records the outcome: Done closes, then the events channel.
@@ -329,6 +372,7 @@ func touchStack(p *[stackReserve]byte) { p[len(p)-1] = 1 }
 //
 //go:noinline
 func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
+	rn.r.freeze()
 	var o Poll
 	dec, _ := rn.complete(&rn.cur, out, err, latency, &o)
 	rn.record(out, &o, &dec)
@@ -345,7 +389,7 @@ func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
 func (rn *runner[I, O]) record(out O, o *Poll, dec *Decision) {
 	var a Attempt[O]
 	rn.event(&rn.cur, out, o, dec, &a)
-	rn.r.record(&a)
+	rn.r.recordLive(&a, &rn.s)
 }
 
 // arm makes or re-arms the timer to fire after d.
@@ -463,6 +507,7 @@ func (rn *runner[I, O]) abandon() {
 	if !rn.phase.CompareAndSwap(phaseCalling, phaseBusy) {
 		return
 	}
+	rn.r.freeze()
 	a, err := rn.abandoned(rn.cur.actx, rn.cur.number, rn.cur.start, rn.clk().Now())
 	rn.r.record(&a)
 	rn.endRun(err)
@@ -470,6 +515,7 @@ func (rn *runner[I, O]) abandon() {
 
 // endRun ends the wait with err (a Decision's, or the context's).
 func (rn *runner[I, O]) endRun(err error) {
+	rn.r.freeze()
 	rn.phase.Store(phaseEnded)
 	rn.tmu.Lock()
 	if rn.timer != nil {
@@ -501,6 +547,7 @@ func (rn *runner[I, O]) recoverPanic() {
 		reportPanic(&survivedPanic{waiter: rn.w.def.Name, what: "a call it had abandoned", value: p, stack: pe.Stack})
 		return
 	}
+	rn.r.freeze()
 	now := rn.clk().Now()
 	a := Attempt[O]{Number: rn.cur.number, Start: rn.cur.start, Latency: now.Sub(rn.cur.start), Err: pe, Acceptor: -1, State: classify.Failure,
 		Outcome: telemetry.OutcomePanic}

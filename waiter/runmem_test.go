@@ -10,10 +10,10 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once, in
-// the event it keeps for a late reader; whatever the event buffer, and
-// whether the events are read or not, Checkpoint after each attempt is
-// that attempt's, and after the end the final State.
+// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (its
+// runner's own State, until the next attempt changes it); whatever the
+// event buffer, and whether the events are read or not, Checkpoint after
+// each attempt is that attempt's, and after the end the final State.
 func TestRunKeepsOneCheckpoint(t *testing.T) {
 	for _, buffer := range []int{1, 2, 16} {
 		for _, read := range []bool{false, true} {
@@ -55,6 +55,72 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestRunLiveCheckpoint: a Run's latest checkpoint is its runner's own
+// State until the next attempt changes it. A late reader still gets each
+// kept attempt with the checkpoint after it (the newest's included), a
+// Seen once returned never changes, and readers that run during the
+// calls, under the race detector, see only whole States.
+func TestRunLiveCheckpoint(t *testing.T) {
+	for _, buffer := range []int{1, 3, 16} {
+		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				calls := 0
+				op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+					if calls++; calls < 8 {
+						return status("pending"), nil
+					}
+					return status("success"), nil
+				}
+				w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second), waiter.WithEventBuffer(buffer))
+				r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+				stop := make(chan struct{})
+				read := make(chan struct{})
+				go func() { // a reader at the calls' instants, and between them
+					defer close(read)
+					for {
+						if cp := r.Checkpoint(); cp.Seen.Total() != cp.Attempts {
+							t.Errorf("Checkpoint: %d attempts, Seen counts %d", cp.Attempts, cp.Seen.Total())
+							return
+						}
+						select {
+						case <-stop:
+							return
+						case <-time.After(500 * time.Millisecond):
+						}
+					}
+				}()
+				clocktest.Settle()
+				seen := r.Seen()
+				for range 4 {
+					clocktest.Advance(time.Second)
+					clocktest.Settle()
+				}
+				close(stop)
+				<-read
+				if seen.Total() != 1 {
+					t.Fatalf("the Seen returned after the first call now counts %d answers", seen.Total())
+				}
+				if cp := r.Checkpoint(); cp.Attempts != 5 {
+					t.Fatalf("after 5 calls: Checkpoint has %d attempts", cp.Attempts)
+				}
+				var got []int
+				for a := range r.Events() { // a late reader: what the ring kept, then the rest
+					got = append(got, a.Number)
+					if a.Checkpoint.Attempts != a.Number || a.Checkpoint.Seen.Total() != a.Number {
+						t.Fatalf("attempt %d: its checkpoint has %d attempts and counts %d answers", a.Number, a.Checkpoint.Attempts, a.Checkpoint.Seen.Total())
+					}
+					if a.Number < 8 {
+						clocktest.Advance(time.Second)
+					}
+				}
+				if first := 5 - min(buffer, 5) + 1; len(got) == 0 || got[0] != first || got[len(got)-1] != 8 {
+					t.Fatalf("attempts read: %v, want %d to 8", got, first)
+				}
+			})
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -217,4 +218,12 @@ func (w *Waiter[I, O]) check(s State) error {
 		return bad(ProblemCorrupt, "next call at %v, outside the wait (%v to %v)", s.Next, s.Start, s.Deadline)
 	}
 	return nil
+}
+
+// snapshot returns a copy of s that its wait's counting does not change:
+// the wait counts its Seen in place.
+func (s *State) snapshot() State {
+	c := *s
+	c.Seen = slices.Clone(s.Seen)
+	return c
 }
