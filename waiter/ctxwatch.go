@@ -32,7 +32,7 @@ type ctxWatch struct {
 
 // add makes c end when parent ends. parent's Done is not nil.
 func (ws *ctxWatches) add(parent context.Context, c *waitCtx) {
-	shared := reflect.TypeOf(parent).Comparable() // a map key; most contexts are pointers
+	shared := hashable(reflect.ValueOf(parent)) // a map key; most contexts are pointers
 	ws.mu.Lock()
 	var cw *ctxWatch
 	if shared {
@@ -108,4 +108,29 @@ func (cw *ctxWatch) fire() {
 		c.end(err, cause)
 		c = next
 	}
+}
+
+// hashable reports whether v can be a map key without a panic: its type
+// is comparable, and so are the dynamic values of the interfaces in it (a
+// context that embeds another context, say).
+func hashable(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Interface:
+		return v.IsNil() || hashable(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !hashable(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range v.Len() {
+			if !hashable(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return v.Type().Comparable()
 }

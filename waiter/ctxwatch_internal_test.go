@@ -116,8 +116,9 @@ type valueCtx struct {
 	tags []string
 }
 
-// TestWaitUnderAContextThatIsNotComparable: a caller's context whose type
-// is not comparable is watched on its own, and still ends the wait.
+// TestWaitUnderAContextThatIsNotComparable: a caller's context that
+// cannot be a map key (its type is not comparable, or it holds one whose
+// type is not) is watched on its own, and still ends the wait.
 func TestWaitUnderAContextThatIsNotComparable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
@@ -127,7 +128,9 @@ func TestWaitUnderAContextThatIsNotComparable(t *testing.T) {
 		}
 		parent, cancel := context.WithCancel(t.Context())
 		ctx := valueCtx{parent, []string{"a"}}
-		r1, r2 := w.Start(ctx, 1, time.Hour), w.Start(ctx, 2, time.Hour)
+		// A comparable type that holds a context whose type is not.
+		wrapped := struct{ context.Context }{ctx}
+		r1, r2 := w.Start(ctx, 1, time.Hour), w.Start(wrapped, 2, time.Hour)
 		synctest.Wait()
 		if got := w.watches.watched(); len(got) != 0 {
 			t.Fatalf("watched: %v, want no shared watch", got)
