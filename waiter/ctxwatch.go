@@ -102,6 +102,29 @@ func (cw *ctxWatch) fire() {
 	}
 	ws.mu.Unlock()
 	err, cause := cw.parent.Err(), context.Cause(cw.parent)
+	// The waits end in goroutines of fireBatch of them each, as the
+	// context package would end them in one goroutine each: a context
+	// under which a million waits run ends them on every core.
+	for list != nil {
+		batch, n := list, 1
+		for list = list.wnext; list != nil && n < fireBatch; list = list.wnext {
+			n++
+		}
+		if list != nil {
+			list.wprev.wnext = nil // the batch ends here
+			go endAll(batch, err, cause)
+		} else {
+			endAll(batch, err, cause)
+		}
+	}
+}
+
+// fireBatch is how many waits one goroutine ends when their caller's
+// context ends.
+const fireBatch = 1024
+
+// endAll ends the calls' contexts of a list that a watch no longer holds.
+func endAll(list *waitCtx, err, cause error) {
 	for c := list; c != nil; {
 		next := c.wnext
 		c.wprev, c.wnext = nil, nil

@@ -110,6 +110,34 @@ func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
 	})
 }
 
+// TestWatchEndsManyWaits: a context under which more waits run than one
+// goroutine ends (fireBatch) ends them all, in batches.
+func TestWatchEndsManyWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
+		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancelCause(t.Context())
+		runs := make([]*Run[pendingOut], 2*fireBatch+1)
+		for i := range runs {
+			runs[i] = w.Start(ctx, i, time.Hour)
+		}
+		synctest.Wait()
+		if got := w.watches.watched(); got[ctx] != len(runs) {
+			t.Fatalf("watched: %d waits, want %d", got[ctx], len(runs))
+		}
+		cause := errors.New("shutting down")
+		cancel(cause)
+		for i, r := range runs {
+			if _, err := r.Result(); !errors.Is(err, cause) {
+				t.Fatalf("wait %d: %v, want the cause", i, err)
+			}
+		}
+	})
+}
+
 // valueCtx is a context whose type cannot be a map key.
 type valueCtx struct {
 	context.Context
