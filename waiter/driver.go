@@ -230,7 +230,8 @@ func (d *driver[I, O]) judge(out O, o *Poll) {
 }
 
 // event is the attempt just made, as a Run's events carry it, without its
-// checkpoint (the State now: see State.snapshot).
+// checkpoint: a Batch's member adds a copy of its State (State.snapshot);
+// a Run keeps the runner's own until it changes (Run.recordLive).
 func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[O]) {
 	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
 	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
