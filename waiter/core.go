@@ -207,7 +207,9 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 	}
 	if o.Identity != "" {
 		if s.Identity != "" && s.Identity != o.Identity {
-			w.recreated(s, d, now, o)
+			d.State = classify.Failure
+			w.end(s, d, now, ErrFailure, FailureRecreated, o)
+			d.Err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, o.Identity)
 			return
 		}
 		s.Identity = o.Identity
@@ -216,7 +218,9 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		if !notFound(v) {
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
-			w.neverAppeared(s, d, now, o)
+			d.State = classify.Failure
+			w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
+			d.Err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row"
 			return
 		}
 	}
@@ -279,7 +283,8 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		last := remaining - reserve
 		switch {
 		case o.Advice.Hint > last:
-			w.hintTooLate(s, d, now, o)
+			w.end(s, d, now, ErrTimeout, 0, o)
+			d.Err.(*Error).NextDelay, d.Err.(*Error).Hint = o.Advice.Hint, o.Advice.Hint
 			return
 		case atLeast > last:
 			delay = last
@@ -293,37 +298,6 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 	}
 	s.Next = now.Add(delay)
 	d.Delay = delay
-}
-
-// The ends of a wait that decide meets rarely, each in a frame of its
-// own, so that decide's stays small.
-
-// recreated fails a wait whose resource's identity changed
-// (WithIdentity).
-//
-//go:noinline
-func (w *Waiter[I, O]) recreated(s *State, d *Decision, now time.Time, o *Poll) {
-	d.State = classify.Failure
-	w.end(s, d, now, ErrFailure, FailureRecreated, o)
-	d.Err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, o.Identity)
-}
-
-// neverAppeared fails a wait at its limit of not-found answers in a row.
-//
-//go:noinline
-func (w *Waiter[I, O]) neverAppeared(s *State, d *Decision, now time.Time, o *Poll) {
-	d.State = classify.Failure
-	w.end(s, d, now, ErrFailure, FailureNeverAppeared, o)
-	d.Err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row"
-}
-
-// hintTooLate times a wait out now: the service's hint leaves no time
-// for another call.
-//
-//go:noinline
-func (w *Waiter[I, O]) hintTooLate(s *State, d *Decision, now time.Time, o *Poll) {
-	w.end(s, d, now, ErrTimeout, 0, o)
-	d.Err.(*Error).NextDelay, d.Err.(*Error).Hint = o.Advice.Hint, o.Advice.Hint
 }
 
 // delay draws the schedule's delay for the attempt just made: from the
@@ -356,7 +330,6 @@ func (w *Waiter[I, O]) end(s *State, d *Decision, now time.Time, reason error, w
 	}
 	d.Err = e
 	s.End = outcomeOf(e)
-
 }
 
 // finalGrace is the least time a fixed reserve (WithFinalReserve) keeps
