@@ -9,6 +9,16 @@ import (
 	"time"
 )
 
+// secondWaiter is a waiter of pendingDef with op, polling every second.
+func secondWaiter(t *testing.T, op func(context.Context, int) (pendingOut, error)) *Waiter[int, pendingOut] {
+	t.Helper()
+	w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // watched reports the caller contexts the waiter watches, and how many
 // waits each holds.
 func (ws *ctxWatches) watched() map[context.Context]int {
@@ -61,10 +71,7 @@ func (c *countingCtx) counts() (registered, stopped int) {
 func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(_ context.Context, i int) (pendingOut, error) { return pendingOut{Done: i < 0}, nil }
-		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := secondWaiter(t, op)
 		cause := errors.New("the deploy was rolled back")
 		ctx, cancel := context.WithCancelCause(t.Context())
 		otherParent, cancelOther := context.WithCancel(t.Context())
@@ -115,10 +122,7 @@ func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
 func TestWatchEndsManyWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
-		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := secondWaiter(t, op)
 		ctx, cancel := context.WithCancelCause(t.Context())
 		runs := make([]*Run[pendingOut], 2*fireBatch+1)
 		for i := range runs {
@@ -150,10 +154,7 @@ type valueCtx struct {
 func TestWaitUnderAContextThatIsNotComparable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(context.Context, int) (pendingOut, error) { return pendingOut{}, nil }
-		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := secondWaiter(t, op)
 		parent, cancel := context.WithCancel(t.Context())
 		ctx := valueCtx{parent, []string{"a"}}
 		// A comparable type that holds a context whose type is not.
@@ -178,10 +179,7 @@ func TestWaitUnderAContextThatIsNotComparable(t *testing.T) {
 func TestWatchUnderChurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(_ context.Context, i int) (pendingOut, error) { return pendingOut{Done: i%3 == 0}, nil }
-		w, err := New(pendingDef, op, WithDelays(time.Second, time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := secondWaiter(t, op)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		var wg sync.WaitGroup

@@ -19,13 +19,7 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 		for _, read := range []bool{false, true} {
 			t.Run(fmt.Sprintf("buffer=%d/read=%t", buffer, read), func(t *testing.T) {
 				clocktest.Run(t, func(t *testing.T) {
-					calls := 0
-					op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
-						if calls++; calls < 6 {
-							return status("pending"), nil
-						}
-						return status("success"), nil
-					}
+					op := readyAfter(6)
 					w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second), waiter.WithEventBuffer(buffer))
 					r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 					var events <-chan waiter.Attempt[*GetThingOutput]
@@ -67,13 +61,7 @@ func TestRunLiveCheckpoint(t *testing.T) {
 	for _, buffer := range []int{1, 3, 16} {
 		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
-				calls := 0
-				op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
-					if calls++; calls < 8 {
-						return status("pending"), nil
-					}
-					return status("success"), nil
-				}
+				op := readyAfter(8)
 				w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second), waiter.WithEventBuffer(buffer))
 				r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 				stop := make(chan struct{})
