@@ -75,10 +75,47 @@ func TestProcessGroup(t *testing.T) {
 		t.Errorf("exit %v, want 143; stderr %q", err, stderr.String())
 	}
 	pid := strings.TrimSpace(string(b))
-	// Gone, or a zombie that its new parent has yet to reap.
-	if stat, err := os.ReadFile("/proc/" + pid + "/stat"); err == nil && !strings.Contains(string(stat), ") Z ") {
+	// Gone, a zombie that its new parent has yet to reap, or killed: a
+	// process in an uninterruptible sleep (state D, say still loading
+	// sleep(1)) dies of its pending SIGKILL as soon as it leaves it.
+	if status, err := os.ReadFile("/proc/" + pid + "/status"); err == nil && !deadOrKilled(string(status)) {
 		syscall.Kill(atoi(pid), syscall.SIGKILL)
-		t.Errorf("the script's child %s outlived the wait: %s", pid, stat)
+		t.Errorf("the script's child %s outlived the wait:\n%s", pid, status)
+	}
+}
+
+// deadOrKilled reports whether a /proc/PID/status says the process is a
+// zombie, or has SIGKILL pending.
+func deadOrKilled(status string) bool {
+	for line := range strings.Lines(status) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), ":")
+		value = strings.TrimSpace(value)
+		switch name {
+		case "State":
+			if strings.HasPrefix(value, "Z") || strings.HasPrefix(value, "X") {
+				return true
+			}
+		case "SigPnd", "ShdPnd":
+			if mask, err := strconv.ParseUint(value, 16, 64); err == nil && mask&(1<<(syscall.SIGKILL-1)) != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestDeadOrKilled: what TestProcessGroup accepts of a child it finds.
+func TestDeadOrKilled(t *testing.T) {
+	for status, want := range map[string]bool{
+		"Name:\tsleep\nState:\tS (sleeping)\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n":    false,
+		"Name:\tjob.sh\nState:\tD (disk sleep)\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n": true,
+		"Name:\tsleep\nState:\tS (sleeping)\nSigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n":    true,
+		"Name:\tsleep\nState:\tS (sleeping)\nShdPnd:\t0000000000004000\n":                               false, // SIGTERM only
+		"Name:\tsleep\nState:\tZ (zombie)\n":                                                            true,
+	} {
+		if got := deadOrKilled(status); got != want {
+			t.Errorf("deadOrKilled(%q) = %t, want %t", status, got, want)
+		}
 	}
 }
 
