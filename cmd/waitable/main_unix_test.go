@@ -76,8 +76,9 @@ func TestProcessGroup(t *testing.T) {
 	}
 	pid := strings.TrimSpace(string(b))
 	// Gone, a zombie that its new parent has yet to reap, or killed: a
-	// process in an uninterruptible sleep (state D, say still loading
-	// sleep(1)) dies of its pending SIGKILL as soon as it leaves it.
+	// process the group's SIGTERM or SIGKILL has reached dies of it as
+	// soon as it runs or leaves an uninterruptible sleep (state D, say
+	// still loading sleep(1)); CI has seen both, right after the return.
 	if status, err := os.ReadFile("/proc/" + pid + "/status"); err == nil && !deadOrKilled(string(status)) {
 		syscall.Kill(atoi(pid), syscall.SIGKILL)
 		t.Errorf("the script's child %s outlived the wait:\n%s", pid, status)
@@ -85,23 +86,23 @@ func TestProcessGroup(t *testing.T) {
 }
 
 // deadOrKilled reports whether a /proc/PID/status says the process is a
-// zombie, or has SIGKILL pending.
+// zombie, or has SIGKILL or SIGTERM pending that it neither blocks,
+// ignores nor catches: it is dying.
 func deadOrKilled(status string) bool {
+	masks := map[string]uint64{}
 	for line := range strings.Lines(status) {
 		name, value, _ := strings.Cut(strings.TrimSpace(line), ":")
 		value = strings.TrimSpace(value)
-		switch name {
-		case "State":
-			if strings.HasPrefix(value, "Z") || strings.HasPrefix(value, "X") {
-				return true
-			}
-		case "SigPnd", "ShdPnd":
-			if mask, err := strconv.ParseUint(value, 16, 64); err == nil && mask&(1<<(syscall.SIGKILL-1)) != 0 {
-				return true
-			}
+		if name == "State" && (strings.HasPrefix(value, "Z") || strings.HasPrefix(value, "X")) {
+			return true
+		}
+		if mask, err := strconv.ParseUint(value, 16, 64); err == nil {
+			masks[name] = mask
 		}
 	}
-	return false
+	fatal := uint64(1)<<(syscall.SIGKILL-1) | uint64(1)<<(syscall.SIGTERM-1)
+	pending := (masks["SigPnd"] | masks["ShdPnd"]) &^ (masks["SigBlk"] | masks["SigIgn"] | masks["SigCgt"])
+	return pending&fatal != 0
 }
 
 // TestDeadOrKilled: what TestProcessGroup accepts of a child it finds.
@@ -110,7 +111,9 @@ func TestDeadOrKilled(t *testing.T) {
 		"Name:\tsleep\nState:\tS (sleeping)\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n":    false,
 		"Name:\tjob.sh\nState:\tD (disk sleep)\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n": true,
 		"Name:\tsleep\nState:\tS (sleeping)\nSigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n":    true,
-		"Name:\tsleep\nState:\tS (sleeping)\nShdPnd:\t0000000000004000\n":                               false, // SIGTERM only
+		"Name:\tsleep\nState:\tR (running)\nShdPnd:\t0000000000004000\nSigIgn:\t0000000000000006\n":     true,  // SIGTERM
+		"Name:\tsleep\nState:\tS (sleeping)\nShdPnd:\t0000000000004000\nSigIgn:\t0000000000004000\n":    false, // SIGTERM, ignored
+		"Name:\tsleep\nState:\tS (sleeping)\nShdPnd:\t0000000000000002\n":                               false, // SIGINT
 		"Name:\tsleep\nState:\tZ (zombie)\n":                                                            true,
 	} {
 		if got := deadOrKilled(status); got != want {
