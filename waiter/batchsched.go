@@ -300,7 +300,8 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time
 	}
 	c := call{number: m.s.Attempts + 1, start: start, actx: m.ctx}
 	var o Poll
-	dec, cancelled := m.complete(&c, out, err, latency, &o)
+	var dec Decision
+	cancelled := m.complete(&c, out, err, latency, &o, &dec)
 	var a Attempt[O]
 	m.event(&c, out, &o, &dec, &a)
 	a.Checkpoint = m.s.snapshot()

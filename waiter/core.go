@@ -170,13 +170,13 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
 	s.Seen = slices.Clone(s.Seen) // the caller's stays as it was
 	var d Decision
-	w.step(&s, &o, now, &d)
+	w.step(&s, &o, instant{at: now}, &d)
 	return s, d
 }
 
 // step is Step on the State in place (the drivers' way: no copies), the
 // answer counted in s.Seen, the Decision written to *d, which is zero.
-func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time, d *Decision) {
+func (w *Waiter[I, O]) step(s *State, o *Poll, now instant, d *Decision) {
 	var v *classify.Verdict // what the call's error says, read once
 	if o.Err != nil {
 		verdict := classify.Classify(o.Err)
@@ -192,7 +192,7 @@ func (w *Waiter[I, O]) step(s *State, o *Poll, now time.Time, d *Decision) {
 }
 
 // decide is step's decision, written to *d.
-func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verdict, d *Decision) {
+func (w *Waiter[I, O]) decide(s *State, o *Poll, now instant, v *classify.Verdict, d *Decision) {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, o.Latency)
 	s.Next = time.Time{}
@@ -263,7 +263,7 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		return
 	}
 	reserve, latency := w.reserve(s.MaxLatency)
-	remaining := s.Deadline.Sub(now)
+	remaining := now.until(s.Deadline)
 	delay := w.delay(s, remaining, reserve, latency)
 	if streak && delay > 0 { // confirm at MinDelay
 		delay = w.schedule.DelayAfterCall(1, remaining, reserve, latency, s.Seed)
@@ -296,7 +296,7 @@ func (w *Waiter[I, O]) decide(s *State, o *Poll, now time.Time, v *classify.Verd
 		w.end(s, d, now, ErrTimeout, 0, o)
 		return
 	}
-	s.Next = now.Add(delay)
+	s.Next = now.add(delay)
 	d.Delay = delay
 }
 
@@ -311,14 +311,14 @@ func (w *Waiter[I, O]) delay(s *State, remaining, reserve, latency time.Duration
 }
 
 // end makes *d the Decision that ends a wait.
-func (w *Waiter[I, O]) end(s *State, d *Decision, now time.Time, reason error, why Failure, o *Poll) {
+func (w *Waiter[I, O]) end(s *State, d *Decision, now instant, reason error, why Failure, o *Poll) {
 	d.Done = true
 	if reason == nil {
 		s.End = outcomeOf(nil)
 		return
 	}
 	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
-		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: o.Err}
+		Elapsed: now.since(s.Start), Acceptor: -1, Err: o.Err}
 	switch {
 	case why == FailureAcceptor:
 		e.Acceptor, e.Matcher, e.Message = o.Acceptor, o.Matcher, o.Message

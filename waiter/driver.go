@@ -164,31 +164,33 @@ func (d *driver[I, O]) invoke(c *call) (out O, latency time.Duration, err error)
 	return out, latency, err
 }
 
-// complete judges a call's outcome into *o and applies it to the State.
-// It reports cancelled when the caller cancelled during the call: the
-// attempt is then reported unjudged (State Retry), and dec.Err is the
-// cancellation that ends the wait. A call cut off by the deadline (it
-// returned after it, or returned its context's error once the deadline
-// ended it) is not judged either, and the wait times out; a call that
-// returns an answer at the deadline instant is judged.
-func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, o *Poll) (dec Decision, cancelled bool) {
+// complete judges a call's outcome into *o, applies it to the State, and
+// writes the Decision to *dec, which is zero. It reports cancelled when
+// the caller cancelled during the call: the attempt is then reported
+// unjudged (State Retry), and dec.Err is the cancellation that ends the
+// wait. A call cut off by the deadline (it returned after it, or returned
+// its context's error once the deadline ended it) is not judged either,
+// and the wait times out; a call that returns an answer at the deadline
+// instant is judged.
+func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, o *Poll, dec *Decision) (cancelled bool) {
 	ended := d.ctx.ended.Load()
 	if err == nil {
 		d.last = out // the last output observed: of the last call that succeeded
 	}
 	d.lastErr = err
-	now := c.start.Add(latency)
+	now := instant{c.start, latency}
 	o.Start, o.Latency, o.Err, o.Acceptor = c.start, latency, err, -1 // o is zero: the rest is set below
 	if ended && !d.deadlineHit() {
-		return d.cancelledDuring(c, o, now), true
+		d.cancelledDuring(c, o, now, dec)
+		return true
 	}
-	o.Late = now.After(d.s.Deadline) || (ended && err != nil && contextErr(err))
+	o.Late = now.until(d.s.Deadline) < 0 || (ended && err != nil && contextErr(err))
 	if !o.Late {
 		d.judge(out, o)
 	}
-	d.w.step(&d.s, o, now, &dec)
-	d.reportAttempt(c, o, &dec, now)
-	return dec, false
+	d.w.step(&d.s, o, now, dec)
+	d.reportAttempt(c, o, dec, now)
+	return false
 }
 
 // cancelledDuring is complete for a call during which the caller
@@ -196,7 +198,7 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 // has a frame of its own, which the common path does not need.
 //
 //go:noinline
-func (d *driver[I, O]) cancelledDuring(c *call, o *Poll, now time.Time) Decision {
+func (d *driver[I, O]) cancelledDuring(c *call, o *Poll, now instant, dec *Decision) {
 	d.s.Attempts++
 	d.s.MaxLatency = max(d.s.MaxLatency, o.Latency)
 	d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
@@ -208,9 +210,8 @@ func (d *driver[I, O]) cancelledDuring(c *call, o *Poll, now time.Time) Decision
 	k := seenKind(o, classify.Retry, v)
 	k.State = telemetry.OutcomeCancelled
 	d.s.Seen = d.s.Seen.add(k)
-	dec := Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, o.Err)}
-	d.reportAttempt(c, o, &dec, now)
-	return dec
+	*dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now.time(), o.Err)}
+	d.reportAttempt(c, o, dec, now)
 }
 
 // contextErr reports whether err is a context's error: what an operation
@@ -243,7 +244,7 @@ func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[
 }
 
 // reportAttempt tells the observer how an attempt went.
-func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now time.Time) {
+func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now instant) {
 	if d.obs == nil {
 		return
 	}
@@ -252,7 +253,7 @@ func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now time.T
 		state = telemetry.OutcomeTimeout
 	}
 	d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
-		Acceptor: o.Acceptor, State: state, Transient: dec.Transient, NextDelay: dec.Delay, RetryAfter: o.Advice.Hint, Tokens: -1}, now)
+		Acceptor: o.Acceptor, State: state, Transient: dec.Transient, NextDelay: dec.Delay, RetryAfter: o.Advice.Hint, Tokens: -1}, now.time())
 }
 
 // abandoned reports a call still in flight when the calls' context ended

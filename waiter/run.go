@@ -374,7 +374,8 @@ func touchStack(p *[stackReserve]byte) { p[len(p)-1] = 1 }
 func (rn *runner[I, O]) after(out O, err error, latency time.Duration) {
 	rn.r.freeze()
 	var o Poll
-	dec, _ := rn.complete(&rn.cur, out, err, latency, &o)
+	var dec Decision
+	rn.complete(&rn.cur, out, err, latency, &o, &dec)
 	rn.record(out, &o, &dec)
 	if dec.Done { // a cancellation during the call included
 		rn.endRun(dec.Err)

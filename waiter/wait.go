@@ -139,15 +139,15 @@ func (d *waitDriver[I, O]) before() bool {
 }
 
 // attempt makes one call, judges it and applies it to the State (see
-// complete); Wait's, which reports no events.
-func (d *waitDriver[I, O]) attempt() Decision {
+// complete), writing the Decision to *dec, which is zero; Wait's, which
+// reports no events.
+func (d *waitDriver[I, O]) attempt(dec *Decision) {
 	var c call
 	d.prepare(d.woke, &c)
 	d.woke = time.Time{}
 	out, latency, err := d.invoke(&c)
 	var o Poll
-	dec, _ := d.complete(&c, out, err, latency, &o)
-	return dec
+	d.complete(&c, out, err, latency, &o, dec)
 }
 
 // stop stops the wait's timers.
@@ -190,7 +190,8 @@ func (d *waitDriver[I, O]) run() (out O, err error) {
 			returned = true
 			return d.last, d.end(d.stopped())
 		}
-		if dec := d.attempt(); dec.Done { // a cancellation during the call included
+		var dec Decision
+		if d.attempt(&dec); dec.Done { // a cancellation during the call included
 			returned = true
 			return d.last, d.end(dec.Err)
 		} else if !d.sleep(dec.Delay) {
