@@ -559,8 +559,11 @@ func TestWaitAllocatesPerRunNotPerPoll(t *testing.T) {
 	}
 	a11, b11 := measure(11)
 	a33, b33 := measure(33)
-	if a11 != a33 || a11 > 5 {
-		t.Errorf("allocations per run: %v with 11 polls, %v with 33; want the same, at most 5", a11, a33)
+	// One apart at most: the race detector makes sync.Pool drop some of
+	// the timers Waits hand on, so that a run may make its own. An
+	// allocation per poll would be 22 apart.
+	if a33-a11 > 1 || a11-a33 > 1 || max(a11, a33) > 5 {
+		t.Errorf("allocations per run: %v with 11 polls, %v with 33; want the same (one apart at most), at most 5", a11, a33)
 	}
 	if b11 >= 512 || b33 >= 512 {
 		t.Errorf("bytes per run: %.0f with 11 polls, %.0f with 33; want under 512", b11, b33)
@@ -573,4 +576,56 @@ func goroutineID() int {
 	var id int
 	fmt.Sscanf(string(b[:runtime.Stack(b[:], false)]), "goroutine %d ", &id)
 	return id
+}
+
+// TestWaitTimersStayInTheirBubble: Waits on the real clock hand their timer
+// to the next Wait, but not across a synctest bubble's edge. A bubble's
+// Wait that took a timer of the real clock would sleep on a timer that the
+// bubble's clock does not run (the test then hangs until go test's
+// -timeout, in sleepReal); a Wait outside that took a bubble's timer
+// would panic. WaitFrom, whose checkpoint may have been made outside the
+// bubble, keeps a timer of its own.
+func TestWaitTimersStayInTheirBubble(t *testing.T) {
+	outside := func() {
+		w := mustNew(t, thingExists, readyAfter(3), waiter.WithDelays(time.Nanosecond, time.Nanosecond))
+		if _, err := w.Wait(context.Background(), GetThingInput{"a"}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inside := func() {
+		synctest.Test(t, func(t *testing.T) {
+			w := mustNew(t, thingExists, readyAfter(3), waiter.WithDelays(time.Second, time.Second))
+			start := time.Now()
+			if _, err := w.Wait(context.Background(), GetThingInput{"a"}, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(start); got != 2*time.Second {
+				t.Fatalf("3 polls 1s apart took %v of the bubble's time, want 2s", got)
+			}
+		})
+	}
+	// A checkpoint made outside, resumed inside: its deadline has a
+	// monotonic reading, but the wait is in a bubble.
+	resumed := func() {
+		w := mustNew(t, thingExists, readyAfter(3), waiter.WithDelays(time.Second, time.Second))
+		from, err := w.Begin(time.Now(), time.Hour, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			if _, err := w.WaitFrom(context.Background(), GetThingInput{"a"}, from); err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Since(start); got != 2*time.Second {
+				t.Fatalf("resumed: 3 polls 1s apart took %v of the bubble's time, want 2s", got)
+			}
+		})
+	}
+	for range 3 {
+		outside()
+		inside()
+		outside()
+		resumed()
+	}
 }

@@ -2,6 +2,7 @@ package waiter
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -34,6 +35,7 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 	if err := d.init(w, ctx, in, maxWait, nil, nil); err != nil {
 		return d.last, err
 	}
+	d.rtPool = d.s.Deadline != d.s.Deadline.Round(0) // see sleepTimers
 	return d.run()
 }
 
@@ -44,9 +46,21 @@ type waitDriver[I, O any] struct {
 	sleeper *clock.Timer    // the timer between calls, made once (a test's clock)
 	done    <-chan struct{} // what the sleeps watch, taken once: ctx.Done(), or on the real clock the caller's
 	expiry  *clock.Timer    // the timer that ends ctx at the deadline (a test's clock)
-	rt      *time.Timer     // the timer between calls on the real clock, made once
+	rt      *time.Timer     // the timer between calls on the real clock, from sleepTimers
+	rtArmed bool            // rt may still fire: it is not returned to sleepTimers
+	rtPool  bool            // rt may come from sleepTimers and go back to it
 	woke    time.Time       // when the sleep's timer fired: the next call's start
 }
+
+// sleepTimers keeps the real clock's timers of ended Waits for the next
+// ones. A timer goes back only once its last value was received: its
+// channel is empty and it is not running, so that a Reset starts it clean
+// even where timer channels are buffered (GODEBUG asynctimerchan=1). Waits
+// in a synctest bubble, whose timers belong to the bubble, neither take
+// nor give: Wait tells them by the deadline it has just set, which has no
+// monotonic clock reading there. WaitFrom, whose State may come from
+// elsewhere, makes its own timer.
+var sleepTimers sync.Pool
 
 // arm makes the calls' context of a Wait, ended at the deadline by a
 // timer of its own: on the real clock the context's, armed when a call
@@ -109,23 +123,37 @@ func (d *waitDriver[I, O]) sleep(dur time.Duration) bool {
 // calls end before the deadline (see decide), and a caller's deadline
 // ends the caller's context, so only a late timer meets it.
 func (d *waitDriver[I, O]) sleepReal(dur time.Duration) bool {
-	if d.rt == nil {
-		d.rt = time.NewTimer(dur)
-	} else {
+	if d.rt != nil {
 		d.rt.Reset(dur)
+	} else if d.rt = d.pooledTimer(); d.rt != nil {
+		d.rt.Reset(dur)
+	} else {
+		d.rt = time.NewTimer(dur)
 	}
+	d.rtArmed = true
 	if d.done == nil { // the caller's context never ends: only the timer can
-		d.woke = <-d.rt.C
+		d.woke, d.rtArmed = <-d.rt.C, false
 		return d.before()
 	}
 	select {
 	case d.woke = <-d.rt.C:
+		d.rtArmed = false
 		return d.before()
 	case <-d.done:
 		d.rt.Stop()
 		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
 		return false
 	}
+}
+
+// pooledTimer returns a timer from sleepTimers, or nil if the wait may
+// not take one (see sleepTimers) or the pool is empty.
+func (d *waitDriver[I, O]) pooledTimer() *time.Timer {
+	if !d.rtPool {
+		return nil
+	}
+	t, _ := sleepTimers.Get().(*time.Timer)
+	return t
 }
 
 // before reports whether the sleep's timer fired before the deadline;
@@ -159,7 +187,11 @@ func (d *waitDriver[I, O]) stop() {
 		d.sleeper.Stop()
 	}
 	if d.rt != nil {
-		d.rt.Stop()
+		if d.rtArmed || !d.rtPool {
+			d.rt.Stop()
+		} else {
+			sleepTimers.Put(d.rt)
+		}
 	}
 }
 
