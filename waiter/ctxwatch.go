@@ -12,8 +12,8 @@ import (
 // context of its own, two closures and an entry in the parent's map of
 // children (about 185 bytes); a wait in a shared watch costs two links.
 // When the caller's context ends, its watch ends the calls' contexts of
-// all its waits, in one goroutine; when its last wait ends, the watch
-// stops.
+// all its waits, in goroutines of fireBatch waits each; when its last
+// wait ends, the watch stops.
 type ctxWatches struct {
 	mu sync.Mutex
 	m  map[context.Context]*ctxWatch

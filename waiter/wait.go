@@ -35,7 +35,7 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 	if err := d.init(w, ctx, in, maxWait, nil, nil); err != nil {
 		return d.last, err
 	}
-	d.rtPool = d.s.Deadline != d.s.Deadline.Round(0) // see sleepTimers
+	d.rtPool = monotonic(d.s.Deadline) // see sleepTimers
 	return d.run()
 }
 
@@ -47,15 +47,16 @@ type waitDriver[I, O any] struct {
 	done    <-chan struct{} // what the sleeps watch, taken once: ctx.Done(), or on the real clock the caller's
 	expiry  *clock.Timer    // the timer that ends ctx at the deadline (a test's clock)
 	rt      *time.Timer     // the timer between calls on the real clock, from sleepTimers
-	rtArmed bool            // rt may still fire: it is not returned to sleepTimers
 	rtPool  bool            // rt may come from sleepTimers and go back to it
 	woke    time.Time       // when the sleep's timer fired: the next call's start
 }
 
 // sleepTimers keeps the real clock's timers of ended Waits for the next
-// ones. A timer goes back only once its last value was received: its
-// channel is empty and it is not running, so that a Reset starts it clean
-// even where timer channels are buffered (GODEBUG asynctimerchan=1). Waits
+// ones. A timer goes back only if its last value was received: its
+// channel is then empty and it is not running, so that a Reset starts it
+// clean even where timer channels are buffered (GODEBUG
+// asynctimerchan=1). A sleep that the caller's context cut short keeps
+// its timer out (see sleepReal). Waits
 // in a synctest bubble, whose timers belong to the bubble, neither take
 // nor give: Wait tells them by the deadline it has just set, which has no
 // monotonic clock reading there. WaitFrom, whose State may come from
@@ -130,17 +131,16 @@ func (d *waitDriver[I, O]) sleepReal(dur time.Duration) bool {
 	} else {
 		d.rt = time.NewTimer(dur)
 	}
-	d.rtArmed = true
 	if d.done == nil { // the caller's context never ends: only the timer can
-		d.woke, d.rtArmed = <-d.rt.C, false
+		d.woke = <-d.rt.C
 		return d.before()
 	}
 	select {
 	case d.woke = <-d.rt.C:
-		d.rtArmed = false
 		return d.before()
 	case <-d.done:
 		d.rt.Stop()
+		d.rtPool = false // stopped, perhaps with a value in a buffered channel
 		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
 		return false
 	}
@@ -187,10 +187,10 @@ func (d *waitDriver[I, O]) stop() {
 		d.sleeper.Stop()
 	}
 	if d.rt != nil {
-		if d.rtArmed || !d.rtPool {
-			d.rt.Stop()
-		} else {
+		if d.rtPool { // its last value was received (see sleepReal)
 			sleepTimers.Put(d.rt)
+		} else {
+			d.rt.Stop()
 		}
 	}
 }

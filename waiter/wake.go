@@ -179,7 +179,7 @@ func (rn *runner[I, O]) shareCtx() context.Context {
 // bubble 2]:"). A header without it reports false: such a wait shares
 // nothing.
 func currentBubble() (uint64, bool) {
-	if now := time.Now(); now != now.Round(0) {
+	if monotonic(time.Now()) {
 		return 0, true
 	}
 	var buf [128]byte
@@ -199,3 +199,8 @@ func currentBubble() (uint64, bool) {
 	id, err := strconv.ParseUint(string(h), 10, 64)
 	return id, err == nil && id != 0
 }
+
+// monotonic reports whether t has a monotonic clock reading: a time read
+// from the real clock outside synctest bubbles (their time has none), not
+// one decoded from a saved State.
+func monotonic(t time.Time) bool { return t != t.Round(0) }
