@@ -32,6 +32,7 @@ type driver[I, O any] struct {
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
+	undue   bool // the State need not keep the next call's due time (Wait's: see step)
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -188,7 +189,7 @@ func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration
 	if !o.Late {
 		d.judge(out, o)
 	}
-	d.w.step(&d.s, o, now, dec)
+	d.w.step(&d.s, o, now, dec, !d.undue)
 	d.reportAttempt(c, o, dec, now)
 	return false
 }

@@ -197,6 +197,7 @@ func (d *waitDriver[I, O]) stop() {
 
 // run makes attempts until the wait ends, sleeping between them.
 func (d *waitDriver[I, O]) run() (out O, err error) {
+	d.undue = true // no one sees the State before the wait ends: it sleeps dec.Delay
 	d.arm()
 	defer d.stop()
 	returned := false
