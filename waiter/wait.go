@@ -35,7 +35,8 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 	if err := d.init(w, ctx, in, maxWait, nil, nil); err != nil {
 		return d.last, err
 	}
-	d.rtPool = monotonic(d.s.Deadline) // see sleepTimers
+	d.outside = monotonic(d.s.Deadline) // see sleepTimers
+	d.rtPool = d.outside
 	return d.run()
 }
 
@@ -48,6 +49,8 @@ type waitDriver[I, O any] struct {
 	expiry  *clock.Timer    // the timer that ends ctx at the deadline (a test's clock)
 	rt      *time.Timer     // the timer between calls on the real clock, from sleepTimers
 	rtPool  bool            // rt may come from sleepTimers and go back to it
+	outside bool            // on the real clock, out of any synctest bubble
+	poke    bool            // the calls' context, when it ends, resets rt to wake the sleep (see sleepReal)
 	woke    time.Time       // when the sleep's timer fired: the next call's start
 }
 
@@ -56,7 +59,8 @@ type waitDriver[I, O any] struct {
 // channel is then empty and it is not running, so that a Reset starts it
 // clean even where timer channels are buffered (GODEBUG
 // asynctimerchan=1). A sleep that the caller's context cut short keeps
-// its timer out (see sleepReal). Waits
+// its timer out (see sleepReal), and so does a wait whose calls' context
+// reset its timer when it ended (see waitCtx.sleeper). Waits
 // in a synctest bubble, whose timers belong to the bubble, neither take
 // nor give: Wait tells them by the deadline it has just set, which has no
 // monotonic clock reading there. WaitFrom, whose State may come from
@@ -70,6 +74,10 @@ func (d *waitDriver[I, O]) arm() {
 	if d.w.cfg.realClock {
 		d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, true, &d.w.watches, d.parent)
 		d.done = d.parent.Done() // nil for a context that never ends
+		// A watch ends the calls' context when the caller's ends. Out of
+		// a bubble, whose timers no goroutine outside may touch, the end
+		// then resets the sleep's timer, and the sleep has one channel.
+		d.poke = d.outside && d.ctx.watch != nil
 		return
 	}
 	d.ctx = newWaitCtx(d.spanCtx, d.s.Deadline, nil, false, &d.w.watches, d.parent)
@@ -91,6 +99,7 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from State) (O, error
 	if err := d.init(w, ctx, in, 0, &from, nil); err != nil {
 		return d.last, err
 	}
+	d.outside = monotonic(time.Now()) // the State's times, perhaps read from JSON, have no monotonic reading
 	return d.run()
 }
 
@@ -118,18 +127,39 @@ func (d *waitDriver[I, O]) sleep(dur time.Duration) bool {
 }
 
 // sleepReal is Wait's sleep on the real clock, where the calls' context
-// keeps its own deadline (see waitCtx): it watches the caller's context
-// and its timer, and ends the calls' context itself when the caller's
-// ended or the timer fired at or after the deadline. The delays between
-// calls end before the deadline (see decide), and a caller's deadline
-// ends the caller's context, so only a late timer meets it.
+// keeps its own deadline (see waitCtx): it waits for its timer, and ends
+// the calls' context itself when the timer fired at or after the
+// deadline (the delays between calls end before the deadline, and a
+// caller's deadline ends the caller's context, so only a late timer
+// meets it). When the caller's context ends, its watch ends the calls'
+// context, which resets the timer to fire at once (poke): the sleep then
+// receives from one channel instead of selecting between two, which
+// costs more than the rest of a sleep on a timer already due. A wait in a synctest
+// bubble, whose timers no goroutine outside it may reset, selects between
+// its timer and the caller's context instead.
 func (d *waitDriver[I, O]) sleepReal(dur time.Duration) bool {
 	if d.rt != nil {
 		d.rt.Reset(dur)
-	} else if d.rt = d.pooledTimer(); d.rt != nil {
-		d.rt.Reset(dur)
 	} else {
-		d.rt = time.NewTimer(dur)
+		if d.rt = d.pooledTimer(); d.rt != nil {
+			d.rt.Reset(dur)
+		} else {
+			d.rt = time.NewTimer(dur)
+		}
+		if d.poke && !d.ctx.sleepOn(d.rt) {
+			return d.cut()
+		}
+	}
+	if d.poke {
+		// The end resets the timer after it marks the context ended: a
+		// reset before the one above shows here, one after fires it.
+		if d.ctx.ended.Load() {
+			return d.cut()
+		}
+		if d.woke = <-d.rt.C; d.ctx.ended.Load() {
+			return d.cut()
+		}
+		return d.before()
 	}
 	if d.done == nil { // the caller's context never ends: only the timer can
 		d.woke = <-d.rt.C
@@ -139,11 +169,18 @@ func (d *waitDriver[I, O]) sleepReal(dur time.Duration) bool {
 	case d.woke = <-d.rt.C:
 		return d.before()
 	case <-d.done:
-		d.rt.Stop()
-		d.rtPool = false // stopped, perhaps with a value in a buffered channel
 		d.ctx.end(d.parent.Err(), context.Cause(d.parent))
-		return false
+		return d.cut()
 	}
+}
+
+// cut ends a sleep that the calls' context cut short. Its timer is
+// stopped, perhaps with a value in a buffered channel, and stays out of
+// sleepTimers.
+func (d *waitDriver[I, O]) cut() bool {
+	d.rt.Stop()
+	d.rtPool = false
+	return false
 }
 
 // pooledTimer returns a timer from sleepTimers, or nil if the wait may
@@ -187,7 +224,8 @@ func (d *waitDriver[I, O]) stop() {
 		d.sleeper.Stop()
 	}
 	if d.rt != nil {
-		if d.rtPool { // its last value was received (see sleepReal)
+		poked := d.poke && d.ctx.unsleep()
+		if d.rtPool && !poked { // its last value was received (see sleepReal)
 			sleepTimers.Put(d.rt)
 		} else {
 			d.rt.Stop()

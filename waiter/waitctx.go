@@ -41,6 +41,12 @@ type waitCtx struct {
 	// while listed.
 	watch        *ctxWatch
 	wprev, wnext *waitCtx
+
+	// sleeper is the timer a Wait sleeps on between calls: end resets it
+	// to fire at once (and sets poked), so that the Wait, which receives
+	// from its timer alone, wakes when the context ends. Guarded by mu.
+	sleeper *time.Timer
+	poked   bool
 }
 
 type afterFn struct{ f func() }
@@ -173,6 +179,10 @@ func (c *waitCtx) end(err, cause error) bool {
 	if c.done != nil {
 		close(c.done)
 	}
+	if c.sleeper != nil {
+		c.sleeper.Reset(0) // under mu: the Wait gives its timer up only under mu (see unsleep)
+		c.sleeper, c.poked = nil, true
+	}
 	fns, onEnd, timer := c.fns, c.onEnd, c.timer
 	c.fns = nil
 	c.mu.Unlock()
@@ -195,9 +205,30 @@ func (c *waitCtx) end(err, cause error) bool {
 // running see it cancelled, and the parent no longer holds it.
 func (c *waitCtx) release() {
 	c.mu.Lock()
-	c.onEnd = nil
+	c.onEnd, c.sleeper = nil, nil
 	c.mu.Unlock()
 	c.end(context.Canceled, nil)
+}
+
+// sleepOn has the context's end reset t to fire at once (see sleeper).
+// It reports false if the context has already ended.
+func (c *waitCtx) sleepOn(t *time.Timer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return false
+	}
+	c.sleeper = t
+	return true
+}
+
+// unsleep takes the sleeper back: the context's end no longer resets it.
+// It reports whether the end did (the timer may then hold a value).
+func (c *waitCtx) unsleep() (poked bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sleeper = nil
+	return c.poked
 }
 
 // Cause returns why the context ended (nil while it has not).
