@@ -12,11 +12,16 @@ import (
 // context of its own, two closures and an entry in the parent's map of
 // children (about 185 bytes); a wait in a shared watch costs two links.
 // When the caller's context ends, its watch ends the calls' contexts of
-// all its waits, in goroutines of fireBatch waits each; when its last
-// wait ends, the watch stops.
+// all its waits, in goroutines of fireBatch waits each. When its last
+// wait ends, the watch stays registered, idle, for the next wait under
+// the same context (a command's or a request's waits follow one
+// another): one idle watch per Waiter, the latest; it stops when a watch
+// of another context takes its place. An idle watch holds its context
+// until then, or until the context ends.
 type ctxWatches struct {
-	mu sync.Mutex
-	m  map[context.Context]*ctxWatch
+	mu   sync.Mutex
+	m    map[context.Context]*ctxWatch
+	idle *ctxWatch // in m, with no waits
 }
 
 // ctxWatch is the registration of one caller's context: the waits under
@@ -38,7 +43,9 @@ func (ws *ctxWatches) add(parent context.Context, c *waitCtx) {
 	if shared {
 		cw = ws.m[parent]
 	}
-	if cw == nil {
+	if cw == ws.idle && cw != nil {
+		ws.idle = nil // watching again
+	} else if cw == nil {
 		cw = &ctxWatch{ws: ws, parent: parent, shared: shared}
 		if shared {
 			if ws.m == nil {
@@ -59,7 +66,8 @@ func (ws *ctxWatches) add(parent context.Context, c *waitCtx) {
 }
 
 // remove stops watching for c, whose context ended; the last wait of a
-// watch stops it. c.watch is set once, before c is shared.
+// watch leaves it idle, or stops it if it is not shared (see ctxWatches).
+// c.watch is set once, before c is shared.
 func (cw *ctxWatch) remove(c *waitCtx) {
 	ws := cw.ws
 	ws.mu.Lock()
@@ -80,11 +88,17 @@ func (cw *ctxWatch) remove(c *waitCtx) {
 		ws.mu.Unlock()
 		return
 	}
+	done := cw // the watch to stop: this one, or the idle one it replaces
 	if cw.shared {
-		delete(ws.m, cw.parent)
+		done, ws.idle = ws.idle, cw
+		if done != nil {
+			delete(ws.m, done.parent)
+		}
 	}
 	ws.mu.Unlock()
-	cw.stop()
+	if done != nil {
+		done.stop()
+	}
 }
 
 // fire ends the calls' contexts of the watch's waits: the caller's
@@ -94,6 +108,9 @@ func (cw *ctxWatch) fire() {
 	ws.mu.Lock()
 	if cw.shared && ws.m[cw.parent] == cw {
 		delete(ws.m, cw.parent)
+	}
+	if ws.idle == cw {
+		ws.idle = nil
 	}
 	list := cw.head
 	cw.head = nil

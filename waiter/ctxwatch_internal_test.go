@@ -66,8 +66,9 @@ func (c *countingCtx) counts() (registered, stopped int) {
 // TestWaitsUnderOneContextShareItsWatch: the waits of a Waiter under one
 // caller's context are watched with one registration, which ends them
 // all, each with the context's error and cause, when the context ends;
-// waits under another context have their own, and a watch stops when its
-// last wait ends.
+// waits under another context have their own. A watch whose last wait
+// ended stays registered for the next wait under its context, until a
+// watch of another context takes its place.
 func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		op := func(_ context.Context, i int) (pendingOut, error) { return pendingOut{Done: i < 0}, nil }
@@ -110,10 +111,37 @@ func TestWaitsUnderOneContextShareItsWatch(t *testing.T) {
 		if got := w.watches.watched(); len(got) != 0 {
 			t.Fatalf("watched after every wait ended: %v, want none", got)
 		}
+		if reg, stopped := other.counts(); reg != 1 || stopped != 0 {
+			t.Fatalf("after its waits ended: %d registrations with the context, %d stopped; want 1 and 0 (idle)", reg, stopped)
+		}
+		// The next wait under it takes the idle watch again.
+		again := w.Start(other, -2, time.Hour)
+		synctest.Wait()
+		if _, err := again.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if reg, stopped := other.counts(); reg != 1 || stopped != 0 {
+			t.Fatalf("a wait after the others ended: %d registrations with the context, %d stopped; want 1 and 0", reg, stopped)
+		}
+		// A wait under a third context, once it ends, takes the idle place.
+		third := &countingCtx{Context: otherParent}
+		if _, err := w.Start(third, -3, time.Hour).Result(); err != nil {
+			t.Fatal(err)
+		}
 		if reg, stopped := other.counts(); reg != 1 || stopped != 1 {
-			t.Fatalf("after its waits ended: %d registrations with the context, %d stopped; want 1 and 1", reg, stopped)
+			t.Fatalf("after a wait under another context ended: %d registrations with the first, %d stopped; want 1 and 1", reg, stopped)
+		}
+		if reg, stopped := third.counts(); reg != 1 || stopped != 0 {
+			t.Fatalf("the last context's watch: %d registrations, %d stopped; want 1 and 0 (idle)", reg, stopped)
 		}
 		cancelOther()
+		synctest.Wait()
+		w.watches.mu.Lock()
+		idle, left := w.watches.idle, len(w.watches.m)
+		w.watches.mu.Unlock()
+		if idle != nil || left != 0 {
+			t.Fatalf("after the idle watch's context ended: idle %v, %d watches; want none", idle, left)
+		}
 	})
 }
 
