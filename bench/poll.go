@@ -34,16 +34,28 @@ func pollOp() func(context.Context, string) (*pollOutput, error) {
 	}
 }
 
+// callerCtx is the caller's context of the poll rows' runs: the
+// background, which never ends, or (cancellable) one that the caller may
+// cancel, as a service's request or a command's signal context is.
+func callerCtx(cancellable bool) (context.Context, context.CancelFunc) {
+	if cancellable {
+		return context.WithCancel(context.Background())
+	}
+	return context.Background(), func() {}
+}
+
 // pollSides are the per-poll row's sides: one op is a run of 11 polls with
-// the given delay between polls and one output condition.
-func pollSides(delay time.Duration) []Side {
+// the given delay between polls and one output condition, each run under
+// the caller's context (see callerCtx).
+func pollSides(delay time.Duration, cancellable bool) []Side {
 	waitable := func(name string, opts ...waiter.Option) Side {
 		return Side{Name: name, Op: func(n int) {
 			w, err := waiter.New(pollDef, pollOp(), append(opts, waiter.WithDelays(delay, delay))...)
 			if err != nil {
 				panic(err)
 			}
-			ctx := context.Background()
+			ctx, cancel := callerCtx(cancellable)
+			defer cancel()
 			for range n {
 				if _, err := w.Wait(ctx, "thing", time.Hour); err != nil {
 					panic(err)
@@ -55,7 +67,9 @@ func pollSides(delay time.Duration) []Side {
 		waitable("waitable"),
 		waitable("waitable, telemetry off", waiter.WithoutTelemetry()),
 		{Name: "hand-written (deadline, compiled JMESPath, one timer)", Op: func(n int) {
-			op, ctx := pollOp(), context.Background()
+			op := pollOp()
+			ctx, cancel := callerCtx(cancellable)
+			defer cancel()
 			for range n {
 				if err := HandPoll(ctx, delay, op); err != nil {
 					panic(err)
@@ -63,7 +77,9 @@ func pollSides(delay time.Duration) []Side {
 			}
 		}},
 		{Name: "k8s wait.PollUntilContextTimeout", Op: func(n int) {
-			op, ctx := pollOp(), context.Background()
+			op := pollOp()
+			ctx, cancel := callerCtx(cancellable)
+			defer cancel()
 			for range n {
 				if err := k8sPoll(ctx, delay, op); err != nil {
 					panic(err)

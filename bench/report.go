@@ -68,8 +68,9 @@ func ratioRows() []ratioRow {
 		{"2c", "retry loop, 10 failures then success, 1s delays, virtual time (per call)", retrySides(time.Second), true},
 		{"3", "InstanceRunning acceptors on 1,000 typed instances, the last pending: every acceptor scans all (per evaluation)", matcherSides(fleetOutput(1000)), false},
 		{"3b", "InstanceRunning acceptors on 1,000 typed instances, all running: the success acceptor matches after one scan (per evaluation)", matcherSides(runningFleet(1000)), false},
-		{"4a", "waiter run of 11 polls, 1ns delays, real time (per run)", pollSides(time.Nanosecond), false},
-		{"4b", "waiter run of 11 polls, 2s delays, virtual time (per run)", pollSides(2 * time.Second), true},
+		{"4a", "waiter run of 11 polls, 1ns delays, real time (per run)", pollSides(time.Nanosecond, false), false},
+		{"4b", "waiter run of 11 polls, 2s delays, virtual time (per run)", pollSides(2*time.Second, false), true},
+		{"4c", "waiter run of 11 polls, 1ns delays, real time, under a cancellable caller's context (per run)", pollSides(time.Nanosecond, true), false},
 		{"5a", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1ns delays (per run)", sdkSides(time.Nanosecond), false},
 		{"5b", "11 polls through the real aws-sdk-go-v2 DynamoDB client, canned HTTP, 1s delays, virtual time (per run)", sdkSides(time.Second), true},
 	}
