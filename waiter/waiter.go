@@ -25,7 +25,12 @@ import (
 // as a [Definition] (or a Go [Condition]) says. Build it with [New] or
 // [NewFunc]; wait with [Waiter.Wait] (in your goroutine) or [Waiter.Start]
 // (in the background, with events and checkpoints). A Waiter is safe for
-// concurrent use by any number of waits.
+// concurrent use by any number of waits. The waits under one caller's
+// context share one registration with it (context.AfterFunc); when they
+// have all ended, the Waiter keeps that registration, and so the context,
+// for the next wait under it, until the context ends or the waits under
+// another context have all ended (it then keeps that one's): at most one
+// such context a Waiter.
 type Waiter[I, O any] struct {
 	def            Definition
 	op             func(context.Context, I) (O, error)
@@ -38,7 +43,7 @@ type Waiter[I, O any] struct {
 	rules          string
 	cfg            config
 	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
-	watches        ctxWatches         // the callers' contexts of its waits, one registration each
+	watches        ctxWatches         // the callers' contexts of its waits, one registration each (and one idle)
 	obs            telemetry.Observer // nil: nothing observes
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
