@@ -68,15 +68,20 @@ func TestCancelWakesRealSleep(t *testing.T) {
 			return status("pending"), nil
 		}
 		w := mustNew(t, thingExists, op, waiter.WithDelays(time.Hour, time.Hour))
-		errs := make(chan error, n)
+		errs, ended := make(chan error, n), make(chan struct{})
+		var once sync.Once
 		for range n {
 			go func() {
 				_, err := w.Wait(ctx, GetThingInput{"a"}, 2*time.Hour)
 				errs <- err
+				once.Do(func() { close(ended) })
 			}()
 		}
-		if _, err := sleepersParked(n, nil); err != nil {
+		if parked, err := sleepersParked(n, ended); !parked {
 			cancel(nil)
+			if err == nil {
+				err = fmt.Errorf("%d waits: one ended before the cancellation: %v", n, <-errs)
+			}
 			t.Fatal(err)
 		}
 		cancel(cause)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -168,7 +167,7 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // limit, the deadline, and the delay schedule with its last-attempt rule.
 // It is pure: the same arguments give the same result.
 func (w *Waiter[I, O]) Step(s State, o Poll, now time.Time) (State, Decision) {
-	s.Seen = slices.Clone(s.Seen) // the caller's stays as it was
+	s = s.snapshot() // the caller's Seen stays as it was
 	var d Decision
 	w.step(&s, &o, instant{at: now}, &d, true)
 	return s, d
