@@ -231,6 +231,9 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 // cancel is Run.Cancel's for a member.
 func (m *member[K, O]) cancel() { m.ctx.end(context.Canceled, nil) }
 
+// wake does nothing: a member sleeps on its batch's timer, not a Run's.
+func (m *member[K, O]) wake() {}
+
 // poke is Run.Poke's for a member: between calls, its next poll comes
 // now, or at the end of the poke gap, in the next call that has room.
 func (m *member[K, O]) poke() {

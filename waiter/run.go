@@ -31,10 +31,10 @@ import (
 // context ended is abandoned (its attempt is reported with Abandoned set,
 // and what it returns later is discarded).
 type Run[O any] struct {
-	c     canceler        // nil when the wait ended before it began
 	onEnd func(err error) // a Group's, called once the outcome is known
 
 	mu     sync.Mutex
+	c      canceler      // the driver; nil if the wait never began, and once it has ended
 	done   chan struct{} // made on first Done: a wait nobody asks holds none
 	ended  bool          // the outcome is known
 	out    O
@@ -51,10 +51,20 @@ type Run[O any] struct {
 	ev   eventLog[O]
 }
 
-// canceler is a Run's driver, as Cancel and Poke see it.
+// canceler is a Run's driver, as Cancel, Poke and the Run's timer see it.
 type canceler interface {
 	cancel()
 	poke()
+	wake()
+}
+
+// wake is what the timer of a Run's driver calls: through the Run, so
+// that a stopped timer the runtime has yet to drop from its heap keeps
+// only the Run of a wait that has ended, not its driver (see finish).
+func (r *Run[O]) wake() {
+	if c := r.driver(); c != nil {
+		c.wake()
+	}
 }
 
 // Start begins a wait of at most maxWait for the resource that in names,
@@ -118,9 +128,16 @@ func (r *Run[O]) Done() <-chan struct{} {
 // between calls has ended when Cancel returns; a call in progress gets a
 // few milliseconds to return before it is abandoned.
 func (r *Run[O]) Cancel() {
-	if r.c != nil {
-		r.c.cancel()
+	if c := r.driver(); c != nil {
+		c.cancel()
 	}
+}
+
+// driver returns the Run's driver, nil once the wait has ended.
+func (r *Run[O]) driver() canceler {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.c
 }
 
 // Seen counts the answers the wait has seen so far, by kind: its latest
@@ -138,8 +155,8 @@ func (r *Run[O]) Seen() Seen { return r.Checkpoint().Seen }
 // ended, ignores it. Poke never blocks; it is safe to call from any
 // goroutine, any number of times.
 func (r *Run[O]) Poke() {
-	if r.c != nil {
-		r.c.poke()
+	if c := r.driver(); c != nil {
+		c.poke()
 	}
 }
 
@@ -208,8 +225,7 @@ func (r *Run[O]) freeze() {
 	if r.live {
 		r.live = false
 		if k := r.ev.newest(); k != nil && k.cp == nil {
-			cp := new(State)
-			*cp = r.cp.snapshot()
+			cp := freezeState(r.cp)
 			k.cp, r.cp, r.own = cp, cp, nil
 		} else {
 			r.setCheckpoint(r.cp.snapshot())
@@ -229,11 +245,13 @@ func (r *Run[O]) setCheckpoint(s State) {
 	r.cp, r.live = r.own, false
 }
 
-// finish records the outcome: Done closes, then the events channel.
+// finish records the outcome: Done closes, then the events channel. The
+// Run lets its driver go (Cancel and Poke do nothing now), and keeps the
+// final State once: as the newest attempt's checkpoint, if it is that.
 func (r *Run[O]) finish(out O, err error, s State) {
 	r.mu.Lock()
-	r.out, r.err = out, err
-	if s.Version != 0 {
+	r.out, r.err, r.c = out, err, nil
+	if s.Version != 0 && (r.live || r.cp == nil || !r.cp.same(&s)) {
 		r.setCheckpoint(s)
 	}
 	if p, ok := err.(*PanicError); ok {
@@ -402,9 +420,9 @@ func (rn *runner[I, O]) arm(d time.Duration) {
 	case rn.timer != nil:
 		timers.Reset(rn.clk(), rn.timer, d)
 	case rn.w.cfg.realClock: // the time package's own: no wrapper to keep
-		rn.rtimer = time.AfterFunc(d, rn.wake)
+		rn.rtimer = time.AfterFunc(d, rn.r.wake)
 	default:
-		rn.timer = rn.clk().AfterFunc(d, rn.wake)
+		rn.timer = rn.clk().AfterFunc(d, rn.r.wake)
 	}
 	rn.tmu.Unlock()
 }

@@ -227,3 +227,37 @@ func (s *State) snapshot() State {
 	c.Seen = slices.Clone(s.Seen)
 	return c
 }
+
+// frozen is a copy of a State that nothing changes, with room for one
+// kind of answer seen in the same allocation: most waits see one kind
+// until their last answer.
+type frozen struct {
+	s    State
+	seen [1]SeenCount
+}
+
+// freezeState returns a snapshot of s on the heap, in one allocation
+// when s has seen at most one kind of answer.
+func freezeState(s *State) *State {
+	f := &frozen{s: *s}
+	if len(s.Seen) <= len(f.seen) {
+		f.s.Seen = append(f.seen[:0:len(f.seen)], s.Seen...)
+		if s.Seen == nil {
+			f.s.Seen = nil
+		}
+	} else {
+		f.s.Seen = slices.Clone(s.Seen)
+	}
+	return &f.s
+}
+
+// same reports whether s and t are the same checkpoint: every field
+// equal (times with ==: the same reading), Seen element by element.
+func (s *State) same(t *State) bool {
+	return s.Version == t.Version && s.Waiter == t.Waiter && s.Rules == t.Rules &&
+		s.Start == t.Start && s.Deadline == t.Deadline && s.Attempts == t.Attempts &&
+		s.Transient == t.Transient && s.MaxLatency == t.MaxLatency && s.Seed == t.Seed &&
+		s.Next == t.Next && s.Streak == t.Streak && s.StreakStart == t.StreakStart &&
+		s.NotFound == t.NotFound && s.Identity == t.Identity && s.End == t.End &&
+		slices.Equal(s.Seen, t.Seen)
+}
