@@ -48,6 +48,7 @@ func Validate(acceptors []Acceptor) []error {
 // use.
 type Set[I, O any] struct {
 	acceptors []compiled
+	byRef     bool // expressions read the output through a pointer (see jmespath.ByPointer)
 }
 
 type compiled struct {
@@ -115,7 +116,7 @@ func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Set[I, O]{acceptors: cs}, nil
+	return &Set[I, O]{acceptors: cs, byRef: jmespath.ByPointer(out)}, nil
 }
 
 // compileAll validates and compiles acceptors, their expressions with
@@ -205,6 +206,7 @@ type Match struct {
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
 	var evalErrs []error
+	var doc any // out as output matchers read it, made once
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
 		var ok bool
@@ -219,7 +221,12 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case err != nil:
 			continue
 		case m.Output != nil:
-			ok, e = c.expr.compare(out, c.path.Comparator, c.path.Expected)
+			if doc == nil && s.byRef {
+				doc = copyOf(out)
+			} else if doc == nil {
+				doc = out
+			}
+			ok, e = c.expr.compare(doc, c.path.Comparator, c.path.Expected)
 		case m.InputOutput != nil:
 			ok, e = matchInputOutput(c, in, out)
 		}
@@ -264,6 +271,17 @@ func matched[I, O any](c *compiled, i int, evalErrs []error, in I, out O, err er
 		r.Err = errors.Join(r.Err, e)
 	}
 	return r
+}
+
+// copyOf returns a pointer to a copy of out: a struct output as matchers
+// read it, in place (see Set.byRef). It is a function of its own so that
+// out does not escape in Match.
+//
+//go:noinline
+func copyOf[O any](out O) any {
+	p := new(O)
+	*p = out
+	return p
 }
 
 // matchInputOutput evaluates an inputOutput matcher. It is a function of

@@ -359,3 +359,44 @@ func TestHTTPStatus(t *testing.T) {
 		t.Errorf("status 42 accepted: %v", errs)
 	}
 }
+
+// TestMatchStructOutput: an output that is a struct, not a pointer to one,
+// matches as a pointer to it does, and a Match on it copies it once (the
+// JMESPath engine reads its fields in place), whatever the number of
+// output acceptors tried.
+func TestMatchStructOutput(t *testing.T) {
+	byPointer, err := classify.Compile[*DescribeInstancesInput, *DescribeInstancesOutput](instanceRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byValue, err := classify.Compile[*DescribeInstancesInput, DescribeInstancesOutput](instanceRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &DescribeInstancesInput{InstanceIds: []string{"i-1"}}
+	for _, states := range [][]InstanceStateName{{"running", "running"}, {"running", "pending"}, {"terminated"}, {"stopping", "running"}, {}} {
+		out := instances(states...)
+		p, v := byPointer.Match(in, out, nil), byValue.Match(in, *out, nil)
+		if p.Index != v.Index || p.State != v.State || (p.Err == nil) != (v.Err == nil) {
+			t.Errorf("%v: by value %+v, by pointer %+v", states, v, p)
+		}
+	}
+
+	type status struct{ State string }
+	set, err := classify.Compile[string, status]([]classify.Acceptor{
+		{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "ready")},
+		{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "failed")},
+		{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "deleted")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := status{"pending"}
+	if n := testing.AllocsPerRun(100, func() {
+		if m := set.Match("a", out, nil); m.Index != -1 {
+			t.Fatalf("pending matched acceptor %d", m.Index)
+		}
+	}); n != 1 {
+		t.Errorf("Match on a struct output, three acceptors tried: %v allocations, want 1", n)
+	}
+}
