@@ -61,7 +61,7 @@ func sameEval(t *testing.T, name string, e *Expr, byValue, byPointer any) {
 	}
 }
 
-type byPointerDoc struct{ json string }
+type byPointerDoc struct{ A int }
 
 func (*byPointerDoc) MarshalSmithyDocument() ([]byte, error) { return []byte(`{"a": 1}`), nil }
 
