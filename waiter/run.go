@@ -24,7 +24,9 @@ import (
 // timers and state. On the real clock, the waits of one Waiter that sleep
 // until the same instant (on a schedule without jitter) share one timer:
 // those of one WaitAll or Group, and those started on their own in one
-// synctest bubble (or in none).
+// synctest bubble (or in none). A Run that has ended keeps its outcome,
+// its final checkpoint and its kept attempts ([WithEventBuffer]), not the
+// machinery of its wait, so that holding many ended Runs costs little.
 //
 // A Run ends at its deadline, or when cancelled, even if a call is in
 // progress: a call that has not returned a few milliseconds after its
