@@ -1,7 +1,6 @@
 package jmespath
 
 import (
-	"fmt"
 	"math/big"
 	"reflect"
 	"testing"
@@ -14,36 +13,21 @@ import (
 // same on both.
 func TestByPointerComplianceMirrors(t *testing.T) {
 	checked := 0
-	for _, suite := range complianceDirs {
-		for _, file := range loadCompliance(t, suite.dir) {
-			for si, s := range file.suites {
-				mirror, ok := mirrorOf(s.Given)
-				if !ok || !ByPointer(mirror.Type().Elem()) {
-					continue
-				}
-				byValue, byPointer := mirror.Elem().Interface(), mirror.Interface()
-				for _, c := range s.Cases {
-					if c.Error != "" || c.Bench != "" {
-						continue
-					}
-					name := fmt.Sprintf("%s/%s/%d/%s", suite.name, file.name, si, c.Expression)
-					e, err := Compile(c.Expression)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					checked++
-					sameEval(t, name, e, byValue, byPointer)
-					for _, want := range wantsFor([]any{c.Result}) {
-						v, errV := e.EqualString(byValue, want)
-						p, errP := e.EqualString(byPointer, want)
-						if v != p || (errV == nil) != (errP == nil) {
-							t.Errorf("%s: EqualString(%q) by value %v (%v), by pointer %v (%v)", name, want, v, errV, p, errP)
-						}
-					}
-				}
+	resultCases(t, func(c resultCase) {
+		if !c.mirror.IsValid() || !ByPointer(c.mirror.Type().Elem()) {
+			return
+		}
+		checked++
+		byValue, byPointer := c.mirror.Elem().Interface(), c.mirror.Interface()
+		sameEval(t, c.name, c.e, byValue, byPointer)
+		for _, want := range wantsFor([]any{c.result}) {
+			v, errV := c.e.EqualString(byValue, want)
+			p, errP := c.e.EqualString(byPointer, want)
+			if v != p || (errV == nil) != (errP == nil) {
+				t.Errorf("%s: EqualString(%q) by value %v (%v), by pointer %v (%v)", c.name, want, v, errV, p, errP)
 			}
 		}
-	}
+	})
 	if checked == 0 {
 		t.Fatal("no compliance case has a struct mirror")
 	}

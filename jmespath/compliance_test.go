@@ -249,3 +249,46 @@ func pointerIf(v reflect.Value, t reflect.Type) reflect.Value {
 	}
 	return v
 }
+
+// resultCase is a compliance case that gives a result, its expression
+// compiled, with the suite's given value and that value's typed Go
+// mirror (a pointer to it), if it has one.
+type resultCase struct {
+	name   string // suite/file/N/expression
+	e      *Expr
+	given  any
+	mirror reflect.Value // not valid: the given has no mirror
+	result any
+}
+
+// givens are the values the case evaluates: the given, and its mirror.
+func (c resultCase) givens() []any {
+	if !c.mirror.IsValid() {
+		return []any{c.given}
+	}
+	return []any{c.given, c.mirror.Interface()}
+}
+
+// resultCases calls f on each case of the compliance suites that gives a
+// result (not an error, not a benchmark).
+func resultCases(t *testing.T, f func(resultCase)) {
+	t.Helper()
+	for _, suite := range complianceDirs {
+		for _, file := range loadCompliance(t, suite.dir) {
+			for si, s := range file.suites {
+				mirror, _ := mirrorOf(s.Given)
+				for _, c := range s.Cases {
+					if c.Error != "" || c.Bench != "" {
+						continue
+					}
+					name := fmt.Sprintf("%s/%s/%d/%s", suite.name, file.name, si, c.Expression)
+					e, err := Compile(c.Expression)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					f(resultCase{name: name, e: e, given: s.Given, mirror: mirror, result: c.Result})
+				}
+			}
+		}
+	}
+}

@@ -49,40 +49,21 @@ func wantsFor(res any) []string {
 // allow), CountString counts what the expression's result holds.
 func TestCountStringCompliance(t *testing.T) {
 	checked := 0
-	for _, suite := range complianceDirs {
-		for _, file := range loadCompliance(t, suite.dir) {
-			for si, s := range file.suites {
-				mirror, mirrorOK := mirrorOf(s.Given)
-				for _, c := range s.Cases {
-					if c.Error != "" || c.Bench != "" { // an error, or no result given
-						continue
-					}
-					name := fmt.Sprintf("%s/%s/%d/%s", suite.name, file.name, si, c.Expression)
-					e, err := Compile(c.Expression)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					givens := []any{s.Given}
-					if mirrorOK {
-						givens = append(givens, mirror.Interface())
-					}
-					for _, given := range givens {
-						v, err := e.Eval(given)
-						if err != nil {
-							t.Fatalf("%s on %T: %v", name, given, err)
-						}
-						for _, want := range wantsFor(c.Result) {
-							checked++
-							eq, n := v.CountString(want)
-							if weq, wn := countRef(c.Result, want); eq != weq || n != wn {
-								t.Errorf("%s on %T: CountString(%q) = %d, %d; want %d, %d", name, given, want, eq, n, weq, wn)
-							}
-						}
-					}
+	resultCases(t, func(c resultCase) {
+		for _, given := range c.givens() {
+			v, err := c.e.Eval(given)
+			if err != nil {
+				t.Fatalf("%s on %T: %v", c.name, given, err)
+			}
+			for _, want := range wantsFor(c.result) {
+				checked++
+				eq, n := v.CountString(want)
+				if weq, wn := countRef(c.result, want); eq != weq || n != wn {
+					t.Errorf("%s on %T: CountString(%q) = %d, %d; want %d, %d", c.name, given, want, eq, n, weq, wn)
 				}
 			}
 		}
-	}
+	})
 	t.Logf("%d counts checked", checked)
 }
 

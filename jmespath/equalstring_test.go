@@ -1,7 +1,6 @@
 package jmespath
 
 import (
-	"fmt"
 	"testing"
 )
 
@@ -11,40 +10,21 @@ import (
 // string asked for.
 func TestEqualStringCompliance(t *testing.T) {
 	checked := 0
-	for _, suite := range complianceDirs {
-		for _, file := range loadCompliance(t, suite.dir) {
-			for si, s := range file.suites {
-				mirror, mirrorOK := mirrorOf(s.Given)
-				for _, c := range s.Cases {
-					if c.Error != "" || c.Bench != "" {
-						continue
-					}
-					name := fmt.Sprintf("%s/%s/%d/%s", suite.name, file.name, si, c.Expression)
-					e, err := Compile(c.Expression)
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					givens := []any{s.Given}
-					if mirrorOK {
-						givens = append(givens, mirror.Interface())
-					}
-					wants := wantsFor([]any{c.Result})
-					for _, given := range givens {
-						for _, want := range wants {
-							checked++
-							got, err := e.EqualString(given, want)
-							if err != nil {
-								t.Fatalf("%s on %T: %v", name, given, err)
-							}
-							if ref, ok := c.Result.(string); got != (ok && ref == want) {
-								t.Errorf("%s on %T: EqualString(%q) = %v; the result is %#v", name, given, want, got, c.Result)
-							}
-						}
-					}
+	resultCases(t, func(c resultCase) {
+		wants := wantsFor([]any{c.result})
+		for _, given := range c.givens() {
+			for _, want := range wants {
+				checked++
+				got, err := c.e.EqualString(given, want)
+				if err != nil {
+					t.Fatalf("%s on %T: %v", c.name, given, err)
+				}
+				if ref, ok := c.result.(string); got != (ok && ref == want) {
+					t.Errorf("%s on %T: EqualString(%q) = %v; the result is %#v", c.name, given, want, got, c.result)
 				}
 			}
 		}
-	}
+	})
 	t.Logf("%d comparisons checked", checked)
 }
 

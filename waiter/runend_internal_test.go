@@ -79,8 +79,8 @@ func TestFreezeStateCopies(t *testing.T) {
 		if f.Seen[0].N != 1 {
 			t.Errorf("%d kinds: counting in place changed the frozen Seen", kinds)
 		}
-		if got := append(f.Seen, SeenCount{}); &got[0] == &f.Seen[0] && len(f.Seen) == cap(f.Seen) {
-			t.Errorf("%d kinds: appending to the frozen Seen wrote in place", kinds)
+		if kinds == 1 && cap(f.Seen) != len(f.Seen) { // room to spare: two appends to it would share it
+			t.Errorf("1 kind: the frozen Seen has capacity %d", cap(f.Seen))
 		}
 	}
 	one := State{Seen: Seen{{State: "retry", N: 1}}}

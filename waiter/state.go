@@ -240,12 +240,11 @@ type frozen struct {
 // when s has seen at most one kind of answer.
 func freezeState(s *State) *State {
 	f := &frozen{s: *s}
-	if len(s.Seen) <= len(f.seen) {
+	switch {
+	case s.Seen == nil: // stays nil
+	case len(s.Seen) <= len(f.seen):
 		f.s.Seen = append(f.seen[:0:len(f.seen)], s.Seen...)
-		if s.Seen == nil {
-			f.s.Seen = nil
-		}
-	} else {
+	default:
 		f.s.Seen = slices.Clone(s.Seen)
 	}
 	return &f.s
