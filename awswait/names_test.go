@@ -187,10 +187,19 @@ var memberRules = map[string]memberRule{
 func TestNewMemberNames(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		client := eks.New(eks.Options{})
-		w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithAcceptors(
-			classify.Acceptor{State: classify.Failure, Matcher: classify.OnOutput("contains(keys(@), 'ResultMetadata') || !contains(keys(cluster), 'status')", classify.BooleanEquals, "true")},
-			classify.Acceptor{State: classify.Success, Matcher: classify.OnOutput("keys(@) == ['cluster'] && keys(cluster) == ['name', 'status']", classify.BooleanEquals, "true")},
-		))
+		def, err := awswait.Definition(client.DescribeCluster, "ClusterActive")
+		if err != nil {
+			t.Fatal(err)
+		}
+		def.Acceptors = append([]classify.Acceptor{
+			{State: classify.Failure, Matcher: classify.OnOutput("contains(keys(@), 'ResultMetadata') || !contains(keys(cluster), 'status')", classify.BooleanEquals, "true")},
+			{State: classify.Success, Matcher: classify.OnOutput("keys(@) == ['cluster'] && keys(cluster) == ['name', 'status']", classify.BooleanEquals, "true")},
+		}, def.Acceptors...)
+		op, err := awswait.Op(client.DescribeCluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := waiter.New(def, op)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -65,7 +66,7 @@ func pollSides(delay time.Duration, cancellable bool) []Side {
 	}
 	return []Side{
 		waitable("waitable"),
-		waitable("waitable, telemetry off", waiter.WithoutTelemetry()),
+		waitable("waitable, telemetry off", waiter.WithTelemetry(telemetry.Settings{Off: true})),
 		{Name: "hand-written (deadline, compiled JMESPath, one timer)", Op: func(n int) {
 			op := pollOp()
 			ctx, cancel := callerCtx(cancellable)

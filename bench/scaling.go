@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/waitable/waitable/internal/plural"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -105,7 +106,7 @@ func scaleSide(t *testing.T, side string, op *scaleOp, n int) (start, finish fun
 	case "waitable WaitAll", "waitable WaitAll, telemetry off":
 		opts := []waiter.Option{waiter.WithDelays(scaleDelay, scaleDelay)}
 		if side == "waitable WaitAll, telemetry off" {
-			opts = append(opts, waiter.WithoutTelemetry())
+			opts = append(opts, waiter.WithTelemetry(telemetry.Settings{Off: true}))
 		}
 		w, err := waiter.New(readyDef, op.poll, opts...)
 		if err != nil {
@@ -118,7 +119,7 @@ func scaleSide(t *testing.T, side string, op *scaleOp, n int) (start, finish fun
 		done := make(chan error, 1)
 		return func() {
 				go func() {
-					_, err := waiter.WaitAll(ctx, w, inputs, time.Hour)
+					_, err := waiter.WaitAll(ctx, w, inputs, time.Hour, waiter.GroupOptions{})
 					done <- err
 				}()
 			}, func() {

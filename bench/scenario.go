@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -213,14 +214,14 @@ func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats 
 			st = svc.stats(client, "nothing: each waiter retries throttles in its own SDK retryer")
 		case "waitable":
 			shared := rate.NewLimiter(scenarioLimit, 1)
-			g := waiter.NewGroup(t.Context())
+			g := waiter.NewGroup(t.Context(), waiter.GroupOptions{})
 			for i := range n {
-				w, err := waiter.New(readyDef, svc.describe, waiter.WithPollRateLimit(shared), waiter.WithoutTelemetry(),
+				w, err := waiter.New(readyDef, svc.describe, waiter.WithPollRateLimit(shared), waiter.WithTelemetry(telemetry.Settings{Off: true}),
 					waiter.WithDelays(scenarioMin, scenarioMax), waiter.WithJitter(backoff.Seeded(seed+uint64(i))))
 				if err != nil {
 					t.Fatal(err)
 				}
-				waiter.Go(g, w, i, scenarioMaxWait)
+				waiter.Go(g, "", w, i, scenarioMaxWait)
 				time.Sleep(10 * time.Microsecond) // staggered starts
 			}
 			g.Wait()
@@ -233,8 +234,9 @@ func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats 
 			if client == "waitable batch 100" {
 				size = 100
 			}
-			b, err := waiter.NewBatch(readyDef, svc.describeMany, waiter.WithPollRateLimit(rate.NewLimiter(scenarioLimit, 1)),
-				waiter.WithoutTelemetry(), waiter.WithBatchSize(size), waiter.WithDelays(time.Second, time.Second))
+			b, err := waiter.NewBatch(readyDef, svc.describeMany, waiter.BatchOptions[int]{Size: size},
+				waiter.WithPollRateLimit(rate.NewLimiter(scenarioLimit, 1)),
+				waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithDelays(time.Second, time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}

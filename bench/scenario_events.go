@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -43,13 +44,13 @@ import (
 const (
 	eventShare = 0.9              // of the resources announce their readiness
 	eventLag   = time.Second      // from ready to the event's delivery
-	eventGap   = time.Second      // WithPokeGap
+	eventGap   = time.Second      // the poke gap: a second, or MinDelay if shorter
 	eventMin   = 5 * time.Minute  // the fallback schedule's MinDelay
 	eventMax   = 10 * time.Minute // and MaxDelay
 )
 
 // eventsTold is the row's "told about the limit" column.
-var eventsTold = fmt.Sprintf("the service's limit, as \"waitable\"; %.0f%% of resources announce readiness by an event %v later, whose handler calls Poke (WithPokeGap(%v)); fallback schedule WithDelays(%v, %v), WithInitialDelay(%v)",
+var eventsTold = fmt.Sprintf("the service's limit, as \"waitable\"; %.0f%% of resources announce readiness by an event %v later, whose handler calls Poke (a poke gap of %v); fallback schedule WithDelays(%v, %v), WithInitialDelay(%v)",
 	100*eventShare, eventLag, eventGap, eventMin, eventMax, eventMin)
 
 // announced draws which resources announce their readiness: all but a
@@ -69,15 +70,15 @@ func announced(n int, seed uint64) []bool {
 func runEvented(t *testing.T, svc *service, seed uint64) {
 	n := len(svc.readyAt)
 	shared := rate.NewLimiter(scenarioLimit, 1)
-	g := waiter.NewGroup(t.Context())
+	g := waiter.NewGroup(t.Context(), waiter.GroupOptions{})
 	runs := make([]*waiter.Run[status], n)
 	for i := range n {
-		w, err := waiter.New(readyDef, svc.describe, waiter.WithPollRateLimit(shared), waiter.WithoutTelemetry(),
-			waiter.WithDelays(eventMin, eventMax), waiter.WithInitialDelay(eventMin), waiter.WithPokeGap(eventGap), waiter.WithJitter(backoff.Seeded(seed+uint64(i))))
+		w, err := waiter.New(readyDef, svc.describe, waiter.WithPollRateLimit(shared), waiter.WithTelemetry(telemetry.Settings{Off: true}),
+			waiter.WithDelays(eventMin, eventMax), waiter.WithInitialDelay(eventMin), waiter.WithJitter(backoff.Seeded(seed+uint64(i))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs[i] = waiter.Go(g, w, i, scenarioMaxWait)
+		runs[i] = waiter.Go(g, "", w, i, scenarioMaxWait)
 		time.Sleep(10 * time.Microsecond) // staggered starts
 	}
 	done := make(chan struct{})

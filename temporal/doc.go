@@ -10,7 +10,7 @@
 //
 // The workflow drives the waiter's own core ([waiter.Waiter.Begin] and
 // [waiter.Waiter.Step]), the deadline in workflow time, the jitter drawn
-// from the seed kept in the wait's [waiter.State], so that a replay makes
+// from the seed kept in the wait's [waiter.Checkpoint], so that a replay makes
 // the same decisions. It polls as Temporal advises ([Mode]): while the
 // delay before the next poll is short (under [DefaultHeartbeatBelow]),
 // the polls run inside one activity that heartbeats the wait's State

@@ -219,7 +219,11 @@ func toDetails(err error) details {
 	if !errors.As(err, &we) {
 		return details{Reason: waiter.ErrFailure.Error(), Acceptor: -1, Err: err.Error(), ErrKind: kindOf(err)}
 	}
-	return details{Waiter: we.Waiter, Input: we.Input, Reason: we.Reason.Error(), Failure: we.Failure, Attempts: we.Attempts,
+	reason := we.Reason.Error()
+	if _, ok := reasons[reason]; !ok && errors.Is(we, context.Canceled) {
+		reason = "canceled" // cancelled with a cause of the caller's own
+	}
+	return details{Waiter: we.Waiter, Input: we.Input, Reason: reason, Failure: we.Failure, Attempts: we.Attempts,
 		Transient: we.Transient, Elapsed: we.Elapsed, Acceptor: we.Acceptor, Matcher: we.Matcher, Message: we.Message,
 		Err: msg(we.Err), ErrKind: kindOf(we.Err)}
 }
@@ -260,7 +264,7 @@ func decode(err error) error {
 	we := &waiter.Error{Waiter: d.Waiter, Input: d.Input, Reason: reason, Failure: d.Failure, Attempts: d.Attempts, Transient: d.Transient,
 		Elapsed: d.Elapsed, Acceptor: d.Acceptor, Matcher: d.Matcher, Message: d.Message, Err: opError(d.Err, d.ErrKind)}
 	if reason == context.Canceled {
-		we.Cause = err
+		we.Reason = err // Temporal's cancellation, which the Error matches as context.Canceled
 	}
 	return we
 }

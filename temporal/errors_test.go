@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -60,7 +61,7 @@ var errScenarios = []errScenario{
 		reason: waiter.ErrFailure, failure: waiter.FailureError,
 		kind: errKind{Code: "ResourceNotFoundException", Type: "apiError", StatusCode: 404}, matches: []string{"ResourceNotFoundException", "apiError"}},
 	{name: "404s in a row: the job never appeared", def: jobAppears, err: notThere, opts: []waiter.Option{waiter.WithNotFoundLimit(3)},
-		reason: waiter.ErrFailure, failure: waiter.FailureNeverAppeared,
+		reason: waiter.ErrFailure, failure: waiter.FailureLimit,
 		kind: errKind{Code: "ResourceNotFoundException", Type: "apiError", StatusCode: 404}, matches: []string{"ResourceNotFoundException", "apiError"}},
 	{name: "a NotFound type with no code or status is no not-found answer", def: jobAppears, err: thingNotFound{}, opts: []waiter.Option{waiter.WithNotFoundLimit(3)},
 		reason: waiter.ErrTimeout, kind: errKind{Type: "thingNotFound"}, matches: []string{"thingNotFound"}},
@@ -73,7 +74,7 @@ func newErrWaiter(t *testing.T, sc errScenario, calls *atomic.Int32) *waiter.Wai
 		calls.Add(1)
 		return JobOutput{}, sc.err
 	}
-	opts := append([]waiter.Option{waiter.WithDelays(2*time.Second, 2*time.Second), waiter.WithoutTelemetry()}, sc.opts...)
+	opts := append([]waiter.Option{waiter.WithDelays(2*time.Second, 2*time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true})}, sc.opts...)
 	w, err := waiter.New(sc.def, op, opts...)
 	if err != nil {
 		t.Fatal(err)

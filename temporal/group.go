@@ -51,7 +51,7 @@ type groupOptions struct {
 
 // WithGroupConcurrency runs at most n of the group's waits at once (n <=
 // 0: all of them, the default). Further waits start, in the order of the
-// inputs, as earlier ones end, as [waiter.WithConcurrency] does in
+// inputs, as earlier ones end, as [waiter.GroupOptions] Concurrency does in
 // process: a wait's maxWait counts from its own start.
 func WithGroupConcurrency(n int) GroupOption {
 	return func(o *groupOptions) { o.concurrency = n }
@@ -75,7 +75,7 @@ type groupRequest[I, O any] struct {
 type member[O any] struct {
 	Name string
 	// State is the wait's checkpoint; nil until it begins.
-	State *waiter.State `json:",omitempty"`
+	State *waiter.Checkpoint `json:",omitempty"`
 	// Output is the last output observed, if HaveOutput.
 	Output     O
 	HaveOutput bool `json:",omitempty"`
@@ -113,7 +113,7 @@ type MemberProgress struct {
 	Name string
 	// Checkpoint is the wait's State (nil until it begins): its attempts
 	// so far (across runs), deadline and next call.
-	Checkpoint *waiter.State `json:",omitempty"`
+	Checkpoint *waiter.Checkpoint `json:",omitempty"`
 	// Attempts are its latest attempts in the current run (at most 20).
 	Attempts []Attempt `json:",omitempty"`
 	// Done reports that the wait ended, and Err how, if it did not
@@ -286,7 +286,7 @@ func (g *groupRun[I, O]) draining(ctx workflow.Context) bool {
 // error a cancelled single wait ends with.
 func (g *groupRun[I, O]) cancelled(ctx workflow.Context, m *member[O]) {
 	now := workflow.Now(ctx)
-	s := waiter.State{Start: now} // a member that never began
+	s := waiter.Checkpoint{Start: now} // a member that never began
 	if m.State != nil {
 		s = *m.State
 	}

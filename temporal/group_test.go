@@ -11,6 +11,7 @@ import (
 
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -58,7 +59,7 @@ func (j *jobs) count(id string) int {
 }
 
 func (j *jobs) waiter(t *testing.T, delay time.Duration) *waiter.Waiter[JobInput, groupJob] {
-	w, err := waiter.New(jobDone, j.op, waiter.WithDelays(delay, delay), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, j.op, waiter.WithDelays(delay, delay), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestGroupOutcomes(t *testing.T) {
 	var wantErr error
 	inProc := newJobs(threeJobs)
 	synctest.Test(t, func(t *testing.T) {
-		want, wantErr = waiter.WaitAll(t.Context(), inProc.waiter(t, 2*time.Second), threeInputs, time.Minute)
+		want, wantErr = waiter.WaitAll(t.Context(), inProc.waiter(t, 2*time.Second), threeInputs, time.Minute, waiter.GroupOptions{})
 	})
 	if inProc.count("ok") != 3 || inProc.count("bad") != 2 || inProc.count("slow") < 10 {
 		t.Fatalf("in process: calls %v", inProc.calls)
@@ -304,7 +305,7 @@ func TestGroupContinueAsNew(t *testing.T) {
 		if t.Failed() {
 			t.FailNow()
 		}
-		carried := map[string]waiter.State{"two": *two.State, "five": *five.State}
+		carried := map[string]waiter.Checkpoint{"two": *two.State, "five": *five.State}
 
 		// The next run, from the carried request, on the same clock.
 		env2 := s.NewTestWorkflowEnvironment()

@@ -18,7 +18,7 @@ import (
 // loopRequest is the input of the activity that polls in heartbeat mode.
 type loopRequest[I any] struct {
 	Input I
-	State waiter.State
+	State waiter.Checkpoint
 	// MaxAttempts is how many attempts the activity may make before it
 	// hands the wait back (so that the run can continue as new).
 	MaxAttempts int
@@ -32,7 +32,7 @@ type loopRequest[I any] struct {
 type loopResult[O any] struct {
 	Output     O
 	HaveOutput bool // Output is the last output observed
-	State      waiter.State
+	State      waiter.Checkpoint
 	Attempts   []Attempt
 	Done       bool
 	End        *details `json:",omitempty"` // the error a Done wait ended with; nil for success
@@ -40,7 +40,7 @@ type loopResult[O any] struct {
 }
 
 // ended records the decision that ended the wait.
-func (r *loopResult[O]) ended(dec waiter.Decision) {
+func (r *loopResult[O]) ended(dec decision) {
 	r.Done = true
 	if dec.Err != nil {
 		dd := toDetails(dec.Err)
@@ -51,7 +51,7 @@ func (r *loopResult[O]) ended(dec waiter.Decision) {
 // beat is a heartbeat's details: the wait's State after its latest
 // attempt, and that attempt.
 type beat struct {
-	State waiter.State
+	State waiter.Checkpoint
 	Last  *Attempt `json:",omitempty"`
 }
 
@@ -93,7 +93,8 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 			limit = t
 		}
 		cctx, cancel := context.WithDeadline(ctx, limit)
-		out, p, next := d.w.Call(cctx, req.Input, tok)
+		p, next := d.w.Call(cctx, req.Input, s.Attempts, tok)
+		out := p.Output
 		cancel()
 		if context.Cause(ctx) != nil { // cancelled, or the worker stops: the call does not count
 			return res, hb.stopped(s)
@@ -101,8 +102,7 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 		now := time.Now()
 		// A call the deadline cut off is not judged (as in process).
 		p.Late = now.After(s.Deadline) || (p.Err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && !now.Before(s.Deadline))
-		var dec waiter.Decision
-		s, dec = d.w.Step(s, p, now)
+		dec := d.stepCore(&s, p, now)
 		tok = next
 		if p.Err == nil {
 			res.Output, res.HaveOutput = out, true
@@ -215,7 +215,7 @@ func (h *heartbeats) send(ctx context.Context) error {
 // the workflow reads. Otherwise the activity's own context ended (its
 // worker stops): a retryable error, and Temporal's next attempt resumes
 // from the last heartbeat.
-func (h *heartbeats) stopped(s waiter.State) error {
+func (h *heartbeats) stopped(s waiter.Checkpoint) error {
 	if errors.Is(context.Cause(h.ctx), errHandBack) || (h.c == nil && h.actx.Err() != nil) {
 		if h.c != nil && h.actx.Err() == nil {
 			// The SDK reports a cancellation only of an activity whose

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -59,7 +60,7 @@ var scenarios = []scenario{
 }
 
 func newJobWaiter(t *testing.T, ready int, final string, calls *atomic.Int32) *waiter.Waiter[JobInput, JobOutput] {
-	w, err := waiter.New(jobDone, job(ready, final, calls), waiter.WithDelays(2*time.Second, 2*time.Second), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, job(ready, final, calls), waiter.WithDelays(2*time.Second, 2*time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestAutoSwitchesByDelay(t *testing.T) {
 			}
 			return pacedJob{State: "running", Next: time.Second}, nil
 		}
-		w, err := waiter.New(jobDone, op, waiter.WithDelays(time.Second, 2*time.Minute), waiter.WithoutTelemetry(),
+		w, err := waiter.New(jobDone, op, waiter.WithDelays(time.Second, 2*time.Minute), waiter.WithTelemetry(telemetry.Settings{Off: true}),
 			waiter.WithDelayFunc(func(_ int, out pacedJob, _ error) time.Duration { return out.Next }))
 		if err != nil {
 			t.Fatal(err)

@@ -119,7 +119,7 @@ type request[I any] struct {
 	Input   I
 	MaxWait time.Duration
 	// State is set when a run continues an earlier one.
-	State *waiter.State `json:",omitempty"`
+	State *waiter.Checkpoint `json:",omitempty"`
 }
 
 // Attempt is one attempt of a durable wait, as Progress reports it.
@@ -153,7 +153,7 @@ func (a Attempt) withErr(message string, k *errKind) Attempt {
 // run; Checkpoint.Attempts counts them all) and its checkpoint.
 type Progress struct {
 	Attempts   []Attempt
-	Checkpoint waiter.State
+	Checkpoint waiter.Checkpoint
 }
 
 // poll is what the activity returns: the output and the judged call, as
@@ -196,7 +196,7 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 	if w == nil || name == "" {
 		return errors.New("temporal: Register needs a waiter and a name")
 	}
-	if !w.Replayable() {
+	if w.Schedule().Jitter != nil {
 		return fmt.Errorf("temporal: waiter %s has a jitter of its own (waiter.WithJitter): its delays would differ on replay; use the default jitter, which draws from the wait's State", name)
 	}
 	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout,
@@ -238,18 +238,18 @@ type driver[I, O any] struct {
 
 // activity makes one call and judges it.
 func (d *driver[I, O]) activity(ctx context.Context, in I) (poll[O], error) {
-	out, p, _ := d.w.Call(ctx, in, nil)
-	return poll[O]{Output: out, Latency: p.Latency, Err: msg(p.Err), Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State,
-		Message: p.Message, Failure: msg(p.Failure), Retry: p.Advice.Retry, Quota: p.Advice.Quota, Refusal: msg(p.Advice.Refusal),
-		ErrKind: kindOf(p.Err), FailureKind: kindOf(p.Failure), RefusalKind: kindOf(p.Advice.Refusal),
-		RetryAfter: p.Advice.MinDelay, Hint: p.Advice.Hint, Delay: p.Delay, Identity: p.Identity}, nil
+	p, _ := d.w.Call(ctx, in, 0, nil)
+	return poll[O]{Output: p.Output, Latency: p.Latency, Err: msg(p.Err), Acceptor: p.Acceptor, Matcher: p.Matcher,
+		State: p.Judgment.State, Message: p.Message, Failure: msg(p.Failure), Retry: p.Retry, Quota: p.Quota,
+		Refusal: msg(p.Refusal), ErrKind: kindOf(p.Err), FailureKind: kindOf(p.Failure), RefusalKind: kindOf(p.Refusal),
+		RetryAfter: p.MinDelay, Hint: p.Hint, Delay: p.Delay, Identity: p.Identity}, nil
 }
 
 // workflow is the wait: the core's Begin and Step, an activity per call,
 // a durable timer per delay.
 func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error) {
 	var zero O
-	var s waiter.State
+	var s waiter.Checkpoint
 	if req.State != nil {
 		s = *req.State
 	} else {
@@ -302,7 +302,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 
 // pollOnce makes one attempt as an activity (timer mode) and steps the
 // core with it.
-func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.State, attempts *[]Attempt, start time.Time) (poll[O], waiter.Decision, error) {
+func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.Checkpoint, attempts *[]Attempt, start time.Time) (poll[O], decision, error) {
 	left := s.Deadline.Sub(start)
 	timeout := min(d.o.callTimeout, max(left, time.Second))
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -314,7 +314,7 @@ func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.State, att
 	var p poll[O]
 	err := workflow.ExecuteActivity(actx, ActivityName(d.name), in).Get(ctx, &p)
 	if ctx.Err() != nil {
-		return p, waiter.Decision{}, d.cancelled(*s, workflow.Now(ctx))
+		return p, decision{}, d.cancelled(*s, workflow.Now(ctx))
 	}
 	if err != nil { // the call could not be made: an error no acceptor saw
 		p = poll[O]{Err: err.Error(), ErrKind: kindOf(err), Acceptor: -1, State: classify.Failure, Retry: true}
@@ -323,12 +323,12 @@ func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.State, att
 	// An answer that came after the deadline is not judged: the wait
 	// times out, as in process. The errors are rebuilt with their kinds,
 	// so that the core reads their codes and statuses as in process.
-	call := waiter.Poll{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind), Late: now.After(s.Deadline),
-		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message, Failure: judged(p.Failure, p.FailureKind)},
-		Advice:   waiter.RetryAdvice{Retry: p.Retry, Quota: p.Quota, Refusal: judged(p.Refusal, p.RefusalKind), MinDelay: p.RetryAfter, Hint: p.Hint},
-		Delay:    p.Delay, Identity: p.Identity}
-	var dec waiter.Decision
-	*s, dec = d.w.Step(*s, call, now)
+	call := waiter.Attempt[O]{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind), Late: now.After(s.Deadline),
+		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message,
+			Failure: judged(p.Failure, p.FailureKind)},
+		Retry: p.Retry, Quota: p.Quota, Refusal: judged(p.Refusal, p.RefusalKind), MinDelay: p.RetryAfter, Hint: p.Hint,
+		Delay: p.Delay, Identity: p.Identity}
+	dec := d.stepCore(s, call, now)
 	*attempts = append(*attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),
 		Acceptor: p.Acceptor, Matcher: p.Matcher, NextDelay: dec.Delay}.withErr(p.Err, p.ErrKind))
 	return p, dec, nil
@@ -343,7 +343,7 @@ func (d *driver[I, O]) heartbeat(delay time.Duration) bool {
 // mixed is the wait in ModeAuto and ModeHeartbeat: runs of polls inside
 // a heartbeating activity while delays are short, an activity per poll
 // and a durable timer per delay while they are long.
-func (d *driver[I, O]) mixed(ctx workflow.Context, req request[I], s *waiter.State, attempts *[]Attempt) (O, error) {
+func (d *driver[I, O]) mixed(ctx workflow.Context, req request[I], s *waiter.Checkpoint, attempts *[]Attempt) (O, error) {
 	var zero O
 	var last O // the last output observed
 	run := 0
@@ -385,7 +385,7 @@ type stepped[O any] struct {
 // under ctx: a group cancels sleep to bring its members to a halt (see
 // group), and lets a call in flight end. Its error is a cancellation:
 // the attempts it made until then are in attempts and s.
-func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.State, attempts *[]Attempt, max int) (stepped[O], error) {
+func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpoint, attempts *[]Attempt, max int) (stepped[O], error) {
 	var st stepped[O]
 	now := workflow.Now(ctx)
 	delay := s.Next.Sub(now) // when the next poll is due
@@ -437,7 +437,7 @@ func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.State, 
 // them, and returns what it did. An activity that fails (its retries
 // spent, or the deadline passed while no worker ran it) counts as an
 // error no acceptor saw, from its last heartbeat.
-func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max int) (loopResult[O], error) {
+func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint, max int) (loopResult[O], error) {
 	now := workflow.Now(ctx)
 	left := s.Deadline.Sub(now)
 	below := d.o.below
@@ -478,10 +478,9 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max 
 		return res, d.cancelled(*s, workflow.Now(ctx))
 	}
 	now = workflow.Now(ctx)
-	call := waiter.Poll{Start: now, Err: err, Late: !now.Before(s.Deadline),
-		Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure}, Advice: waiter.RetryAdvice{Retry: true}}
-	var dec waiter.Decision
-	*s, dec = d.w.Step(*s, call, now)
+	call := waiter.Attempt[O]{Start: now, Err: err, Late: !now.Before(s.Deadline),
+		Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure}, Retry: true}
+	dec := d.stepCore(s, call, now)
 	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, NextDelay: dec.Delay}.withErr(err.Error(), kindOf(err)))
 	res.State = *s
 	if dec.Done {
@@ -490,6 +489,21 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.State, max 
 	return res, nil
 }
 
-func (d *driver[I, O]) cancelled(s waiter.State, now time.Time) error {
+// decision is what the core decided of an attempt.
+type decision struct {
+	Done  bool
+	Err   error
+	State classify.State
+	Delay time.Duration
+}
+
+// stepCore applies attempt a to *s at now (the core's Step).
+func (d *driver[I, O]) stepCore(s *waiter.Checkpoint, a waiter.Attempt[O], now time.Time) decision {
+	a, err := d.w.Step(*s, a, now)
+	*s = a.Checkpoint
+	return decision{Done: a.Outcome != "", Err: err, State: a.State, Delay: a.NextDelay}
+}
+
+func (d *driver[I, O]) cancelled(s waiter.Checkpoint, now time.Time) error {
 	return sdktemporal.NewCanceledError(details{Waiter: d.name, Reason: "canceled", Attempts: s.Attempts, Elapsed: now.Sub(s.Start), Acceptor: -1})
 }

@@ -28,10 +28,10 @@ func TestNotFoundLimit(t *testing.T) {
 			}
 			return nil, notFound{}
 		})
-		retry404 := waiter.WithAcceptors(classify.Acceptor{State: classify.Retry, Matcher: classify.OnHTTPStatus(404)})
-		_, err := mustNew(t, thingExists, rec.op, retry404, waiter.WithNotFoundLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		retry404 := withAcceptors(thingExists, classify.Acceptor{State: classify.Retry, Matcher: classify.OnHTTPStatus(404)})
+		_, err := mustNew(t, retry404, rec.op, waiter.WithNotFoundLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
-		if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared || len(rec.times()) != 3 ||
+		if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || len(rec.times()) != 3 ||
 			!strings.Contains(err.Error(), "never appeared") || !strings.Contains(err.Error(), "3 not-found answers in a row") {
 			t.Fatalf("Wait = %v after %d calls; want FailureNeverAppeared after 3", err, len(rec.times()))
 		}
@@ -93,4 +93,10 @@ func TestAppearBadValues(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Reason") {
 		t.Errorf("New with a misspelled identity = %v, want it to name the field", err)
 	}
+}
+
+// withAcceptors returns def with acceptors tried before its own.
+func withAcceptors(def waiter.Definition, acceptors ...classify.Acceptor) waiter.Definition {
+	def.Acceptors = append(acceptors, def.Acceptors...)
+	return def
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,31 +16,25 @@ import (
 	"github.com/waitable/waitable/telemetry"
 )
 
-// BatchOp polls many resources in one call, as APIs that take many
-// identifiers do (EC2's DescribeInstances, ECS's DescribeServices,
-// DynamoDB's BatchGetItem, Kubernetes' list calls): it returns the output
-// of each key it found. A key missing from the map was not found; an
-// error fails the call for every key in it.
-type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, error)
-
 // Batch waits for many resources with one waiter's rules, polling them
 // together: each key added gets a [Run] of its own, with its own schedule,
 // deadline, events, checkpoint and result, judged by the acceptors on its
 // own output (the value the batch call returned for it); the Batch
 // coalesces the keys whose next poll is due, most overdue first, into
-// calls of at most WithBatchSize keys, at most WithBatchCalls of them in
-// flight, each call taking one token of the poll rate limit
+// calls of at most [BatchOptions].Size keys, at most BatchOptions.Calls of
+// them in flight, each call taking one token of the poll rate limit
 // (WithPollRateLimit). So a budget of 50 calls a second polls up to 50
 // times the batch size of resources a second. A call that is not full
-// waits up to WithBatchLinger for more keys to come due, but the linger
-// never pushes a key's final poll past the instant a plain [Waiter] would
-// make it: its deadline less the waiter's reserve for the final call.
+// waits up to BatchOptions.Linger for more keys to come due, but the
+// linger never pushes a key's final poll past the instant a plain
+// [Waiter] would make it: its deadline less the waiter's reserve for the
+// final call.
 //
 // A key missing from a call's answer is judged as an error: by default one
-// whose error code is that of the definition's first errorType acceptor
-// naming a "NotFound" error (so a definition that retries on
-// InvalidInstanceID.NotFound keeps polling), or "NotFound"; WithMissing
-// gives your own. A failed call is an error for every key in it, counting
+// whose error code (its ErrorCode method) is that of the definition's
+// first errorType acceptor naming a "NotFound" error (so a definition that
+// retries on InvalidInstanceID.NotFound keeps polling), or "NotFound";
+// BatchOptions.Missing gives your own. A failed call is an error for every key in it, counting
 // toward each one's transient errors, retried until each key's deadline
 // as for a single wait.
 //
@@ -63,13 +56,18 @@ type BatchOp[K comparable, O any] func(ctx context.Context, keys []K) (map[K]O, 
 // carries a *PanicError, and Result panics with it. The Batch holds one
 // goroutine while it has keys, plus one per call in flight until the call
 // returns, and none otherwise. A Batch is safe for concurrent use.
+//
+// Use a Batch rather than a [Group] when the API takes many identifiers in
+// one call, or for thousands of resources: one goroutine and one timer
+// serve them all, and the calls are fewer.
 type Batch[K comparable, O any] struct {
-	w       *Waiter[K, O]
-	op      BatchOp[K, O]
-	clk     clock.Clock
-	size    int
-	calls   int // calls in flight at most
-	missing func(K) error
+	w         *Waiter[K, O]
+	op        func(ctx context.Context, keys []K) (map[K]O, error)
+	clk       clock.Clock
+	size      int
+	calls     int // calls in flight at most
+	lingerFor time.Duration
+	missing   func(K) error
 
 	mu        sync.Mutex
 	members   map[K]*member[K, O]
@@ -94,12 +92,14 @@ type member[K comparable, O any] struct {
 	dindex int         // in the deadlines heap, -1 when not in it
 	call   *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
 	added  atomic.Bool // it is in the Batch: its context's end may take it out
+	// cancel ends the member's context, with the cause context.Canceled
+	// (Run.Cancel) or context.DeadlineExceeded (its deadline came).
+	cancelCause context.CancelCauseFunc
 	// lastStart is when its last call started (for Poke's gap), and
 	// pokeLater a poke that came during the call; guarded by the Batch's
 	// mutex.
 	lastStart time.Time
 	pokeLater bool
-	seen      [2]SeenCount // the first kinds of s.Seen, without an allocation
 }
 
 // batchCall is one call in flight.
@@ -110,25 +110,41 @@ type batchCall struct {
 	live  int // its members still waiting for its answer
 }
 
+// BatchOptions are what a [Batch] adds to a waiter's options. The zero
+// value takes every default.
+type BatchOptions[K comparable] struct {
+	// Size is the most keys one call takes (0: 100): what the API accepts
+	// (EC2's DescribeInstances takes up to 1,000 instance IDs, ECS's
+	// DescribeServices 10).
+	Size int
+	// Calls is how many calls may be in flight at once (0: 4); the poll
+	// rate limit spaces them.
+	Calls int
+	// Linger is how long a call that is not full waits for more keys to
+	// come due: fuller calls, fewer of them, for at most that much more
+	// delay. 0 means a quarter of MinDelay; a negative Linger, none.
+	Linger time.Duration
+	// Missing returns the error a key missing from a call's answer is
+	// judged by: the error the single-resource call would have returned
+	// (an API error whose ErrorCode the definition's errorType acceptors
+	// know). Nil gives the default (see [Batch]).
+	Missing func(key K) error
+}
+
 // NewBatch returns a Batch that waits with def's rules and polls with op.
-// The options are those of [New]; WithBatchSize, WithBatchCalls,
-// WithBatchLinger and WithMissing apply to batches only.
-func NewBatch[K comparable, O any](def Definition, op BatchOp[K, O], opts ...Option) (*Batch[K, O], error) {
+// op polls many resources in one call, as APIs that take many identifiers
+// do (EC2's DescribeInstances, ECS's DescribeServices, DynamoDB's
+// BatchGetItem, Kubernetes' list calls): it returns the output of each key
+// it found. A key missing from the map was not found; an error fails the
+// call for every key in it. The options are those of [New]; a
+// [WithMatch] with an empty Definition judges each output in Go.
+func NewBatch[K comparable, O any](def Definition, op func(ctx context.Context, keys []K) (map[K]O, error),
+	bo BatchOptions[K], opts ...Option) (*Batch[K, O], error) {
 	w, err := New(def, notCalledDirectly[K, O], opts...)
 	if err != nil {
 		return nil, err
 	}
-	return newBatch(w, op)
-}
-
-// NewBatchFunc is [NewBatch] with a Go condition for each resource's
-// output instead of a Definition (see [NewFunc]).
-func NewBatchFunc[K comparable, O any](name string, op BatchOp[K, O], cond Condition[K, O], opts ...Option) (*Batch[K, O], error) {
-	w, err := NewFunc(name, notCalledDirectly[K, O], cond, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return newBatch(w, op)
+	return newBatch(w, op, bo)
 }
 
 // notCalledDirectly is a batch waiter's operation: the Batch calls the
@@ -138,24 +154,34 @@ func notCalledDirectly[K, O any](context.Context, K) (O, error) {
 	return zero, errors.New("waiter: a Batch's waiter is driven by its BatchOp")
 }
 
-func newBatch[K comparable, O any](w *Waiter[K, O], op BatchOp[K, O]) (*Batch[K, O], error) {
-	b := &Batch[K, O]{w: w, op: op, clk: w.cfg.clock, size: w.cfg.batchSize, calls: w.cfg.batchCalls,
-		members: map[K]*member[K, O]{}, poke: make(chan struct{}, 1), deadlines: memberHeap[K, O]{byDeadline: true}}
+func newBatch[K comparable, O any](w *Waiter[K, O], op func(context.Context, []K) (map[K]O, error),
+	bo BatchOptions[K]) (*Batch[K, O], error) {
+	b := &Batch[K, O]{w: w, op: op, clk: w.cfg.clock, size: bo.Size, calls: bo.Calls, lingerFor: bo.Linger,
+		missing: bo.Missing, members: map[K]*member[K, O]{}, poke: make(chan struct{}, 1),
+		deadlines: memberHeap[K, O]{byDeadline: true}}
 	var errs []error
 	if op == nil {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: the batch operation is nil", ErrInvalidOption, w.def.Name))
 	}
-	switch f := w.cfg.missing.(type) {
-	case nil:
-		code := notFoundCode(w.def)
-		b.missing = func(k K) error { return &MissingError{Key: fmt.Sprint(k), Code: code} }
-	case func(K) error:
-		b.missing = f
-	default:
-		errs = append(errs, fmt.Errorf("%w: waiter %s: WithMissing is for %s, not func(%v) error", ErrInvalidOption, w.def.Name, reflect.TypeOf(f), reflect.TypeFor[K]()))
+	if bo.Size < 0 || bo.Calls < 0 {
+		errs = append(errs, fmt.Errorf("%w: waiter %s: BatchOptions{Size: %d, Calls: %d}: negative",
+			ErrInvalidOption, w.def.Name, bo.Size, bo.Calls))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if b.size == 0 {
+		b.size = 100
+	}
+	if b.calls == 0 {
+		b.calls = 4
+	}
+	if b.lingerFor == 0 {
+		b.lingerFor = w.schedule.MinDelay / 4
+	}
+	if b.missing == nil {
+		code := notFoundCode(w.def)
+		b.missing = func(k K) error { return &missingError{key: fmt.Sprint(k), code: code} }
 	}
 	return b, nil
 }
@@ -172,19 +198,19 @@ func notFoundCode(def Definition) string {
 	return "NotFound"
 }
 
-// MissingError is how a Batch judges a key missing from a call's answer,
-// unless WithMissing says otherwise.
-type MissingError struct {
-	Key  string // the key, as text
-	Code string // the error code acceptors match with errorType
+// missingError is how a Batch judges a key missing from a call's answer,
+// unless BatchOptions.Missing says otherwise.
+type missingError struct {
+	key  string // the key, as text
+	code string // the error code acceptors match with errorType
 }
 
-func (e *MissingError) Error() string {
-	return fmt.Sprintf("waiter: %s is not in the batch call's answer (%s)", e.Key, e.Code)
+func (e *missingError) Error() string {
+	return fmt.Sprintf("waiter: %s is not in the batch call's answer (%s)", e.key, e.code)
 }
 
-// ErrorCode returns Code, which errorType acceptors match.
-func (e *MissingError) ErrorCode() string { return e.Code }
+// ErrorCode returns the code, which errorType acceptors match.
+func (e *missingError) ErrorCode() string { return e.code }
 
 // Add starts waiting at most maxWait for key and returns its Run
 // (cancelling ctx, or the Run, ends that wait). Adding a key that is
@@ -195,24 +221,26 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		b.mu.Unlock()
 		return m.r
 	}
-	r := &Run[O]{}
-	r.ev.size = b.w.cfg.eventBuffer
+	r := newRun[O](defaultEventBuffer, nil)
 	m := &member[K, O]{b: b, r: r, index: -1, dindex: -1}
 	m.name = fmt.Sprint(key)
-	if err := m.init(b.w, ctx, key, maxWait, nil, m.seen[:]); err != nil {
+	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
 		r.finish(m.last, err, m.s)
 		return r
 	}
-	// The context may end at once (ctx cancelled since init), while b.mu is
-	// held: cancelled, which takes b.mu, then runs once the member is in.
-	m.ctx = newWaitCtx(m.spanCtx, m.s.Deadline, func() {
+	// The member's context has no deadline of its own: the scheduler ends
+	// it at the deadline (cause context.DeadlineExceeded). Its end by the
+	// caller (or Run.Cancel) takes it out of the Batch, once it is in.
+	mctx, cancel := context.WithCancelCause(m.spanCtx)
+	unwatch := context.AfterFunc(mctx, func() {
 		if m.added.Load() {
 			b.cancelled(m)
 		}
-	}, false, &b.w.watches, m.parent)
-	r.c = m
-	r.setCheckpoint(m.s)
+	})
+	m.ctx, m.cancelCause = mctx, cancel
+	m.stop = func() { unwatch(); cancel(context.Canceled) }
+	r.ctl, r.cp = m, m.s.clone()
 	if m.s.Next.IsZero() {
 		m.s.Next = m.s.Start // due now
 	}
@@ -222,17 +250,14 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	m.added.Store(true)
 	b.wake()
 	b.mu.Unlock()
-	if m.ctx.ended.Load() {
+	if m.ctx.Err() != nil {
 		b.cancelled(m)
 	}
 	return r
 }
 
 // cancel is Run.Cancel's for a member.
-func (m *member[K, O]) cancel() { m.ctx.end(context.Canceled, nil) }
-
-// wake does nothing: a member sleeps on its batch's timer, not a Run's.
-func (m *member[K, O]) wake() {}
+func (m *member[K, O]) cancel() { m.cancelCause(context.Canceled) }
 
 // poke is Run.Poke's for a member: between calls, its next poll comes
 // now, or at the end of the poke gap, in the next call that has room.
@@ -303,8 +328,8 @@ func (b *Batch[K, O]) remove(m *member[K, O]) {
 // call in flight, also reporting that call as abandoned, as a Run does.
 func (b *Batch[K, O]) drop(m *member[K, O], now time.Time) {
 	if c := m.call; c != nil {
-		a, err := m.abandoned(m.ctx, m.s.Attempts+1, c.start, now)
-		m.r.record(&a)
+		a, err := m.abandoned(m.ctx, c.start, now)
+		m.r.record(a)
 		b.end(m, err)
 		return
 	}
@@ -314,7 +339,7 @@ func (b *Batch[K, O]) drop(m *member[K, O], now time.Time) {
 // timeOut ends the members whose deadline came (expire took them out).
 func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 	for _, m := range ms {
-		m.ctx.end(context.DeadlineExceeded, nil) // its onEnd finds it gone
+		m.cancelCause(context.DeadlineExceeded) // its watch finds it gone
 		b.drop(m, now)
 	}
 }
@@ -332,15 +357,4 @@ func (b *Batch[K, O]) end(m *member[K, O], err error) {
 		return
 	}
 	finish()
-}
-
-// Pending returns the keys being waited for.
-func (b *Batch[K, O]) Pending() []K {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	keys := make([]K, 0, len(b.members))
-	for k := range b.members {
-		keys = append(keys, k)
-	}
-	return keys
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,9 +74,9 @@ func (e *ec2) describe(ctx context.Context, ids []string) (map[string]BatchInsta
 	return out, nil
 }
 
-func newBatch(t *testing.T, e *ec2, opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
+func newBatch(t *testing.T, e *ec2, bo waiter.BatchOptions[string], opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
 	t.Helper()
-	b, err := waiter.NewBatch(instanceRunning, e.describe, append([]waiter.Option{waiter.WithJitter(backoff.Low)}, opts...)...)
+	b, err := waiter.NewBatch(instanceRunning, e.describe, bo, append([]waiter.Option{waiter.WithJitter(backoff.Low)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestBatchCoalesces(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(i int) time.Duration { return time.Duration(i%3) * time.Second },
 			runningAt: func(i int) time.Duration { return time.Duration(i%7) * time.Second }}
-		b := newBatch(t, e, waiter.WithBatchSize(100), waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string]{Size: 100}, waiter.WithDelays(time.Second, time.Second))
 		runs := map[string]*waiter.Run[BatchInstance]{}
 		for i := range 250 {
 			id := fmt.Sprint("i-", i)
@@ -117,8 +118,8 @@ func TestBatchCoalesces(t *testing.T) {
 		// 7 rounds of 3 calls (100+100+50), where one call per instance
 		// and round would make about a thousand. (How the first keys are
 		// split depends on when the scheduler first looks: allow twice.)
-		if len(e.calls) > 42 || len(b.Pending()) != 0 {
-			t.Errorf("%d calls, %d pending; want at most 42 calls and none pending", len(e.calls), len(b.Pending()))
+		if len(e.calls) > 42 {
+			t.Errorf("%d calls; want at most 42", len(e.calls))
 		}
 	})
 }
@@ -129,12 +130,12 @@ func TestBatchFailedCall(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 }, runningAt: func(int) time.Duration { return time.Hour },
 			fail: func(int) error { return throttled{} }}
-		b := newBatch(t, e, waiter.WithTransientLimit(3))
+		b := newBatch(t, e, waiter.BatchOptions[string]{}, waiter.WithTransientLimit(3))
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
 			_, err := r.Result()
 			var we *waiter.Error
-			if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || we.Attempts != 3 || we.Input == "" {
+			if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || we.Attempts != 3 || we.Input == "" {
 				t.Errorf("Result = %v, want a named FailureTransientLimit after 3 attempts", err)
 			}
 		}
@@ -151,15 +152,12 @@ func TestBatchAddAndCancel(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 },
 			runningAt: func(i int) time.Duration { return time.Duration(i) * time.Minute }}
-		b := newBatch(t, e, waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string]{}, waiter.WithDelays(time.Second, time.Second))
 		slow := b.Add(t.Context(), "i-9", time.Hour)
 		clocktest.Advance(10 * time.Second)
 		fast := b.Add(t.Context(), "i-0", time.Hour)
 		if _, err := fast.Result(); err != nil {
 			t.Fatal(err)
-		}
-		if got := b.Pending(); fmt.Sprint(got) != "[i-9]" {
-			t.Errorf("Pending() = %v, want [i-9]", got)
 		}
 		slow.Cancel()
 		if _, err := slow.Result(); !errors.Is(err, context.Canceled) {
@@ -167,8 +165,8 @@ func TestBatchAddAndCancel(t *testing.T) {
 		}
 		calls := len(e.calls)
 		clocktest.Advance(time.Minute)
-		if len(e.calls) != calls || len(b.Pending()) != 0 {
-			t.Errorf("%d calls after the cancel, %v pending", len(e.calls)-calls, b.Pending())
+		if len(e.calls) != calls {
+			t.Errorf("%d calls after the cancel, want none", len(e.calls)-calls)
 		}
 	})
 }
@@ -178,7 +176,7 @@ func TestBatchAddAndCancel(t *testing.T) {
 func TestBatchRateLimitAndDeadline(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 }, runningAt: func(int) time.Duration { return time.Hour }}
-		b := newBatch(t, e, waiter.WithBatchSize(1), waiter.WithPollRateLimit(rate.NewLimiter(2, 1)), waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string]{Size: 1}, waiter.WithPollRateLimit(rate.NewLimiter(2, 1)), waiter.WithDelays(time.Second, time.Second))
 		var runs []*waiter.Run[BatchInstance]
 		for i := range 4 {
 			runs = append(runs, b.Add(t.Context(), fmt.Sprint("i-", i), 20*time.Second))
@@ -204,31 +202,29 @@ func TestBatchRateLimitAndDeadline(t *testing.T) {
 }
 
 // TestBatchMissingDefault: a definition without a NotFound acceptor judges
-// a missing key as error code "NotFound" (a failure, step 4); WithMissing
-// says otherwise.
+// a missing key as error code "NotFound" (a failure, step 4);
+// BatchOptions.Missing says otherwise.
 func TestBatchMissingDefault(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		def := waiter.Definition{Name: "Running", Acceptors: instanceRunning.Acceptors[:2]}
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return time.Hour }, runningAt: func(int) time.Duration { return 0 }}
-		b, err := waiter.NewBatch(def, e.describe, waiter.WithRetryStrategy(nil))
+		b, err := waiter.NewBatch(def, e.describe, waiter.BatchOptions[string]{}, waiter.WithRetryStrategy(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = b.Add(t.Context(), "i-1", time.Minute).Result()
-		var me *waiter.MissingError
-		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &me) || me.Code != "NotFound" || me.Key != "i-1" {
-			t.Errorf("Result = %v, want a failure on a MissingError for i-1", err)
+		var coded interface{ ErrorCode() string }
+		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &coded) || coded.ErrorCode() != "NotFound" ||
+			!strings.Contains(err.Error(), "i-1 is not in the batch call's answer") {
+			t.Errorf("Result = %v, want a failure on error code NotFound for i-1", err)
 		}
 		gone := errors.New("instance gone")
-		b, err = waiter.NewBatch(def, e.describe, waiter.WithRetryStrategy(nil), waiter.WithMissing(func(k string) error { return gone }))
+		b, err = waiter.NewBatch(def, e.describe, waiter.BatchOptions[string]{Missing: func(k string) error { return gone }}, waiter.WithRetryStrategy(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.Add(t.Context(), "i-1", time.Minute).Result(); !errors.Is(err, gone) {
-			t.Errorf("Result = %v, want WithMissing's error", err)
-		}
-		if _, err := waiter.NewBatch(def, e.describe, waiter.WithMissing(func(k int) error { return gone })); !errors.Is(err, waiter.ErrInvalidOption) {
-			t.Errorf("NewBatch with a WithMissing of another key type = %v", err)
+			t.Errorf("Result = %v, want BatchOptions.Missing's error", err)
 		}
 	})
 }
@@ -244,7 +240,7 @@ func TestBatchMostOverdueFirst(t *testing.T) {
 			}
 			return 0
 		}}
-		b := newBatchOp(t, api.describe, waiter.WithBatchSize(2), waiter.WithBatchCalls(1), waiter.WithBatchLinger(0),
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 2, Calls: 1, Linger: -1},
 			waiter.WithDelays(time.Minute, time.Minute))
 		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-block", time.Hour)}
 		for _, k := range []string{"i-3", "i-1", "i-2"} { // due at +1s, +2s, +3s
@@ -271,7 +267,7 @@ func TestBatchMostOverdueFirst(t *testing.T) {
 func TestBatchAddReturnsTheKeysRun(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), readyAt: func(string) time.Duration { return 3 * time.Second }}
-		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchLinger(0))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(time.Second, time.Second))
 		r1 := b.Add(t.Context(), "i-1", time.Minute)
 		if r2 := b.Add(t.Context(), "i-1", time.Hour); r2 != r1 {
 			t.Errorf("Add of a key being waited for = a new Run, want its Run")
@@ -316,7 +312,7 @@ func TestBatchCallContext(t *testing.T) {
 			mu.Unlock()
 			return nil, ctx.Err()
 		}
-		b := newBatchOp(t, op, waiter.WithBatchLinger(time.Second)) // one call of both keys, at +1s
+		b := newBatchOp(t, op, waiter.BatchOptions[string]{Linger: time.Second}) // one call of both keys, at +1s
 		ctx1, cancel1 := context.WithCancel(context.WithValue(t.Context(), keyValue{}, "i-1"))
 		defer cancel1()
 		r1 := b.Add(ctx1, "i-1", time.Hour)
@@ -350,7 +346,7 @@ func TestBatchCallTakesOneToken(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now()}
 		lim := rate.NewLimiter(rate.Every(time.Hour), 100)
-		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchLinger(300*time.Millisecond),
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: 300 * time.Millisecond}, waiter.WithDelays(time.Second, time.Second),
 			waiter.WithPollRateLimit(lim))
 		if err := errOf(b.Add(t.Context(), "i-1", 10*time.Second)); !errors.Is(err, waiter.ErrTimeout) {
 			t.Fatalf("Result = %v, want a timeout", err)
@@ -369,7 +365,7 @@ func TestBatchSafeForConcurrentUse(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 100 * time.Millisecond },
 			readyAt: func(k string) time.Duration { return time.Duration(len(k)) * time.Second }}
-		b := newBatchOp(t, api.describe, waiter.WithDelays(time.Second, time.Second), waiter.WithBatchSize(7))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 7}, waiter.WithDelays(time.Second, time.Second))
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
@@ -378,7 +374,6 @@ func TestBatchSafeForConcurrentUse(t *testing.T) {
 					if i%3 == 0 {
 						r.Cancel()
 					}
-					b.Pending()
 					if i%5 == 0 {
 						time.Sleep(300 * time.Millisecond)
 					}
@@ -387,10 +382,7 @@ func TestBatchSafeForConcurrentUse(t *testing.T) {
 		}
 		wg.Wait()
 		time.Sleep(time.Minute)
-		if p := b.Pending(); len(p) != 0 {
-			t.Errorf("Pending() = %v after every wait's deadline, want none", p)
-		}
-		idle(t)
+		idle(t) // the scheduler has ended: no key is left
 	})
 }
 
@@ -422,7 +414,7 @@ func (c *endingCtx) Err() error {
 func TestBatchAddContextEndingDuringAdd(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now()}
-		b := newBatchOp(t, api.describe)
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{})
 		r := b.Add(&endingCtx{Context: t.Context()}, "i-1", time.Minute)
 		if err := errOf(r); !errors.Is(err, context.Canceled) || len(api.log()) != 0 {
 			t.Errorf("Result = %v after %d calls, want context.Canceled and no call", err, len(api.log()))

@@ -8,10 +8,8 @@ import (
 
 	"github.com/benbjohnson/clock"
 
-	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/timers"
-	"github.com/waitable/waitable/telemetry"
 )
 
 // The Batch's scheduler and calls: one goroutine, the scheduler, while the
@@ -150,10 +148,10 @@ func (b *Batch[K, O]) admit(now time.Time) time.Time {
 // no later than any of its keys' final call must start (its deadline less
 // the waiter's reserve for the final call, see Waiter.step).
 func (b *Batch[K, O]) linger(batch []*member[K, O]) time.Time {
-	if len(batch) == 0 || len(batch) >= b.size || b.w.cfg.batchLinger <= 0 {
+	if len(batch) == 0 || len(batch) >= b.size || b.lingerFor <= 0 {
 		return time.Time{}
 	}
-	at := batch[0].s.Next.Add(b.w.cfg.batchLinger)
+	at := batch[0].s.Next.Add(b.lingerFor)
 	for _, m := range batch {
 		reserve, _ := b.w.reserve(m.s.MaxLatency)
 		at = earliest(at, m.s.Deadline.Add(-reserve))
@@ -282,12 +280,7 @@ func (b *Batch[K, O]) invoke(ctx context.Context, keys []K) (outs map[K]O, pe *P
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	m.s.Attempts++
-	m.s.Next, m.s.End = time.Time{}, telemetry.OutcomePanic
-	a := Attempt[O]{Number: m.s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
-		State: classify.Failure, Outcome: telemetry.OutcomePanic, Checkpoint: m.s}
-	m.endAttempt(m.ctx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe, Acceptor: -1, State: "failure", Tokens: -1}, now)
-	m.r.record(&a)
+	m.r.record(m.driver.panicked(m.ctx, pe, start, now))
 	b.end(m, pe)
 }
 
@@ -298,25 +291,18 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	c := call{number: m.s.Attempts + 1, start: start, actx: m.ctx}
-	var o Poll
-	var dec Decision
-	cancelled := m.complete(&c, out, err, latency, &o, &dec)
-	var a Attempt[O]
-	m.event(&c, out, &o, &dec, &a)
-	a.Checkpoint = m.s.snapshot()
-	m.r.record(&a)
+	a := Attempt[O]{Number: m.s.Attempts + 1, Start: start, Latency: latency, Output: out, Err: err}
+	dec := m.complete(m.ctx, &a)
+	a.Checkpoint = m.s.clone()
+	m.r.record(a)
 	b.mu.Lock()
-	if cancelled || dec.Done || m.ctx.ended.Load() {
+	if dec.done || m.ctx.Err() != nil {
 		b.remove(m)
 		b.wake()
 		b.mu.Unlock()
-		switch {
-		case cancelled:
-			b.end(m, m.w.cancelled(m.ctx.Err(), m.ctx.Cause(), m.s, now, m.lastErr))
-		case dec.Done:
-			b.end(m, dec.Err)
-		default:
+		if dec.done { // a cancellation during the call included
+			b.end(m, dec.err)
+		} else {
 			b.end(m, m.stopped())
 		}
 		return

@@ -127,9 +127,9 @@ func TestRetryAfterNeverUndercut(t *testing.T) {
 	for _, matched := range []bool{false, true} {
 		t.Run(fmt.Sprint("matched by an acceptor=", matched), func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
-				var opts []waiter.Option
+				def := thingExists
 				if matched { // an acceptor says retry on throttles: the hint still holds
-					opts = append(opts, waiter.WithAcceptors(classify.Acceptor{State: classify.Retry, Matcher: classify.OnErrorType("ThrottlingException")}))
+					def = withAcceptors(def, classify.Acceptor{State: classify.Retry, Matcher: classify.OnErrorType("ThrottlingException")})
 				}
 				rec := newRecorder(func(n int) (*GetThingOutput, error) {
 					if n == 1 {
@@ -137,7 +137,7 @@ func TestRetryAfterNeverUndercut(t *testing.T) {
 					}
 					return status("success"), nil
 				})
-				if _, err := mustNew(t, thingExists, rec.op, opts...).Wait(t.Context(), GetThingInput{"a"}, 5*time.Minute); err != nil {
+				if _, err := mustNew(t, def, rec.op).Wait(t.Context(), GetThingInput{"a"}, 5*time.Minute); err != nil {
 					t.Fatal(err)
 				}
 				if got := rec.times(); len(got) != 2 || got[1] < 30*sec {
@@ -146,9 +146,9 @@ func TestRetryAfterNeverUndercut(t *testing.T) {
 
 				start := time.Now()
 				rec = newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{after: time.Hour} })
-				_, err := mustNew(t, thingExists, rec.op, opts...).Wait(t.Context(), GetThingInput{"a"}, time.Minute)
+				_, err := mustNew(t, def, rec.op).Wait(t.Context(), GetThingInput{"a"}, time.Minute)
 				var we *waiter.Error
-				if !errors.As(err, &we) || !errors.Is(err, waiter.ErrTimeout) || we.Hint != time.Hour || we.NextDelay != time.Hour ||
+				if !errors.As(err, &we) || !errors.Is(err, waiter.ErrTimeout) || we.Hint != time.Hour ||
 					!strings.Contains(err.Error(), "retry after 1h0m0s, past the deadline") {
 					t.Fatalf("Wait = %v (%+v); want a timeout naming the 1h retry-after", err, we)
 				}
@@ -379,7 +379,7 @@ func TestEndedCheckpointRefusedAsEnded(t *testing.T) {
 		}
 		old := parsed
 		old.End = "" // as written before State.End
-		for name, s := range map[string]waiter.State{"as kept": cp, "through JSON": parsed, "without End": old} {
+		for name, s := range map[string]waiter.Checkpoint{"as kept": cp, "through JSON": parsed, "without End": old} {
 			calls := 0
 			op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
 				calls++
@@ -391,7 +391,7 @@ func TestEndedCheckpointRefusedAsEnded(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Problem != waiter.ProblemEnded || calls != 0 {
 				t.Errorf("%s: WaitFrom = %v after %d calls; want ProblemEnded and no call", name, err, calls)
 			}
-			if _, err := w.Resume(t.Context(), GetThingInput{"a"}, s).Result(); !errors.As(err, &ce) || ce.Problem != waiter.ProblemEnded {
+			if _, err := w.StartFrom(t.Context(), GetThingInput{"a"}, s).Result(); !errors.As(err, &ce) || ce.Problem != waiter.ProblemEnded {
 				t.Errorf("%s: Resume = %v, want ProblemEnded", name, err)
 			}
 		}

@@ -58,7 +58,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				r.Result()
 
 				clocktest.Advance(time.Second) // the restart takes a second
-				var cp waiter.State
+				var cp waiter.Checkpoint
 				if err := json.Unmarshal(saved, &cp); err != nil {
 					t.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				var err error
 				switch how {
 				case "Resume":
-					r2 := second.Resume(t.Context(), GetThingInput{"a"}, cp)
+					r2 := second.StartFrom(t.Context(), GetThingInput{"a"}, cp)
 					for a := range r2.Attempts() {
 						numbers = append(numbers, a.Number)
 						if a.Number == 4 && !a.Start.Equal(cp.Next) {
@@ -101,7 +101,7 @@ func TestResumeReplaysSchedule(t *testing.T) {
 		w := mustNew(t, thingExists, readyAfter(9))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var delays []time.Duration
-		var cp waiter.State
+		var cp waiter.Checkpoint
 		for a := range r.Attempts() {
 			delays = append(delays, a.NextDelay)
 			if a.Number == 2 {
@@ -109,7 +109,7 @@ func TestResumeReplaysSchedule(t *testing.T) {
 			}
 		}
 		w2 := mustNew(t, thingExists, readyAfter(7)) // 7 more calls: attempts 3 to 9
-		r2 := w2.Resume(t.Context(), GetThingInput{"a"}, cp)
+		r2 := w2.StartFrom(t.Context(), GetThingInput{"a"}, cp)
 		var replayed []time.Duration
 		for a := range r2.Attempts() {
 			replayed = append(replayed, a.NextDelay)
@@ -139,9 +139,9 @@ func TestCheckpointRefused(t *testing.T) {
 			json []byte
 			want waiter.Problem
 		}{
-			{"another waiter", mustNew(t, other, readyAfter(5)), good, waiter.ProblemWaiter},
-			{"other rules", slower, good, waiter.ProblemRules},
-			{"another version", w, bytes.Replace(good, []byte(`"version":1`), []byte(`"version":2`), 1), waiter.ProblemVersion},
+			{"another waiter", mustNew(t, other, readyAfter(5)), good, waiter.ProblemMismatch},
+			{"other rules", slower, good, waiter.ProblemMismatch},
+			{"another version", w, bytes.Replace(good, []byte(`"version":1`), []byte(`"version":2`), 1), waiter.ProblemMismatch},
 			{"damaged", w, bytes.Replace(good, []byte(`"attempts":0`), []byte(`"attempts":9`), 1), waiter.ProblemCorrupt},
 			{"truncated", w, good[:len(good)/2], waiter.ProblemCorrupt},
 			{"not a checkpoint", w, []byte(`{"hello":"world"}`), waiter.ProblemCorrupt},
@@ -160,7 +160,7 @@ func TestCheckpointRefused(t *testing.T) {
 					t.Errorf("resume = %v, want a CheckpointError with problem %q", err, tt.want)
 				}
 				if tt.w != w {
-					if _, err := tt.w.Resume(ctx, GetThingInput{"a"}, cp).Result(); !errors.Is(err, waiter.ErrCheckpoint) {
+					if _, err := tt.w.StartFrom(ctx, GetThingInput{"a"}, cp).Result(); !errors.Is(err, waiter.ErrCheckpoint) {
 						t.Errorf("Resume = %v, want ErrCheckpoint", err)
 					}
 				}
@@ -183,14 +183,14 @@ func TestEmptyCheckpoint(t *testing.T) {
 			t.Errorf("%s = %v, want a ProblemCorrupt CheckpointError saying the checkpoint is empty", how, err)
 		}
 	}
-	_, err := w.WaitFrom(ctx, GetThingInput{"a"}, waiter.State{})
+	_, err := w.WaitFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{})
 	isEmpty(t, "WaitFrom(State{})", err)
-	_, err = w.Resume(ctx, GetThingInput{"a"}, waiter.State{}).Result()
+	_, err = w.StartFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{}).Result()
 	isEmpty(t, "Resume(State{})", err)
 	for _, data := range []string{`{}`, ` { } `, `null`} {
 		_, err := waiter.ParseCheckpoint([]byte(data))
 		isEmpty(t, fmt.Sprintf("ParseCheckpoint(%s)", data), err)
-		var s waiter.State
+		var s waiter.Checkpoint
 		isEmpty(t, fmt.Sprintf("json.Unmarshal(%s)", data), json.Unmarshal([]byte(data), &s))
 	}
 	for _, data := range []string{`{"hello":"world"}`, `{"version":1}`} {
@@ -200,13 +200,13 @@ func TestEmptyCheckpoint(t *testing.T) {
 			t.Errorf("ParseCheckpoint(%s) = %v, want ProblemCorrupt, not empty", data, err)
 		}
 	}
-	_, err = w.WaitFrom(ctx, GetThingInput{"a"}, waiter.State{Version: 2})
-	if ce := (*waiter.CheckpointError)(nil); !errors.As(err, &ce) || ce.Problem != waiter.ProblemVersion {
+	_, err = w.WaitFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{Version: 2})
+	if ce := (*waiter.CheckpointError)(nil); !errors.As(err, &ce) || ce.Problem != waiter.ProblemMismatch {
 		t.Errorf("WaitFrom(State{Version: 2}) = %v, want ProblemVersion", err)
 	}
 }
 
-// TestStepIsPure: the same State, Poll and time give the same result, and
+// TestStepIsPure: the same Checkpoint, Attempt and time give the same result, and
 // the result does not depend on any clock.
 func TestStepIsPure(t *testing.T) {
 	w := mustNew(t, thingExists, readyAfter(1))
@@ -215,11 +215,12 @@ func TestStepIsPure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := waiter.Poll{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
-	s1, d1 := w.Step(s, p, now.Add(100*time.Millisecond))
-	s2, d2 := w.Step(s, p, now.Add(100*time.Millisecond))
-	if !reflect.DeepEqual(s1, s2) || fmt.Sprint(d1) != fmt.Sprint(d2) || d1.Done || d1.Delay < 2*sec || d1.Delay > 2*sec || s1.Attempts != 1 {
-		t.Errorf("Step twice = %+v, %+v and %+v, %+v", s1, d1, s2, d2)
+	p := waiter.Attempt[*GetThingOutput]{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
+	a1, err1 := w.Step(s, p, now.Add(100*time.Millisecond))
+	a2, err2 := w.Step(s, p, now.Add(100*time.Millisecond))
+	if !reflect.DeepEqual(a1, a2) || err1 != nil || err2 != nil || a1.Outcome != "" || a1.NextDelay != 2*sec ||
+		a1.Checkpoint.Attempts != 1 || s.Attempts != 0 {
+		t.Errorf("Step twice = %+v, %v and %+v, %v", a1, err1, a2, err2)
 	}
 }
 
@@ -227,47 +228,48 @@ func TestStepIsPure(t *testing.T) {
 func TestStep(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxPolls(5), waiter.WithTransientLimit(3))
-	begin := func() waiter.State { s, _ := w.Begin(now, time.Minute, 1); return s }
+	begin := func() waiter.Checkpoint { s, _ := w.Begin(now, time.Minute, 1); return s }
 	judge := func(out *GetThingOutput, err error) waiter.Judgment { return w.Judge(GetThingInput{"a"}, out, err) }
 	tests := []struct {
 		name    string
-		s       waiter.State
-		poll    waiter.Poll
+		s       waiter.Checkpoint
+		poll    waiter.Attempt[*GetThingOutput]
 		at      time.Duration
 		done    bool
 		reason  error
 		failure waiter.Failure
 		delay   time.Duration
 	}{
-		{"success", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, 0, true, nil, 0, 0},
-		{"failure acceptor", begin(), waiter.Poll{Judgment: judge(status("failed"), nil)}, 0, true, waiter.ErrFailure, waiter.FailureAcceptor, 0},
-		{"retry", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
-		{"unmatched error refused", begin(), waiter.Poll{Err: accessDenied{}, Judgment: judge(nil, accessDenied{}), Advice: waiter.RetryAdvice{Refusal: errors.New("no")}}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
-		{"transient, not sooner than asked", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 9 * sec}}, 0, false, nil, 0, 9 * sec},
-		{"transient at the limit", func() waiter.State { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
-		{"max polls", func() waiter.State { s := begin(); s.Attempts = 4; return s }(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
-		{"late", begin(), waiter.Poll{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
-		{"success at the deadline", begin(), waiter.Poll{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
-		{"retry at the deadline", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
-		{"last attempt", begin(), waiter.Poll{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
-		{"last attempt counts the latency", begin(), waiter.Poll{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
-		{"transient past the strategy's attempts", func() waiter.State { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 4 * sec}}, 0, false, nil, 0, 4 * sec},
-		{"retry-after past the deadline", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: time.Hour, Hint: time.Hour}}, 0, true, waiter.ErrTimeout, 0, 0},
-		{"the strategy's backoff gives way to the final call", func() waiter.State { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, MinDelay: 20 * sec}}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
-		{"empty quota halves the pace", begin(), waiter.Poll{Err: throttled{}, Judgment: judge(nil, throttled{}), Advice: waiter.RetryAdvice{Retry: true, Quota: true}}, 0, false, nil, 0, 4 * sec},
+		{"success", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("success"), nil)}, 0, true, nil, 0, 0},
+		{"failure acceptor", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("failed"), nil)}, 0, true, waiter.ErrFailure, waiter.FailureAcceptor, 0},
+		{"retry", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
+		{"unmatched error refused", begin(), waiter.Attempt[*GetThingOutput]{Err: accessDenied{}, Judgment: judge(nil, accessDenied{}), Refusal: errors.New("no")}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
+		{"transient, not sooner than asked", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 9 * sec}, 0, false, nil, 0, 9 * sec},
+		{"transient at the limit", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, Quota: true}, 0, true, waiter.ErrFailure, waiter.FailureLimit, 0},
+		{"max polls", func() waiter.Checkpoint { s := begin(); s.Attempts = 4; return s }(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
+		{"late", begin(), waiter.Attempt[*GetThingOutput]{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"success at the deadline", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
+		{"retry at the deadline", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"last attempt", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
+		{"last attempt counts the latency", begin(), waiter.Attempt[*GetThingOutput]{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
+		{"transient past the strategy's attempts", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 4 * sec}, 0, false, nil, 0, 4 * sec},
+		{"retry-after past the deadline", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: time.Hour, Hint: time.Hour}, 0, true, waiter.ErrTimeout, 0, 0},
+		{"the strategy's backoff gives way to the final call", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 20 * sec}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
+		{"empty quota halves the pace", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, Quota: true}, 0, false, nil, 0, 4 * sec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, d := w.Step(tt.s, tt.poll, now.Add(tt.at))
+			a, err := w.Step(tt.s, tt.poll, now.Add(tt.at))
+			s, done := a.Checkpoint, a.Outcome != ""
 			var we *waiter.Error
-			errors.As(d.Err, &we)
+			errors.As(err, &we)
 			switch {
-			case d.Done != tt.done, tt.reason == nil && d.Err != nil, tt.reason != nil && !errors.Is(d.Err, tt.reason):
-				t.Errorf("Step = done %t, %v; want done %t, %v", d.Done, d.Err, tt.done, tt.reason)
+			case done != tt.done, tt.reason == nil && err != nil, tt.reason != nil && !errors.Is(err, tt.reason):
+				t.Errorf("Step = done %t, %v; want done %t, %v", done, err, tt.done, tt.reason)
 			case tt.failure != 0 && (we == nil || we.Failure != tt.failure):
-				t.Errorf("Step error %v, want failure %v", d.Err, tt.failure)
-			case d.Delay != tt.delay || (!d.Done && !s.Next.Equal(now.Add(tt.at+tt.delay))):
-				t.Errorf("Step delay %v, next %v; want %v", d.Delay, s.Next, tt.delay)
+				t.Errorf("Step error %v, want failure %v", err, tt.failure)
+			case a.NextDelay != tt.delay || (!done && !s.Next.Equal(now.Add(tt.at+tt.delay))):
+				t.Errorf("Step delay %v, next %v; want %v", a.NextDelay, s.Next, tt.delay)
 			case s.Attempts != tt.s.Attempts+1:
 				t.Errorf("Step attempts %d, want %d", s.Attempts, tt.s.Attempts+1)
 			}
@@ -400,19 +402,17 @@ func TestDrivingTheCore(t *testing.T) {
 				var tok retry.Token
 				var got error
 				for {
-					var p waiter.Poll
-					_, p, tok = w2.Call(t.Context(), GetThingInput{"a"}, tok)
-					var d waiter.Decision
-					s, d = w2.Step(s, p, time.Now())
-					b, _ := json.Marshal(s) // as a durable driver keeps it
+					var a waiter.Attempt[*GetThingOutput]
+					a, tok = w2.Call(t.Context(), GetThingInput{"a"}, s.Attempts, tok)
+					a, got = w2.Step(s, a, time.Now())
+					b, _ := json.Marshal(a.Checkpoint) // as a durable driver keeps it
 					if s, err = waiter.ParseCheckpoint(b); err != nil {
 						t.Fatal(err)
 					}
-					if d.Done {
-						got = d.Err
+					if a.Outcome != "" {
 						break
 					}
-					time.Sleep(d.Delay)
+					time.Sleep(a.NextDelay)
 				}
 				if fmt.Sprint(got) != fmt.Sprint(want) || len(rec2.times()) != wantCalls {
 					t.Errorf("core driver: %v after %d calls; Wait: %v after %d", got, len(rec2.times()), want, wantCalls)

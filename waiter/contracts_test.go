@@ -57,11 +57,11 @@ func TestCancelMidCallDeliversAttempt(t *testing.T) {
 
 // TestDeferCancelKeepsUnreadEvents: the Start context cancelled after the
 // run succeeded (as a deferred cancel does) takes nothing from a slow
-// reader: all 40 attempts arrive.
+// reader: all 16 attempts (as many as a Run keeps unread) arrive.
 func TestDeferCancelKeepsUnreadEvents(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond), waiter.WithEventBuffer(40))
+		w := mustNew(t, thingExists, readyAfter(16), waiter.WithDelays(time.Millisecond, time.Millisecond))
 		r := w.Start(ctx, GetThingInput{"a"}, time.Hour)
 		events := r.Events()
 		<-r.Done()
@@ -73,8 +73,8 @@ func TestDeferCancelKeepsUnreadEvents(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		if n != 40 {
-			t.Errorf("the reader got %d of 40 attempts", n)
+		if n != 16 {
+			t.Errorf("the reader got %d of 16 attempts", n)
 		}
 	})
 }
@@ -124,7 +124,7 @@ func TestFailFastStopsCalling(t *testing.T) {
 		for i := range inputs {
 			inputs[i] = GetThingInput{fmt.Sprint(i)}
 		}
-		_, err := waiter.WaitAll(t.Context(), w, inputs, time.Hour, waiter.WithConcurrency(5), waiter.WithFailFast())
+		_, err := waiter.WaitAll(t.Context(), w, inputs, time.Hour, waiter.GroupOptions{Concurrency: 5, FailFast: true})
 		if !errors.Is(err, waiter.ErrFailure) || calls.Load() > 5 || dead.Load() != 0 {
 			t.Errorf("WaitAll = %v after %d calls (%d with a dead context); want the failure after at most 5 calls, none dead", err, calls.Load(), dead.Load())
 		}
@@ -202,7 +202,7 @@ func TestTransientLimitWhateverTheQuota(t *testing.T) {
 				rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
 				_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s), waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 				var we *waiter.Error
-				if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
+				if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
 					t.Fatalf("Wait = %v after %d calls; want FailureTransientLimit after 3", err, len(rec.times()))
 				}
 			})
@@ -252,7 +252,7 @@ func TestTransientLimitSaysWhat(t *testing.T) {
 		_, err := mustNew(t, thingExists, rec.op, waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
 		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, refused{}) ||
-			we.Failure != waiter.FailureTransientLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
+			we.Failure != waiter.FailureLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
 			t.Errorf("Wait = %v (%+v)", err, we)
 		}
 	})
@@ -439,7 +439,7 @@ func TestObserverPanic(t *testing.T) {
 				mu.Lock()
 				handled = nil
 				mu.Unlock()
-				w := mustNew(t, thingExists, readyAfter(3), waiter.WithObserver(panicky{where}), waiter.WithoutTelemetry())
+				w := mustNew(t, thingExists, readyAfter(3), waiter.WithTelemetry(telemetry.Settings{Off: true, Extra: []telemetry.Observer{panicky{where}}}))
 				if _, err := w.Wait(t.Context(), GetThingInput{"a"}, time.Minute); err != nil {
 					t.Errorf("Wait = %v", err)
 				}
@@ -456,8 +456,8 @@ func TestObserverPanic(t *testing.T) {
 	}
 }
 
-// TestMockDrivesWaiter: clocktest.Mock drives a waiter through every sleep
-// with Step, though the waiter re-arms one timer.
+// TestMockDrivesWaiter: clocktest.Mock drives a waiter through every sleep,
+// though the waiter re-arms one timer.
 func TestMockDrivesWaiter(t *testing.T) {
 	m := clocktest.NewMock()
 	rec := newRecorder(func(n int) (*GetThingOutput, error) {
@@ -466,11 +466,11 @@ func TestMockDrivesWaiter(t *testing.T) {
 		}
 		return status("success"), nil
 	})
-	w := mustNew(t, thingExists, rec.op, waiter.WithClock(m), waiter.WithJitter(backoff.Low), waiter.WithoutTelemetry())
+	w := mustNew(t, thingExists, rec.op, waiter.WithClock(m), waiter.WithJitter(backoff.Low), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	r := w.Start(context.Background(), GetThingInput{"a"}, time.Hour)
-	// Every sleep re-arms the run's one timer, which also watches the
-	// deadline (an hour away) during each call: move the time to the end
-	// of each sleep, the deadline's armings left alone.
+	// Every sleep re-arms the run's one timer; the deadline (an hour away)
+	// is the calls' context's: move the time to the end of each sleep, the
+	// deadline's arming left alone.
 	var delays []string
 	for n := 1; len(delays) < 4; n++ {
 		if a := m.WaitArmed(n); a.Delay < time.Minute {
@@ -478,7 +478,7 @@ func TestMockDrivesWaiter(t *testing.T) {
 			m.Set(a.Deadline())
 		}
 	}
-	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[Reset 2s Reset 2s Reset 2s Reset 2s]" {
+	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[Timer 2s Reset 2s Reset 2s Reset 2s]" {
 		t.Errorf("Result = %v after %d calls, sleeps %v; want success after 5 calls, 2s apart", err, len(rec.times()), delays)
 	}
 }
@@ -497,77 +497,6 @@ func TestWaitInCallersGoroutine(t *testing.T) {
 			t.Errorf("Wait = %v; called in the caller's goroutine: %t", err, same)
 		}
 	})
-}
-
-// TestWaitAllocations: a Wait allocates at most one object per poll beyond
-// the operation's output, with default telemetry (no OpenTelemetry SDK
-// installed) as with telemetry off.
-func TestWaitAllocations(t *testing.T) {
-	for _, opts := range [][]waiter.Option{nil, {waiter.WithoutTelemetry()}} {
-		var calls int
-		out := status("creating")
-		done := status("success")
-		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
-			if calls++; calls%11 == 0 {
-				return done, nil
-			}
-			return out, nil
-		}
-		w := mustNew(t, thingExists, op, append(opts, waiter.WithDelays(time.Nanosecond, time.Nanosecond))...)
-		ctx := context.Background()
-		allocs := testing.AllocsPerRun(20, func() {
-			if _, err := w.Wait(ctx, GetThingInput{"a"}, time.Hour); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if perPoll := allocs / 11; perPoll > 1 {
-			t.Errorf("options %d: %.0f allocations per run of 11 polls (%.2f per poll), want at most 1 per poll", len(opts), allocs, perPoll)
-		}
-	}
-}
-
-// TestWaitAllocatesPerRunNotPerPoll: a Wait's allocations do not grow with
-// its polls (its driver lives on the caller's stack, its timer and
-// context are made once, its Seen counted in place), and together they
-// hold less than a driver would on the heap alone.
-func TestWaitAllocatesPerRunNotPerPoll(t *testing.T) {
-	out, done := status("creating"), status("success")
-	measure := func(polls int) (allocs, bytes float64) {
-		var calls int
-		op := func(context.Context, GetThingInput) (*GetThingOutput, error) {
-			if calls++; calls%polls == 0 {
-				return done, nil
-			}
-			return out, nil
-		}
-		w := mustNew(t, thingExists, op, waiter.WithDelays(time.Nanosecond, time.Nanosecond))
-		ctx := context.Background()
-		wait := func() {
-			if _, err := w.Wait(ctx, GetThingInput{"a"}, time.Hour); err != nil {
-				t.Fatal(err)
-			}
-		}
-		allocs = testing.AllocsPerRun(20, wait)
-		const runs = 50
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range runs {
-			wait()
-		}
-		runtime.ReadMemStats(&after)
-		return allocs, float64(after.TotalAlloc-before.TotalAlloc) / runs
-	}
-	a11, b11 := measure(11)
-	a33, b33 := measure(33)
-	// One apart at most: the race detector makes sync.Pool drop some of
-	// the timers Waits hand on, so that a run may make its own. An
-	// allocation per poll would be 22 apart.
-	if a33-a11 > 1 || a11-a33 > 1 || max(a11, a33) > 5 {
-		t.Errorf("allocations per run: %v with 11 polls, %v with 33; want the same (one apart at most), at most 5", a11, a33)
-	}
-	if b11 >= 512 || b33 >= 512 {
-		t.Errorf("bytes per run: %.0f with 11 polls, %.0f with 33; want under 512", b11, b33)
-	}
 }
 
 // goroutineID reads the current goroutine's ID from its stack header.

@@ -16,33 +16,31 @@ import (
 	"github.com/waitable/waitable/telemetry"
 )
 
-// driver is what the in-process drivers (Wait and Start) share: one wait's
-// contexts, State, retry token and observer, and the making of one
-// attempt. The rules are the core's (Judge, Step); the driver only calls
-// the operation, keeps time and reports.
+// driver is what the in-process drivers (Wait, Start and a Batch's
+// members) share: one wait's contexts, Checkpoint, retry token and
+// observer, and the making of one attempt. The rules are the core's
+// (Judge, Step); the driver only calls the operation, keeps time and
+// reports.
 type driver[I, O any] struct {
 	w       *Waiter[I, O]
 	name    string // the wait's name in a fan-out, for its errors
 	in      I
 	parent  context.Context // the caller's context
 	spanCtx context.Context // parent, with the wait's span if one records
-	ctx     *waitCtx        // the calls' context: ends at the deadline, with parent, or on Cancel
-	s       State
+	ctx     context.Context // the calls' context: ends at the deadline, with parent, or on Cancel
+	stop    func()          // releases ctx
+	s       Checkpoint
 	tok     retry.Token
 	last    O
 	lastErr error
 	obs     telemetry.WaitObserver
-	undue   bool // the State need not keep the next call's due time (Wait's: see step)
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
 // returns the error that ends the wait before any call: bad arguments, a
 // context already done, no time left. The driver then makes the calls'
-// context (d.ctx) its own way. seen is where the wait counts its answers
-// while they fit: a driver that lives on the heap anyway passes an
-// array of its own; Wait, whose driver lives on its caller's stack,
-// passes nil (its count then takes one allocation, at its first answer).
-func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *State, seen []SeenCount) error {
+// context (d.ctx) its own way.
+func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
 	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
@@ -50,11 +48,7 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		until, hasDeadline = time.Until(dl), true
 	}
 	if from == nil {
-		if maxWait <= 0 {
-			_, err := w.Begin(now, maxWait, 0)
-			return err
-		}
-		if hasDeadline && until < maxWait {
+		if hasDeadline && maxWait > 0 && until < maxWait {
 			maxWait = max(until, time.Nanosecond) // the caller's deadline is the wait's
 		}
 		s, err := w.Begin(now, maxWait, 0)
@@ -66,15 +60,10 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		if err := w.check(*from); err != nil {
 			return err
 		}
-		d.s = *from
+		d.s = from.clone()
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
 			d.s.Deadline = now.Add(until)
 		}
-	}
-	if len(d.s.Seen) <= cap(seen) { // counted in place, without an allocation
-		d.s.Seen = append(seen[:0], d.s.Seen...)
-	} else { // the wait's own: it counts on in place
-		d.s.Seen = slices.Clone(d.s.Seen)
 	}
 	if w.obs != nil {
 		d.spanCtx = d.startWait(parent, now)
@@ -97,7 +86,9 @@ func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
 // deadlineHit reports whether the calls' context ended because the wait's
 // deadline passed (its own, or the caller's earlier one it took), not
 // because the wait was cancelled.
-func (d *driver[I, O]) deadlineHit() bool { return d.ctx.Err() == context.DeadlineExceeded }
+func (d *driver[I, O]) deadlineHit() bool {
+	return d.ctx.Err() == context.DeadlineExceeded || context.Cause(d.ctx) == context.DeadlineExceeded
+}
 
 // stopped returns the error of a wait whose calls' context ended between
 // calls.
@@ -106,7 +97,7 @@ func (d *driver[I, O]) stopped() error {
 	if d.deadlineHit() {
 		return d.w.timedOut(d.s, now, d.lastErr)
 	}
-	return d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now, d.lastErr)
+	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), d.s, now, d.lastErr)
 }
 
 // admit takes a token from the poll rate limit (WithPollRateLimit) and
@@ -129,90 +120,68 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// call is one call of the operation in progress.
-type call struct {
-	number int
-	start  time.Time
-	actx   context.Context // the attempt's context (with its span), for telemetry
-	opCtx  context.Context // what the operation gets (with the per-attempt timeout)
-	cancel context.CancelFunc
-}
-
-// prepare sets up the next call in *c: its number, start (woke, if the
-// timer that woke the wait gave it; now otherwise), contexts and span.
-func (d *driver[I, O]) prepare(woke time.Time, c *call) {
-	c.number, c.start, c.actx, c.cancel = d.s.Attempts+1, woke, d.ctx, nil
-	if c.start.IsZero() {
-		c.start = d.clk().Now()
-	}
+// callContext returns the context of the call numbered n, starting at
+// start: the calls' context with the attempt's span and the per-attempt
+// timeout. actx is the attempt's (for telemetry); cancel releases the
+// timeout.
+func (d *driver[I, O]) callContext(n int, start time.Time) (actx, opCtx context.Context, cancel context.CancelFunc) {
+	actx = d.ctx
 	if d.obs != nil {
-		c.actx = d.startAttempt(c.actx, c.number, c.start)
+		actx = d.startAttempt(actx, n, start)
 	}
-	c.opCtx = c.actx
+	opCtx, cancel = actx, func() {}
 	if t := d.w.cfg.attemptTimeout; t > 0 {
-		c.opCtx, c.cancel = d.clk().WithTimeout(c.actx, t)
+		opCtx, cancel = d.clk().WithTimeout(actx, t)
 	}
+	return actx, opCtx, cancel
 }
 
-// invoke calls the operation. It touches nothing of the driver, so that a
-// Run can abandon the call while it is in progress. A panic goes through.
-func (d *driver[I, O]) invoke(c *call) (out O, latency time.Duration, err error) {
-	out, err = d.w.op(c.opCtx, d.in)
-	latency = d.clk().Since(c.start)
-	if c.cancel != nil {
-		c.cancel()
+// complete judges a call's outcome (a's call fields are set), applies it
+// to the Checkpoint, fills in the rest of a, and tells the observer. A
+// call during which the caller cancelled is counted, not judged (State
+// Retry), and the cancellation ends the wait. A call cut off by the
+// deadline (it returned after it, or returned its context's error once
+// the deadline ended it) is not judged either, and the wait times out; a
+// call that returns an answer at the deadline instant is judged.
+func (d *driver[I, O]) complete(actx context.Context, a *Attempt[O]) decision {
+	ended := d.ctx.Err() != nil
+	if a.Err == nil {
+		d.last = a.Output // the last output observed: of the last call that succeeded
 	}
-	return out, latency, err
-}
-
-// complete judges a call's outcome into *o, applies it to the State, and
-// writes the Decision to *dec, which is zero. It reports cancelled when
-// the caller cancelled during the call: the attempt is then reported
-// unjudged (State Retry), and dec.Err is the cancellation that ends the
-// wait. A call cut off by the deadline (it returned after it, or returned
-// its context's error once the deadline ended it) is not judged either,
-// and the wait times out; a call that returns an answer at the deadline
-// instant is judged.
-func (d *driver[I, O]) complete(c *call, out O, err error, latency time.Duration, o *Poll, dec *Decision) (cancelled bool) {
-	ended := d.ctx.ended.Load()
-	if err == nil {
-		d.last = out // the last output observed: of the last call that succeeded
-	}
-	d.lastErr = err
-	now := instant{c.start, latency}
-	o.Start, o.Latency, o.Err, o.Acceptor = c.start, latency, err, -1 // o is zero: the rest is set below
+	d.lastErr = a.Err
+	now := a.Start.Add(a.Latency)
+	a.Acceptor = -1
+	var dec decision
 	if ended && !d.deadlineHit() {
-		d.cancelledDuring(c, o, now, dec)
-		return true
+		dec = d.cancelledDuring(a, now)
+	} else {
+		a.Late = now.After(d.s.Deadline) || (ended && a.Err != nil && contextErr(a.Err))
+		if !a.Late {
+			d.tok = d.w.assess(d.ctx, d.in, a, d.tok)
+		}
+		dec = d.w.step(&d.s, a, now)
 	}
-	o.Late = now.until(d.s.Deadline) < 0 || (ended && err != nil && contextErr(err))
-	if !o.Late {
-		d.judge(out, o)
-	}
-	d.w.step(&d.s, o, now, dec, !d.undue)
-	d.reportAttempt(c, o, dec, now)
-	return false
+	a.judged(dec, &d.s)
+	d.reportAttempt(actx, a, now)
+	return dec
 }
 
 // cancelledDuring is complete for a call during which the caller
-// cancelled: counted, not judged, and the cancellation ends the wait. It
-// has a frame of its own, which the common path does not need.
-//
-//go:noinline
-func (d *driver[I, O]) cancelledDuring(c *call, o *Poll, now instant, dec *Decision) {
+// cancelled: counted, not judged, and the cancellation ends the wait.
+func (d *driver[I, O]) cancelledDuring(a *Attempt[O], now time.Time) decision {
 	d.s.Attempts++
-	d.s.MaxLatency = max(d.s.MaxLatency, o.Latency)
+	d.s.MaxLatency = max(d.s.MaxLatency, a.Latency)
 	d.s.Next, d.s.End = time.Time{}, telemetry.OutcomeCancelled
 	var v *classify.Verdict
-	if o.Err != nil {
-		verdict := classify.Classify(o.Err)
+	if a.Err != nil {
+		verdict := classify.Classify(a.Err)
 		v = &verdict
 	}
-	k := seenKind(o, classify.Retry, v)
+	k := seenKind(a, classify.Retry, v)
 	k.State = telemetry.OutcomeCancelled
-	d.s.Seen = d.s.Seen.add(k)
-	*dec = Decision{Done: true, State: classify.Retry, Err: d.w.cancelled(d.ctx.Err(), d.ctx.Cause(), d.s, now.time(), o.Err)}
-	d.reportAttempt(c, o, dec, now)
+	d.s.Seen = seen(d.s.Seen).add(k)
+	err := d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), d.s, now, a.Err)
+	return decision{done: true, state: classify.Retry, err: err}
 }
 
 // contextErr reports whether err is a context's error: what an operation
@@ -221,57 +190,50 @@ func contextErr(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
-// judge applies the acceptors and asks the retry strategy, in a frame of
-// its own.
-//
-//go:noinline
-func (d *driver[I, O]) judge(out O, o *Poll) {
-	d.w.judge(d.in, out, o.Err, &o.Judgment)
-	d.advise(d.ctx, o)
-	d.w.read(out, o, d.s.Attempts)
-}
-
-// event is the attempt just made, as a Run's events carry it, without its
-// checkpoint: a Batch's member adds a copy of its State (State.snapshot);
-// a Run keeps the runner's own until it changes (Run.recordLive).
-func (d *driver[I, O]) event(c *call, out O, o *Poll, dec *Decision, a *Attempt[O]) {
-	a.Number, a.Start, a.Latency, a.Output, a.Err = c.number, c.start, o.Latency, out, o.Err
-	a.Acceptor, a.Matcher, a.State, a.Message = o.Acceptor, o.Matcher, dec.State, o.Message
-	a.Transient, a.NextDelay, a.EvalErr, a.Hint = dec.Transient, dec.Delay, o.EvalErr, o.Advice.Hint
-	a.Streak = d.s.Streak
-	if dec.Done {
-		a.Outcome = outcomeOf(dec.Err)
-	}
-}
-
 // reportAttempt tells the observer how an attempt went.
-func (d *driver[I, O]) reportAttempt(c *call, o *Poll, dec *Decision, now instant) {
+func (d *driver[I, O]) reportAttempt(actx context.Context, a *Attempt[O], now time.Time) {
 	if d.obs == nil {
 		return
 	}
-	state := dec.State.String()
-	if o.Late {
+	state := a.State.String()
+	if a.Late {
 		state = telemetry.OutcomeTimeout
 	}
-	d.endAttempt(c.actx, telemetry.Attempt{Number: c.number, Start: c.start, Latency: o.Latency, Err: o.Err,
-		Acceptor: o.Acceptor, State: state, Transient: dec.Transient, NextDelay: dec.Delay, RetryAfter: o.Advice.Hint, Tokens: -1}, now.time())
+	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
+		Acceptor: a.Acceptor, State: state, Transient: a.Transient, NextDelay: a.NextDelay, RetryAfter: a.Hint,
+		Tokens: -1}, now)
 }
 
 // abandoned reports a call still in flight when the calls' context ended
 // (at the deadline, or cancelled): counted, not judged (State Retry), the
 // wait's end in its Outcome and checkpoint. It returns the attempt's event
 // and the error that ends the wait.
-func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now time.Time) (Attempt[O], error) {
+func (d *driver[I, O]) abandoned(actx context.Context, start, now time.Time) (Attempt[O], error) {
 	d.s.Attempts++
 	d.s.MaxLatency = max(d.s.MaxLatency, now.Sub(start))
 	err := d.stopped()
-	a := Attempt[O]{Number: number, Start: start, Latency: now.Sub(start), Err: d.ctx.Cause(), Acceptor: -1,
-		State: classify.Retry, Abandoned: true, Outcome: outcomeOf(err)}
+	a := Attempt[O]{Number: d.s.Attempts, Start: start, Latency: now.Sub(start), Err: context.Cause(d.ctx),
+		Late: d.deadlineHit(), Abandoned: true, State: classify.Retry, Outcome: outcomeOf(err)}
+	a.Acceptor = -1
 	d.s.Next, d.s.End = time.Time{}, a.Outcome
-	d.s.Seen = d.s.Seen.add(SeenCount{Acceptor: -1, State: a.Outcome})
-	a.Checkpoint = d.s
-	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err, Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
+	d.s.Seen = seen(d.s.Seen).add(SeenCount{Acceptor: -1, State: a.Outcome})
+	a.Checkpoint = d.s.clone()
+	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
+		Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
 	return a, err
+}
+
+// panicked ends the wait whose call (or acceptor) panicked: the attempt
+// carries the *PanicError, and the wait's end is the panic.
+func (d *driver[I, O]) panicked(actx context.Context, pe *PanicError, start, now time.Time) Attempt[O] {
+	d.s.Attempts++
+	d.s.Next, d.s.End = time.Time{}, telemetry.OutcomePanic
+	a := Attempt[O]{Number: d.s.Attempts, Start: start, Latency: now.Sub(start), Err: pe,
+		State: classify.Failure, Outcome: telemetry.OutcomePanic, Checkpoint: d.s.clone()}
+	a.Acceptor = -1
+	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe,
+		Acceptor: -1, State: "failure", Tokens: -1}, now)
+	return a
 }
 
 // advise consults the retry strategy for an error no acceptor matched,
@@ -281,46 +243,46 @@ func (d *driver[I, O]) abandoned(actx context.Context, number int, start, now ti
 // WithRetryStrategy): the error is retried, no sooner than the delay the
 // strategy would have waited, and the next error starts a new streak of
 // the strategy's. An error an acceptor judged Retry is polled again no
-// sooner than its retry-after hint.
-func (d *driver[I, O]) advise(ctx context.Context, o *Poll) {
-	s := d.w.strategy
+// sooner than its retry-after hint. It returns the token for the next
+// call.
+func (w *Waiter[I, O]) advise(ctx context.Context, a *Attempt[O], tok retry.Token) retry.Token {
+	s := w.strategy
 	switch {
 	case s == nil:
-		return
-	case !o.Unmatched(o.Err):
-		if o.Err == nil && d.tok != nil {
-			s.RecordSuccess(d.tok)
+		return nil
+	case !a.Judgment.unmatched(a.Err):
+		if a.Err == nil && tok != nil {
+			s.RecordSuccess(tok)
 		}
-		d.tok = nil
-		if o.Err != nil && o.State == classify.Retry {
-			h := classify.Classify(o.Err).RetryAfter
-			o.Advice = RetryAdvice{MinDelay: h, Hint: h}
+		if a.Err != nil && a.Judgment.State == classify.Retry {
+			a.Hint = classify.Classify(a.Err).RetryAfter
+			a.MinDelay = a.Hint
 		}
-		return
+		return nil
 	}
-	if d.tok == nil {
-		d.tok, _ = s.AcquireInitialToken(ctx, "")
-		if d.tok == nil {
-			o.Advice = RetryAdvice{Refusal: errors.New("the retry strategy gave no token")}
-			return
+	if tok == nil {
+		tok, _ = s.AcquireInitialToken(ctx, "")
+		if tok == nil {
+			a.Refusal = errors.New("the retry strategy gave no token")
+			return nil
 		}
 	}
-	next, err := s.RefreshToken(ctx, d.tok, o.Err)
-	d.tok = next
-	hint := classify.Classify(o.Err).RetryAfter
+	next, err := s.RefreshToken(ctx, tok, a.Err)
+	a.Hint = classify.Classify(a.Err).RetryAfter
 	switch {
 	case err == nil:
-		o.Advice = RetryAdvice{Retry: true, MinDelay: next.Delay(), Hint: hint}
+		a.Retry, a.MinDelay = true, next.Delay()
 	case errors.Is(err, retry.ErrMaxAttempts), errors.Is(err, retry.ErrQuotaExceeded):
-		delay := hint
+		delay := a.Hint
 		var re *retry.Error
 		if errors.As(err, &re) {
 			delay = max(delay, re.Delay)
 		}
-		o.Advice = RetryAdvice{Retry: true, Quota: errors.Is(err, retry.ErrQuotaExceeded), MinDelay: delay, Hint: hint}
+		a.Retry, a.Quota, a.MinDelay = true, errors.Is(err, retry.ErrQuotaExceeded), delay
 	default:
-		o.Advice = RetryAdvice{Refusal: err, Hint: hint}
+		a.Refusal = err
 	}
+	return next
 }
 
 // startWait tells the observer a wait starts, guarded against its panics.
@@ -337,7 +299,6 @@ func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c 
 	return d.obs.StartAttempt(ctx, n, t)
 }
 
-//go:noinline
 func (d *driver[I, O]) endAttempt(ctx context.Context, a telemetry.Attempt, now time.Time) {
 	if d.obs == nil {
 		return
@@ -356,7 +317,7 @@ func (d *driver[I, O]) end(err error) error {
 		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
 	}
 	if we, ok := err.(*Error); ok {
-		we.Seen = d.s.Seen
+		we.Seen = slices.Clone(d.s.Seen)
 	}
 	d.release()
 	if outcome := outcomeOf(err); d.w.giveUp != nil && (outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
@@ -368,8 +329,8 @@ func (d *driver[I, O]) end(err error) error {
 
 // release ends the calls' context.
 func (d *driver[I, O]) release() {
-	if d.ctx != nil {
-		d.ctx.release()
+	if d.stop != nil {
+		d.stop()
 	}
 }
 
@@ -429,20 +390,26 @@ func (p *survivedPanic) Unwrap() error {
 	return err
 }
 
+// outcomeOf names how a wait that ended with err ended, as the telemetry
+// package's Outcome constants do.
 func outcomeOf(err error) string {
-	switch {
-	case err == nil:
-		return telemetry.OutcomeSuccess
-	case errors.Is(err, ErrTimeout):
-		return telemetry.OutcomeTimeout
-	case errors.Is(err, ErrFailure):
-		return telemetry.OutcomeFailure
-	case errors.Is(err, ErrMaxPolls):
-		return telemetry.OutcomeMaxPolls
+	var e *Error
+	if !errors.As(err, &e) {
+		if _, ok := err.(*PanicError); ok {
+			return telemetry.OutcomePanic
+		}
+		if err == nil {
+			return telemetry.OutcomeSuccess
+		}
+		return telemetry.OutcomeCancelled
 	}
-	var p *PanicError
-	if errors.As(err, &p) {
-		return telemetry.OutcomePanic
+	switch e.Reason {
+	case ErrTimeout:
+		return telemetry.OutcomeTimeout
+	case ErrFailure:
+		return telemetry.OutcomeFailure
+	case ErrMaxPolls:
+		return telemetry.OutcomeMaxPolls
 	}
 	return telemetry.OutcomeCancelled
 }

@@ -40,14 +40,12 @@ const (
 	// and that the retry strategy did not allow to retry (or there is no
 	// strategy: the specification's step 4).
 	FailureError
-	// FailureTransientLimit: errors no acceptor matched, retried as
-	// transient, came in a row as many times as WithTransientLimit allows
-	// (by default there is no such limit: transient errors are retried
-	// for as long as the wait's time lasts).
-	FailureTransientLimit
-	// FailureNeverAppeared: the resource was not found as many times in
-	// a row as WithNotFoundLimit allows.
-	FailureNeverAppeared
+	// FailureLimit: a limit of answers in a row that the caller set was
+	// reached: errors retried as transient (WithTransientLimit; by default
+	// there is no such limit, and transient errors are retried for as
+	// long as the wait's time lasts) or not-found answers, the resource
+	// never appearing (WithNotFoundLimit). Error.Message says which.
+	FailureLimit
 	// FailureRecreated: the resource's identity (WithIdentity) changed
 	// between two answers: it was deleted and created again.
 	FailureRecreated
@@ -60,10 +58,8 @@ func (f Failure) String() string {
 		return "a failure acceptor matched"
 	case FailureError:
 		return "an error no acceptor matched"
-	case FailureTransientLimit:
-		return "transient errors reached the limit in a row"
-	case FailureNeverAppeared:
-		return "the resource never appeared"
+	case FailureLimit:
+		return "answers in a row reached the limit"
 	case FailureRecreated:
 		return "the resource was deleted and recreated"
 	}
@@ -71,23 +67,22 @@ func (f Failure) String() string {
 }
 
 // Error is how a wait that did not succeed ends. It says which waiter,
-// how many polls in how much time, why (Reason and, for a failure,
-// Failure), what matched, and it unwraps to the operation's last error
-// (and, for a cancelled wait, to the context's cause).
+// how many polls in how much time, why (Reason, refined by Failure for a
+// failure), what matched, and it unwraps to the operation's last error
+// and to its Reason.
 type Error struct {
 	// Waiter is the waiter's name.
 	Waiter string
 	// Input names the input of the wait, when one was given (fan-outs
 	// name each member so).
 	Input string
-	// Reason is ErrTimeout, ErrFailure, ErrMaxPolls, or, for a wait
-	// whose context was cancelled, the context's error.
+	// Reason is why the wait ended: ErrTimeout, ErrFailure, ErrMaxPolls,
+	// or, for a wait whose context was cancelled, the context's cause
+	// (context.Canceled, or the error given to a CancelCauseFunc). A
+	// cancelled wait's Error matches context.Canceled either way.
 	Reason error
-	// Failure says why, when Reason is ErrFailure.
+	// Failure says which rule failed the wait, when Reason is ErrFailure.
 	Failure Failure
-	// Cause is the context's cause when it differs from Reason (set with
-	// context.WithCancelCause): why the wait was cancelled.
-	Cause error
 	// Attempts is the number of polls (calls) made, and Transient the errors
 	// retried as transient in a row at the end.
 	Attempts, Transient int
@@ -103,10 +98,10 @@ type Error struct {
 	// retry strategy's refusal, which unwraps to it.
 	Err error
 	// Seen counts the answers the wait saw, by kind.
-	Seen Seen
-	// NextDelay is set when the wait timed out before its deadline because
-	// the service's retry-after hint (Hint) put the next call past it.
-	NextDelay, Hint time.Duration
+	Seen []SeenCount
+	// Hint is set when the wait timed out before its deadline because the
+	// service's retry-after hint put the next call past it.
+	Hint time.Duration
 }
 
 // Error reads like "waiter InstanceRunning: failure after 3 polls in 45s:
@@ -125,17 +120,12 @@ func (e *Error) Error() string {
 	switch {
 	case e.Acceptor >= 0:
 		fmt.Fprintf(&b, ": acceptor %d matched (%s)", e.Acceptor, e.Matcher)
-	case e.Failure == FailureTransientLimit:
-		fmt.Fprintf(&b, ": %s in a row, the limit", plural.N(e.Transient, "transient error"))
-	case e.Failure == FailureNeverAppeared, e.Failure == FailureRecreated:
+	case e.Failure == FailureRecreated:
 		fmt.Fprintf(&b, ": %v", e.Failure)
 	case e.Hint > 0:
 		fmt.Fprintf(&b, ": the service asked to retry after %v, past the deadline", e.Hint)
 	case e.Failure == FailureError:
 		b.WriteString(": no acceptor matched the error")
-	}
-	if e.Cause != nil {
-		fmt.Fprintf(&b, " (cause: %v)", e.Cause)
 	}
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
@@ -146,21 +136,22 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is the reason (errors.Is(err, ErrTimeout),
-// errors.Is(err, context.Canceled)).
-func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
+// Is reports whether target is context.Canceled and the wait was
+// cancelled; Unwrap gives errors.Is the Reason and the last error.
+func (e *Error) Is(target error) bool { return target == context.Canceled && e.cancelled() }
 
-// Unwrap returns the operation's last error and, for a cancelled wait,
-// the context's cause.
+// cancelled reports whether the wait's context was cancelled.
+func (e *Error) cancelled() bool {
+	r := e.Reason
+	return r != ErrTimeout && r != ErrFailure && r != ErrMaxPolls
+}
+
+// Unwrap returns the Reason and the operation's last error.
 func (e *Error) Unwrap() []error {
-	errs := make([]error, 0, 2)
-	if e.Err != nil {
-		errs = append(errs, e.Err)
+	if e.Err == nil {
+		return []error{e.Reason}
 	}
-	if e.Cause != nil {
-		errs = append(errs, e.Cause)
-	}
-	return errs
+	return []error{e.Reason, e.Err}
 }
 
 // Timeout reports whether the wait timed out, as net.Error and
@@ -169,20 +160,19 @@ func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
 
 // cancelled is the error of a wait whose context ended (not at its
 // deadline): it matches the context's error (reason) and its cause.
-func (w *Waiter[I, O]) cancelled(reason, cause error, s State, now time.Time, last error) *Error {
-	if reason == nil {
-		reason = context.Canceled
+func (w *Waiter[I, O]) cancelled(reason, cause error, s Checkpoint, now time.Time, last error) *Error {
+	if cause == nil {
+		cause = reason
 	}
-	e := &Error{Waiter: w.def.Name, Reason: reason, Attempts: s.Attempts, Transient: s.Transient,
+	if cause == nil {
+		cause = context.Canceled
+	}
+	return &Error{Waiter: w.def.Name, Reason: cause, Attempts: s.Attempts, Transient: s.Transient,
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
-	if cause != nil && cause != reason {
-		e.Cause = cause
-	}
-	return e
 }
 
 // timedOut is the error of a wait whose deadline passed between calls.
-func (w *Waiter[I, O]) timedOut(s State, now time.Time, last error) *Error {
+func (w *Waiter[I, O]) timedOut(s Checkpoint, now time.Time, last error) *Error {
 	return &Error{Waiter: w.def.Name, Reason: ErrTimeout, Attempts: s.Attempts, Transient: s.Transient,
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
 }
@@ -200,10 +190,4 @@ type PanicError struct {
 // Error returns the panic value and the stack where it happened.
 func (p *PanicError) Error() string {
 	return fmt.Sprintf("waiter: the operation panicked: %v\n\n%s", p.Value, p.Stack)
-}
-
-// Unwrap returns the panic value if it is an error.
-func (p *PanicError) Unwrap() error {
-	err, _ := p.Value.(error)
-	return err
 }

@@ -7,184 +7,134 @@ import (
 	"github.com/waitable/waitable/classify"
 )
 
-// Attempt is what one call of a wait did and what the waiter made of it.
+// Attempt is one call of a wait: what the call returned, what the
+// acceptors and the retry strategy made of it, and what the wait did
+// next. A [Run] publishes one per call ([Run.Events]). A driver of its
+// own fills in the call's part (or has [Waiter.Call] do it) and passes it
+// to [Waiter.Step], which reads no more than that.
 type Attempt[O any] struct {
 	// Number counts the wait's calls from 1.
 	Number int
-	// Start is when the call started, on the waiter's clock.
-	Start time.Time
-	// Latency is how long the call took.
+	// Start is when the call started, on the waiter's clock, and Latency
+	// how long it took.
+	Start   time.Time
 	Latency time.Duration
 	// Output and Err are what the call returned.
 	Output O
 	Err    error
-	// Acceptor is the index of the acceptor that matched, or -1. Acceptors
-	// are numbered in the order they are tried: WithMatch functions (or a
-	// NewFunc condition), then WithAcceptors, then the definition's.
-	Acceptor int
-	// Matcher describes the matched acceptor ("output: status stringEquals
-	// \"ACTIVE\"", or a WithMatch name).
-	Matcher string
+	// Late reports a call that was not judged because the wait ended
+	// around it: it returned after the deadline, returned its context's
+	// error once the deadline had ended it, or was abandoned (see
+	// Abandoned). The wait times out. (A call that returns an answer at
+	// the deadline instant is judged.)
+	Late bool
+	// Abandoned reports a call still running when the wait ended (it
+	// ignored its context past the deadline or a cancellation): Err is the
+	// context's error, and what the call returns later is discarded.
+	Abandoned bool
+
+	// Judgment is what the acceptors made of the call ([Waiter.Judge]).
+	// Its State is the acceptors' verdict; the Attempt's own State is
+	// where the attempt left the wait.
+	Judgment
+
+	// Retry reports that the retry strategy allows an error no acceptor
+	// matched to be retried (Quota: it refused only because its quota is
+	// empty, which slows the polls down). Refusal is why it refused, when
+	// it did: the error is then fatal. These are unset for other answers.
+	Retry, Quota bool
+	Refusal      error
+	// MinDelay is the least time before the next call: the strategy's
+	// delay, never less than the service's hint.
+	MinDelay time.Duration
+	// Hint is the service's hint of when to call again, if it gave one: a
+	// retry-after on an error, or a pending answer's own (WithPollHint).
+	// NextDelay is never shorter.
+	Hint time.Duration
+	// Delay is the delay WithDelayFunc chose for the next call (0: the
+	// schedule's).
+	Delay time.Duration
+	// Identity is the resource's identity in the answer (WithIdentity),
+	// "" if it has none.
+	Identity string
+
 	// State is where the attempt left the wait: Success and Failure end
 	// it, Retry polls again (unless time or attempts ran out). A call that
-	// was not judged (cut off by the deadline, cancelled or abandoned) is
-	// Retry: nothing was learnt of the resource.
+	// was not judged (Late) is Retry: nothing was learnt of the resource.
 	State classify.State
+	// Transient reports an error that no acceptor matched and that the
+	// retry strategy allowed: it was retried instead of ending the wait.
+	Transient bool
 	// Streak is how many times in a row the success acceptor has matched
 	// (see WithStability): the attempt's State is Retry until the streak
 	// is long enough.
 	Streak int
+	// NextDelay is the wait before the next call; 0 when the wait ends.
+	NextDelay time.Duration
 	// Outcome is set on the attempt that ended the wait, and says how, as
 	// its Result does: "success", "failure", "timeout", "max_polls",
 	// "cancelled" or "panic" (the telemetry package's Outcome names). It
 	// is "" while the wait goes on.
 	Outcome string
-	// Message is a failure acceptor's message, if it has one.
-	Message string
-	// Transient reports an error that no acceptor matched and that the
-	// retry strategy allowed: it was retried instead of ending the wait.
-	Transient bool
-	// NextDelay is the wait before the next call; 0 when the wait ends.
-	NextDelay time.Duration
-	// Hint is the service's hint of when to call again, if it gave one: a
-	// retry-after on an error, or a pending answer's own (WithPollHint).
-	// NextDelay is never shorter.
-	Hint time.Duration
-	// EvalErr reports JMESPath expressions that failed on this output.
-	EvalErr error
-	// Abandoned reports a call still running when the wait ended (it
-	// ignored its context past the deadline or a cancellation): Err is the
-	// context's error, and what the call returns later is discarded.
-	Abandoned bool
-	// Checkpoint is the wait's State after this attempt: resume from it
-	// with [Waiter.Resume] or [Waiter.WaitFrom].
-	Checkpoint State
+	// Checkpoint is the wait's Checkpoint after this attempt: resume from
+	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
+	Checkpoint Checkpoint
 }
 
-// DefaultEventBuffer is how many unread attempts a wait keeps by default
-// (see [WithEventBuffer]).
-const DefaultEventBuffer = 16
+// defaultEventBuffer is how many unread attempts a wait keeps (see
+// [Run.Events]).
+const defaultEventBuffer = 16
 
-// eventLog holds a Run's attempts until they are read: a ring of the last
-// size attempts until Events is first called, then a channel of that
-// capacity. The poller never blocks on it: when it is full, the oldest
-// attempt is dropped and counted. It is guarded by its Run's mutex.
+// eventLog holds a Run's attempts until they are read: the last size
+// attempts in a slice until Events is first called, then a channel of
+// that capacity. The poller never blocks on it: when it is full, the
+// oldest attempt is dropped and counted. It is guarded by its Run's mutex.
 type eventLog[O any] struct {
 	size   int
-	ring   []kept[O] // in order from head, until ch exists
-	head   int
+	kept   []Attempt[O] // oldest first, until ch exists
 	ch     chan Attempt[O]
 	missed int
 	closed bool
 }
 
-// kept is an attempt as the ring keeps it: an Attempt with its checkpoint
-// apart, so that the newest can be the wait's own State, not a copy of it
-// (cp nil; see Run.live). An idle wait holds its State once.
-type kept[O any] struct {
-	Number          int
-	Start           time.Time
-	Latency         time.Duration
-	Output          O
-	Err             error
-	Acceptor        int
-	Matcher         string
-	Streak          int
-	Outcome         string
-	Message         string
-	NextDelay, Hint time.Duration
-	EvalErr         error
-	State           classify.State
-	Transient       bool
-	Abandoned       bool
-	cp              *State // its checkpoint; nil: the wait's live State
-}
-
-// keep returns a as the ring keeps it, with its checkpoint at cp.
-func keep[O any](a *Attempt[O], cp *State) kept[O] {
-	return kept[O]{Number: a.Number, Start: a.Start, Latency: a.Latency, Output: a.Output, Err: a.Err,
-		Acceptor: a.Acceptor, Matcher: a.Matcher, Streak: a.Streak, Outcome: a.Outcome, Message: a.Message,
-		NextDelay: a.NextDelay, Hint: a.Hint, EvalErr: a.EvalErr, State: a.State, Transient: a.Transient,
-		Abandoned: a.Abandoned, cp: cp}
-}
-
-// attempt returns the kept attempt as an Attempt; live is the wait's
-// State, the checkpoint of the attempt kept without its own.
-func (k *kept[O]) attempt(live *State) Attempt[O] {
-	a := Attempt[O]{Number: k.Number, Start: k.Start, Latency: k.Latency, Output: k.Output, Err: k.Err,
-		Acceptor: k.Acceptor, Matcher: k.Matcher, Streak: k.Streak, Outcome: k.Outcome, Message: k.Message,
-		NextDelay: k.NextDelay, Hint: k.Hint, EvalErr: k.EvalErr, State: k.State, Transient: k.Transient,
-		Abandoned: k.Abandoned}
-	if k.cp != nil {
-		a.Checkpoint = *k.cp
-	} else if live != nil {
-		a.Checkpoint = live.snapshot()
+// push adds an attempt, dropping the oldest unread one if full.
+func (l *eventLog[O]) push(a Attempt[O]) {
+	if l.size == 0 {
+		return // nobody can read them (WaitAll's runs)
 	}
-	return a
-}
-
-// newest returns the attempt the ring kept last, nil if none.
-func (l *eventLog[O]) newest() *kept[O] {
-	if len(l.ring) == 0 {
-		return nil
+	if l.ch == nil {
+		if len(l.kept) == l.size {
+			l.kept = append(l.kept[:0], l.kept[1:]...)
+			l.missed++
+		}
+		l.kept = append(l.kept, a)
+		return
 	}
-	return &l.ring[(l.head+len(l.ring)-1)%len(l.ring)]
-}
-
-// push adds an attempt, dropping the oldest unread one if full: to the
-// ring, with its checkpoint at cp (nil: the wait's live State, see
-// Run.live), or to the channel, with its own (a.Checkpoint).
-func (l *eventLog[O]) push(a *Attempt[O], cp *State) {
-	if l.ch != nil {
+	for {
 		select {
-		case l.ch <- *a:
+		case l.ch <- a:
 			return
 		default:
 		}
-		select { // full: make room by dropping the oldest (the reader may have just made some)
+		select { // full: make room by dropping the oldest
 		case <-l.ch:
 			l.missed++
-		default:
+		default: // the reader just made room
 		}
-		select {
-		case l.ch <- *a:
-		default:
-			l.missed++
-		}
-		return
-	}
-	switch {
-	case len(l.ring) < cap(l.ring):
-		l.ring = append(l.ring, keep(a, cp))
-	case len(l.ring) < l.size:
-		// One, then steps of 4: most waits end within a few attempts,
-		// and a sleeping wait should hold little.
-		grow := 4
-		if len(l.ring) == 0 {
-			grow = 1
-		}
-		ring := make([]kept[O], len(l.ring), min(l.size, len(l.ring)+grow))
-		copy(ring, l.ring)
-		l.ring = append(ring, keep(a, cp))
-	default:
-		l.ring[l.head] = keep(a, cp)
-		l.head = (l.head + 1) % l.size
-		l.missed++
 	}
 }
 
-// channel returns the events channel, made on first use with what the
-// ring holds; live is the wait's State, if the newest attempt's checkpoint
-// is that.
-func (l *eventLog[O]) channel(live *State) chan Attempt[O] {
+// channel returns the events channel, made on first use with what was
+// kept.
+func (l *eventLog[O]) channel() chan Attempt[O] {
 	if l.ch != nil {
 		return l.ch
 	}
-	l.ch = make(chan Attempt[O], l.size)
-	for i := range l.ring {
-		l.ch <- l.ring[(l.head+i)%len(l.ring)].attempt(live)
+	l.ch = make(chan Attempt[O], max(l.size, 1))
+	for _, a := range l.kept {
+		l.ch <- a
 	}
-	l.ring = nil
+	l.kept = nil
 	if l.closed {
 		close(l.ch)
 	}
@@ -203,24 +153,20 @@ func (l *eventLog[O]) close() {
 // the last one. Every call returns the same channel.
 //
 // Polling never waits for a reader. The wait keeps the attempts not yet
-// read, up to its event buffer (16 unless WithEventBuffer says otherwise),
+// read, up to 16,
 // from its start (so a reader that comes late still gets the first
 // attempts, if no more than that many were made); beyond that, the oldest
 // unread attempt is dropped, and counted by [Run.Missed] (the numbers of
 // the attempts read then jump). So a run nobody reads holds at most that
-// many attempts, however long it polls, and no goroutine: breaking out of
-// a loop over the channel (or over [Run.Attempts]) leaves nothing behind.
+// many attempts, however long it polls: breaking out of a loop over the
+// channel (or over [Run.Attempts]) leaves nothing behind.
 //
 // When the channel is closed, [Run.Done] is already closed: a reader that
 // ranged over the events gets the result without blocking.
 func (r *Run[O]) Events() <-chan Attempt[O] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var live *State
-	if r.live {
-		live = r.cp
-	}
-	return r.ev.channel(live)
+	return r.ev.channel()
 }
 
 // Attempts returns an iterator over the wait's attempts as they happen: a

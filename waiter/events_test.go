@@ -28,14 +28,14 @@ func readyAfter(n int) func(context.Context, GetThingInput) (*GetThingOutput, er
 	}
 }
 
-// TestEventsInOrder: 40 attempts, more than the default buffer, read by a
-// slow reader that starts late, with a buffer of 64: every attempt arrives
-// once, in order, and the channel is closed after the last.
+// TestEventsInOrder: 16 attempts, as many as a Run keeps unread, read by a
+// slow reader that starts late: every attempt arrives once, in order, and
+// the channel is closed after the last.
 func TestEventsInOrder(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		w := mustNew(t, thingExists, readyAfter(40), waiter.WithDelays(time.Millisecond, time.Millisecond), waiter.WithEventBuffer(64))
+		w := mustNew(t, thingExists, readyAfter(16), waiter.WithDelays(time.Millisecond, time.Millisecond))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		clocktest.Advance(20 * time.Millisecond) // 20 attempts before anyone reads
+		clocktest.Advance(10 * time.Millisecond) // 10 attempts before anyone reads
 		n := 0
 		for a := range r.Events() {
 			n++
@@ -44,8 +44,8 @@ func TestEventsInOrder(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond) // a slow reader
 		}
-		if _, err := r.Result(); err != nil || n != 40 || r.Missed() != 0 {
-			t.Fatalf("read %d events, %d missed, Result error %v; want 40, none missed, and success", n, r.Missed(), err)
+		if _, err := r.Result(); err != nil || n != 16 || r.Missed() != 0 {
+			t.Fatalf("read %d events, %d missed, Result error %v; want 16, none missed, and success", n, r.Missed(), err)
 		}
 	})
 }
@@ -81,8 +81,8 @@ func TestUnreadRunIsBounded(t *testing.T) {
 		for a := range r.Events() {
 			got = append(got, a.Number)
 		}
-		if len(got) != waiter.DefaultEventBuffer || got[0] != polls-waiter.DefaultEventBuffer+1 || got[len(got)-1] != polls || r.Missed() != polls-waiter.DefaultEventBuffer {
-			t.Errorf("a late reader got attempts %v, %d missed; want the last %d and %d missed", got, r.Missed(), waiter.DefaultEventBuffer, polls-waiter.DefaultEventBuffer)
+		if len(got) != 16 || got[0] != polls-16+1 || got[len(got)-1] != polls || r.Missed() != polls-16 {
+			t.Errorf("a late reader got attempts %v, %d missed; want the last %d and %d missed", got, r.Missed(), 16, polls-16)
 		}
 	})
 }
@@ -214,7 +214,6 @@ func TestNewErrors(t *testing.T) {
 		{"invalid definition", waiter.Definition{Name: "x"}, op, nil, []string{"waiter x: name:", "waiter x: acceptors: there are none"}},
 		{"typo in a path", waiter.Definition{Name: "A", Acceptors: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnOutput("Statuss", classify.StringEquals, "x")}}}, op, nil,
 			[]string{`waiter A: acceptor 0: path: Statuss: type error at offset 0: field "Statuss" does not exist on waiter_test.GetThingOutput (did you mean Status?)`}},
-		{"bad WithAcceptors", thingExists, op, []waiter.Option{waiter.WithAcceptors(classify.Acceptor{State: classify.Success})}, []string{"WithAcceptors: acceptor 0: matcher: no member set"}},
 		{"WithMatch of other types", thingExists, op, []waiter.Option{waiter.WithMatch(classify.Success, "wrong", func(string, int, error) bool { return true })},
 			[]string{`WithMatch("wrong") is for func(string, int, error) bool, not func(waiter_test.GetThingInput, *waiter_test.GetThingOutput, error) bool`}},
 	}
@@ -241,18 +240,17 @@ func TestNewErrors(t *testing.T) {
 func TestCustomAcceptors(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) { return status("gone"), nil }
-		w := mustNew(t, thingExists, op,
+		w := mustNew(t, withAcceptors(thingExists, classify.Acceptor{State: classify.Success, Matcher: classify.OnOutput("status", classify.StringEquals, "gone")}), op,
 			waiter.WithMatch(classify.Failure, "resource gone", func(in GetThingInput, out *GetThingOutput, err error) bool {
 				return out != nil && *out.Status == "gone" && in.Name == "a"
-			}),
-			waiter.WithAcceptors(classify.Acceptor{State: classify.Success, Matcher: classify.OnOutput("status", classify.StringEquals, "gone")}))
+			}))
 		_, err := w.Wait(t.Context(), GetThingInput{"a"}, time.Minute)
 		var we *waiter.Error
 		if !errors.As(err, &we) || we.Acceptor != 0 || we.Matcher != "resource gone" {
 			t.Fatalf("Wait(a) = %v, want the WithMatch failure", err)
 		}
 		if _, err := w.Wait(t.Context(), GetThingInput{"b"}, time.Minute); err != nil {
-			t.Fatalf("Wait(b) = %v, want the WithAcceptors success", err)
+			t.Fatalf("Wait(b) = %v, want the added acceptor's success", err)
 		}
 	})
 }

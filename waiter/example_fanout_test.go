@@ -35,7 +35,7 @@ func jobs() func(ctx context.Context, id string) (Job, error) {
 // order of the inputs.
 func ExampleWaitAll() {
 	w, _ := waiter.New(jobDone, jobs(), waiter.WithDelays(time.Microsecond, time.Microsecond))
-	outs, err := waiter.WaitAll(context.Background(), w, []string{"a", "bb", "bad-1", "ccc"}, time.Minute, waiter.WithConcurrency(2))
+	outs, err := waiter.WaitAll(context.Background(), w, []string{"a", "bb", "bad-1", "ccc"}, time.Minute, waiter.GroupOptions{Concurrency: 2})
 	for _, o := range outs {
 		fmt.Println(o.Output.State, o.Err == nil)
 	}
@@ -53,9 +53,9 @@ func ExampleWaitAll() {
 // attempts can be read; the group's error names the ones that failed.
 func ExampleGroup() {
 	w, _ := waiter.New(jobDone, jobs(), waiter.WithDelays(time.Microsecond, time.Microsecond))
-	g := waiter.NewGroup(context.Background())
-	build := waiter.GoNamed(g, "nightly build", w, "build", time.Minute)
-	waiter.GoNamed(g, "smoke test", w, "bad-smoke", time.Minute)
+	g := waiter.NewGroup(context.Background(), waiter.GroupOptions{})
+	build := waiter.Go(g, "nightly build", w, "build", time.Minute)
+	waiter.Go(g, "smoke test", w, "bad-smoke", time.Minute)
 	for a := range build.Attempts() {
 		fmt.Println("build attempt", a.Number, a.Output.State)
 	}
@@ -121,7 +121,7 @@ func ExampleNewBatch() {
 		}
 		return out, nil
 	}
-	b, _ := waiter.NewBatch(jobDone, getJobs, waiter.WithDelays(time.Microsecond, time.Microsecond), waiter.WithBatchLinger(0))
+	b, _ := waiter.NewBatch(jobDone, getJobs, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(time.Microsecond, time.Microsecond))
 	var runs []*waiter.Run[Job]
 	for _, id := range []string{"a", "bb", "ccc"} {
 		runs = append(runs, b.Add(context.Background(), id, time.Minute))

@@ -133,7 +133,7 @@ func ExampleRun_Poke() {
 		}
 	}
 	available := func(id, state string, err error) (bool, error) { return state == "AVAILABLE", err }
-	w, _ := waiter.NewFunc("VolumeAvailable", get, available, waiter.WithDelays(time.Hour, time.Hour), waiter.WithPokeGap(0))
+	w, _ := waiter.NewFunc("VolumeAvailable", get, available, waiter.WithDelays(time.Hour, time.Hour))
 	r := w.Start(context.Background(), "vol-1", 2*time.Hour)
 	for a := range r.Attempts() {
 		fmt.Println(a.Number, a.Output)
@@ -155,7 +155,7 @@ func (notFoundYet) ErrorCode() string { return "ResourceNotFoundException" }
 
 // What a wait saw, counted by kind: here, two "not found" answers before
 // the table was ACTIVE.
-func ExampleRun_Seen() {
+func ExampleRun_Checkpoint() {
 	polls := 0
 	get := func(ctx context.Context, name string) (string, error) {
 		if polls++; polls < 3 {
@@ -167,9 +167,12 @@ func ExampleRun_Seen() {
 	w, _ := waiter.NewFunc("TableActive", get, active, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond))
 	r := w.Start(context.Background(), "orders", time.Minute)
 	r.Result()
-	fmt.Println(r.Seen())
+	for _, c := range r.Checkpoint().Seen {
+		fmt.Println(c)
+	}
 	// Output:
-	// 2 × ResourceNotFoundException (acceptor 0) retry, 1 × acceptor 0 success
+	// 2 × ResourceNotFoundException (acceptor 0) retry
+	// 1 × acceptor 0 success
 }
 
 // Cancel the remote operation when the wait gives up on it.

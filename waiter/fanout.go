@@ -13,32 +13,20 @@ import (
 	"github.com/waitable/waitable/internal/plural"
 )
 
-// GroupOption configures a fan-out: [WaitAll] or a [Group].
-type GroupOption func(*groupConfig)
-
-type groupConfig struct {
-	limit    int
-	failFast bool
-	progress func(Progress)
-}
-
-// WithConcurrency runs at most n waits at once (n <= 0: no limit). Further
-// waits start as earlier ones end.
-func WithConcurrency(n int) GroupOption {
-	return func(c *groupConfig) { c.limit = n }
-}
-
-// WithFailFast makes the first failed wait cancel the others (their errors
-// then match context.Canceled); waits not yet started make no call. By
-// default every wait runs to its own end and every outcome is collected.
-func WithFailFast() GroupOption {
-	return func(c *groupConfig) { c.failFast = true }
-}
-
-// WithProgress calls f as each wait ends, one call at a time, in the
-// order they end: a progress line, a dashboard, a log.
-func WithProgress(f func(Progress)) GroupOption {
-	return func(c *groupConfig) { c.progress = f }
+// GroupOptions configure a fan-out: [WaitAll] or a [Group]. The zero
+// value runs every wait at once and collects every outcome.
+type GroupOptions struct {
+	// Concurrency is how many waits run at once at most (0: no limit).
+	// Further waits start as earlier ones end.
+	Concurrency int
+	// FailFast makes the first failed wait cancel the others (their
+	// errors then match context.Canceled); waits not yet started make no
+	// call. By default every wait runs to its own end and every outcome
+	// is collected.
+	FailFast bool
+	// Progress, if set, is called as each wait ends, one call at a time,
+	// in the order they end: a progress line, a dashboard, a log.
+	Progress func(Progress)
 }
 
 // Progress is what a fan-out reports as each wait ends.
@@ -65,13 +53,13 @@ type Outcome[O any] struct {
 // checkpoints are there to read) named after its input or a name you
 // give, and every error names its wait. Share a rate limiter between the
 // waiters (WithPollRateLimit) to keep all their polls under one API's
-// limit. Add waits with [Go] or [GoNamed], watch them with
-// [Group.Pending] and [WithProgress], and collect them with [Group.Wait].
+// limit. Add waits with [Go], watch them with GroupOptions.Progress (or
+// each Run's events), and collect them with [Group.Wait].
 // A Group is safe for concurrent use.
 type Group struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	cfg    groupConfig
+	cfg    GroupOptions
 	slots  chan struct{} // nil: no limit
 
 	mu      sync.Mutex
@@ -96,31 +84,28 @@ type groupFailure struct {
 }
 
 // NewGroup returns a Group whose waits run under ctx.
-func NewGroup(ctx context.Context, opts ...GroupOption) *Group {
-	var cfg groupConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	g := &Group{cfg: cfg, pending: map[*groupMember]struct{}{}}
+func NewGroup(ctx context.Context, opts GroupOptions) *Group {
+	g := &Group{cfg: opts, pending: map[*groupMember]struct{}{}}
 	g.ctx, g.cancel = context.WithCancelCause(ctx)
-	if cfg.limit > 0 {
-		g.slots = make(chan struct{}, cfg.limit)
+	if opts.Concurrency > 0 {
+		g.slots = make(chan struct{}, opts.Concurrency)
 	}
 	return g
 }
 
-// Go starts a wait of w for in in the group, named after in (its text for
-// strings, numbers and fmt.Stringers; "#n", its order in the group,
-// otherwise: use [GoNamed] to give a better one), and returns its Run.
-// When the group is at its concurrency limit, Go blocks until a wait ends
-// (or the group is cancelled: the wait then ends at once, making no call).
-func Go[I, O any](g *Group, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
-	return GoNamed(g, "", w, in, maxWait)
+// Go starts a wait of w for in in the group and returns its Run. name
+// names the wait in errors and progress: an instance ID, a table name,
+// what the caller knows the resource by; "" names it after in (its text
+// for strings, numbers and fmt.Stringers; "#n", its order in the group,
+// otherwise). When the group is at its concurrency limit, Go blocks until
+// a wait ends (or the group is cancelled: the wait then ends at once,
+// making no call).
+func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
+	return goEvents(g, name, w, in, maxWait, defaultEventBuffer)
 }
 
-// GoNamed is [Go] with the wait's name: an instance ID, a table name,
-// what the caller knows the resource by. Errors and progress carry it.
-func GoNamed[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
+// goEvents is Go, keeping events unread attempts of the wait.
+func goEvents[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration, events int) *Run[O] {
 	slot := false
 	if g.slots != nil {
 		select {
@@ -138,7 +123,7 @@ func GoNamed[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait tim
 	g.pending[m] = struct{}{}
 	g.mu.Unlock()
 	g.all.Add(1)
-	return w.start(g.ctx, in, maxWait, nil, name, func(err error) { g.ended(m, err) })
+	return w.start(g.ctx, in, maxWait, nil, name, func(err error) { g.ended(m, err) }, events)
 }
 
 // inputName names a wait after its input when the input reads well.
@@ -164,37 +149,24 @@ func (g *Group) ended(m *groupMember, err error) {
 	g.done++
 	if err != nil {
 		g.failed = append(g.failed, groupFailure{m.n, err})
-		if g.cfg.failFast && g.first == 0 {
+		if g.cfg.FailFast && g.first == 0 {
 			g.first = m.n
 		}
 	}
 	p := Progress{Name: m.name, Err: err, Done: g.done, Failed: len(g.failed), Started: g.started}
 	g.mu.Unlock()
-	if err != nil && g.cfg.failFast {
+	if err != nil && g.cfg.FailFast {
 		g.cancel(fmt.Errorf("waiter: the group fails fast, and wait %s failed", m.name))
 	}
 	if m.slot {
 		<-g.slots
 	}
-	if g.cfg.progress != nil {
+	if g.cfg.Progress != nil {
 		g.report.Lock()
-		g.cfg.progress(p)
+		g.cfg.Progress(p)
 		g.report.Unlock()
 	}
 	g.all.Done()
-}
-
-// Pending returns the names of the waits started and not ended yet,
-// sorted.
-func (g *Group) Pending() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	names := make([]string, 0, len(g.pending))
-	for m := range g.pending {
-		names = append(names, m.name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // Wait blocks until every wait of the group has ended and returns nil if
@@ -277,11 +249,12 @@ func (e *GroupError) Unwrap() []error { return e.Failed }
 // WaitAll waits for every input with w, at most maxWait each, and returns
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]).
-func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration, opts ...GroupOption) ([]Outcome[O], error) {
-	g := NewGroup(ctx, opts...)
+func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
+	opts GroupOptions) ([]Outcome[O], error) {
+	g := NewGroup(ctx, opts)
 	runs := make([]*Run[O], len(inputs))
 	for i, in := range inputs {
-		runs[i] = Go(g, w, in, maxWait)
+		runs[i] = goEvents(g, "", w, in, maxWait, 0) // nobody can read their events
 	}
 	err := g.Wait()
 	res := make([]Outcome[O], len(runs))

@@ -124,8 +124,8 @@ func TestModelMemberNamesToString(t *testing.T) {
 		Matcher: classify.OnSuccess(true),
 		Message: "to_string(output)",
 	}}
-	w, err := waiter.New(def, func(context.Context, *GetGadgetInput) (*GetGadgetOutput, error) { return nil, nil },
-		waiter.WithAcceptors(classify.Acceptor{State: classify.Success, Matcher: classify.OnErrorType("Never")}))
+	def.Acceptors = append(def.Acceptors, classify.Acceptor{State: classify.Success, Matcher: classify.OnErrorType("Never")})
+	w, err := waiter.New(def, func(context.Context, *GetGadgetInput) (*GetGadgetOutput, error) { return nil, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"github.com/waitable/waitable/backoff"
@@ -20,7 +17,6 @@ import (
 
 type config struct {
 	clock          clock.Clock
-	realClock      bool // clock is clock.New(): Wait uses the time package directly
 	jitter         backoff.Jitter
 	minDelay       time.Duration
 	maxDelay       time.Duration
@@ -34,26 +30,14 @@ type config struct {
 	stableFor      time.Duration
 	notFoundLimit  int
 	identity       string
-	pokeGap        *time.Duration
 	initialDelay   time.Duration
 	giveUp         any // func(context.Context, I, error), checked by New
 	giveUpTimeout  time.Duration
-	acceptors      []classify.Acceptor
 	matches        []matchOption
 	delayFn        any // func(int, O, error) time.Duration, checked by New
 	hintFn         any // func(O) time.Duration, checked by New
 	limiter        *rate.Limiter
-	eventBuffer    int
-	batchSize      int
-	batchCalls     int
-	batchLinger    time.Duration
-	lingerSet      bool
-	missing        any // func(K) error, checked by NewBatch
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
-	logger         *slog.Logger
-	observers      []telemetry.Observer
-	noTelemetry    bool
+	telemetry      telemetry.Settings
 	errs           []error
 }
 
@@ -189,13 +173,8 @@ func WithTransientLimit(n int) Option {
 	}
 }
 
-// WithAcceptors adds acceptors tried before the definition's, in order.
-func WithAcceptors(acceptors ...classify.Acceptor) Option {
-	return func(cfg *config) { cfg.acceptors = append(cfg.acceptors, acceptors...) }
-}
-
 // WithMatch adds an acceptor written in Go, tried before every acceptor of
-// the definition (and of WithAcceptors), in the order given. name
+// the definition, in the order given. name
 // describes it in events and errors. I and O must be the Waiter's types:
 // [New] rejects a WithMatch of other types. A WithMatch with state
 // Success counts as the success acceptor the specification requires, so
@@ -301,19 +280,6 @@ func WithInitialDelay(d time.Duration) Option {
 	}
 }
 
-// WithPokeGap sets the least time between the start of a call and a
-// call made early by [Run.Poke] (default: 1s, or MinDelay if shorter), so
-// that a burst of events (EventBridge may deliver one more than once)
-// makes one call, not one each. d must not be negative.
-func WithPokeGap(d time.Duration) Option {
-	return func(cfg *config) {
-		if d < 0 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithPokeGap(%v): negative", d))
-		}
-		cfg.pokeGap = &d
-	}
-}
-
 // WithDelayFunc sets the delay before the next call from the call just
 // made: f gets the attempt's number (from 1), its output and its error,
 // and returns the delay; 0 or less leaves it to the schedule. Whatever f
@@ -370,102 +336,14 @@ func WithPollRateLimit(lim *rate.Limiter) Option {
 	}
 }
 
-// WithEventBuffer sets how many attempts a wait started with Start keeps
-// for its events until they are read (default 16, at least 1). Polling
-// never waits for a reader: when more attempts than that are unread, the
-// oldest is dropped and counted (see [Run.Missed]).
-func WithEventBuffer(n int) Option {
-	return func(cfg *config) {
-		if n < 1 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithEventBuffer(%d): at least 1", n))
-		}
-		cfg.eventBuffer = n
-	}
-}
-
-// WithTracerProvider sets where the waiter's spans go (default: the
-// OpenTelemetry global provider). See package telemetry for the spans.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(cfg *config) { cfg.tracerProvider = tp }
-}
-
-// WithMeterProvider sets where the waiter's metrics go (default: the
-// OpenTelemetry global provider). See package telemetry for the metrics.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(cfg *config) { cfg.meterProvider = mp }
-}
-
-// WithLogger logs each attempt at Debug and each outcome at Info (Warn when
-// the wait did not succeed) to l. Without it nothing is logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(cfg *config) { cfg.logger = l }
-}
-
-// WithObserver adds an observer of every wait (see package telemetry). An
-// observer that panics is dropped for the rest of the wait, and the panic
-// is reported to OpenTelemetry's error handler (otel.Handle); it never
-// reaches the wait or the process.
-func WithObserver(o telemetry.Observer) Option {
-	return func(cfg *config) {
-		if o == nil {
-			cfg.errs = append(cfg.errs, errors.New("WithObserver: observer is nil"))
-		}
-		cfg.observers = append(cfg.observers, o)
-	}
-}
-
-// WithoutTelemetry turns off the default OpenTelemetry spans and metrics
-// (a logger or observers given with WithLogger and WithObserver still
-// observe).
-func WithoutTelemetry() Option {
-	return func(cfg *config) { cfg.noTelemetry = true }
-}
-
-// WithBatchSize sets the most keys a [Batch] puts in one call (default
-// 100): what the API accepts (EC2's DescribeInstances takes up to 1,000
-// instance IDs, ECS's DescribeServices 10).
-func WithBatchSize(n int) Option {
-	return func(cfg *config) {
-		if n < 1 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchSize(%d): at least 1", n))
-		}
-		cfg.batchSize = n
-	}
-}
-
-// WithBatchCalls sets how many calls a [Batch] has in flight at most
-// (default 4); the poll rate limit spaces them.
-func WithBatchCalls(n int) Option {
-	return func(cfg *config) {
-		if n < 1 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchCalls(%d): at least 1", n))
-		}
-		cfg.batchCalls = n
-	}
-}
-
-// WithMissing sets the error a [Batch] judges a key missing from a call's
-// answer by: the error the single-resource call would have returned (an
-// API error whose ErrorCode the definition's errorType acceptors know). K
-// must be the Batch's key type: NewBatch rejects a WithMissing of another.
-func WithMissing[K any](f func(key K) error) Option {
-	return func(cfg *config) {
-		if f == nil {
-			cfg.errs = append(cfg.errs, errors.New("WithMissing: function is nil"))
-			return
-		}
-		cfg.missing = f
-	}
-}
-
-// WithBatchLinger sets how long a [Batch] holds a call that is not full
-// for more keys to come due (default a quarter of MinDelay): fuller calls,
-// fewer of them, for at most that much more delay.
-func WithBatchLinger(d time.Duration) Option {
-	return func(cfg *config) {
-		if d < 0 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithBatchLinger(%v): negative", d))
-		}
-		cfg.batchLinger, cfg.lingerSet = d, true
-	}
+// WithTelemetry sets how the waiter's waits are observed (see package
+// telemetry): OpenTelemetry spans and metrics on the providers it names
+// (the zero Settings: OpenTelemetry's global providers, the default), a
+// slog.Logger that logs each attempt at Debug and each outcome at Info
+// (Warn when the wait did not succeed), further Observers, or nothing
+// (Off). An observer that panics is dropped for the rest of the wait, and
+// the panic is reported to OpenTelemetry's error handler (otel.Handle); it
+// never reaches the wait or the process.
+func WithTelemetry(t telemetry.Settings) Option {
+	return func(cfg *config) { cfg.telemetry = t }
 }

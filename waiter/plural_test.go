@@ -36,7 +36,7 @@ func TestMessagesCountOne(t *testing.T) {
 			waiter.WithNotFoundLimit(1)).Wait(ctx, in, time.Hour)
 		has(t, "WithNotFoundLimit(1)", err, ": 1 not-found answer in a row")
 
-		_, err = waiter.WaitAll(ctx, mustNew(t, thingExists, failed), []GetThingInput{in}, time.Minute)
+		_, err = waiter.WaitAll(ctx, mustNew(t, thingExists, failed), []GetThingInput{in}, time.Minute, waiter.GroupOptions{})
 		has(t, "WaitAll of one failing wait", err, "waiter: 1 of 1 wait did not succeed: #1: failure after 1 poll in ")
 
 		w := mustNew(t, thingExists, readyAfter(1))

@@ -49,16 +49,16 @@ func (r *readyFrom) times(name string) []time.Duration {
 func TestPokeCallsNow(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := newReadyFrom(map[string]time.Duration{"a": 5 * sec})
-		w := mustNew(t, thingExists, api.op, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(2*sec))
+		w := mustNew(t, thingExists, api.op, waiter.WithDelays(30*sec, 60*sec))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		clocktest.Advance(time.Second)
-		r.Poke() // within the 2s gap of the first call: the call comes at 2s
+		r.Poke() // at 1s, the end of the gap after the first call: now
 		clocktest.Advance(4 * sec)
 		r.Poke() // at 5s: ready now
 		if _, err := r.Result(); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := api.times("a"), []time.Duration{0, 2 * sec, 5 * sec}; !equalDurations(got, want) {
+		if got, want := api.times("a"), []time.Duration{0, sec, 5 * sec}; !equalDurations(got, want) {
 			t.Errorf("calls at %v, want %v", got, want)
 		}
 		r.Poke() // ended: nothing
@@ -70,11 +70,11 @@ func TestPokeCallsNow(t *testing.T) {
 func TestPokeInAGroup(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := newReadyFrom(map[string]time.Duration{"a": time.Hour, "b": time.Hour, "c": time.Hour})
-		w := mustNew(t, thingExists, api.op, waiter.WithDelays(10*sec, 10*sec), waiter.WithPokeGap(0))
-		g := waiter.NewGroup(t.Context())
+		w := mustNew(t, thingExists, api.op, waiter.WithDelays(10*sec, 10*sec))
+		g := waiter.NewGroup(t.Context(), waiter.GroupOptions{})
 		var runs []*waiter.Run[*GetThingOutput]
 		for _, name := range []string{"a", "b", "c"} {
-			runs = append(runs, waiter.GoNamed(g, name, w, GetThingInput{name}, 25*sec))
+			runs = append(runs, waiter.Go(g, name, w, GetThingInput{name}, 25*sec))
 		}
 		clocktest.Advance(3 * sec)
 		runs[1].Poke() // b, a follower or the leader of the 10s instant
@@ -107,7 +107,7 @@ func TestPokeInABatch(t *testing.T) {
 			}
 			return time.Hour
 		}}
-		b := newBatchOp(t, api.describe, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(time.Second), waiter.WithBatchLinger(0))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(30*sec, 60*sec))
 		r1 := b.Add(t.Context(), "i-1", time.Hour)
 		r2 := b.Add(t.Context(), "i-2", time.Minute)
 		clocktest.Advance(4 * sec)
@@ -131,7 +131,7 @@ func TestPokeDuringACall(t *testing.T) {
 			return status("creating"), nil
 		})
 		rec.delay = sec
-		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(30*sec, 60*sec), waiter.WithPokeGap(0)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(30*sec, 60*sec)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		clocktest.Advance(500 * time.Millisecond)
 		r.Poke()
 		if _, err := r.Result(); err != nil {
@@ -170,7 +170,7 @@ func TestInitialDelay(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec2 := newRecorder(func(int) (*GetThingOutput, error) { return status("success"), nil })
-		r := mustNew(t, thingExists, rec2.op, waiter.WithInitialDelay(30*sec), waiter.WithPokeGap(0)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		r := mustNew(t, thingExists, rec2.op, waiter.WithInitialDelay(30*sec)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		clocktest.Advance(5 * sec)
 		r.Poke()
 		if _, err := r.Result(); err != nil {
@@ -182,7 +182,7 @@ func TestInitialDelay(t *testing.T) {
 
 		start := time.Now()
 		api := &slowAPI{start: start, readyAt: func(string) time.Duration { return 0 }}
-		b := newBatchOp(t, api.describe, waiter.WithInitialDelay(20*sec), waiter.WithBatchLinger(0))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithInitialDelay(20*sec))
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		clocktest.Advance(2 * sec)
 		r2.Poke()
@@ -211,7 +211,7 @@ func TestPokeUnderTheRateLimit(t *testing.T) {
 			return status("creating"), nil
 		})
 		lim := rate.NewLimiter(rate.Every(20*sec), 1)
-		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(time.Minute, time.Minute), waiter.WithPokeGap(0), waiter.WithPollRateLimit(lim)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(time.Minute, time.Minute), waiter.WithPollRateLimit(lim)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		clocktest.Advance(sec)
 		r.Poke()
 		clocktest.Advance(sec)

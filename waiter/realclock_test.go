@@ -10,16 +10,16 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// On the real clock, Wait's calls' context keeps its own deadline, armed
-// only when a call watches it. These tests hold it to the context's
-// contract however a call watches it, in virtual time: each call after
-// the second outlives the wait's deadline.
+// On the real clock, in virtual time, these tests hold Wait's calls'
+// context to its contract however a call watches it: each call after the
+// second outlives the wait's deadline.
 
 // TestWaitDeadlineReachesEveryWatcher: a call that blocks on Done, one
 // that derives a context with a later timeout of its own and blocks on
 // that, one that only polls Err, and one that registers with
 // context.AfterFunc all see the context end at the wait's deadline, with
-// context.DeadlineExceeded; the wait times out at that instant.
+// context.DeadlineExceeded; the wait times out at that instant (or, for
+// the call that polls Err once a second, at its first poll after it).
 func TestWaitDeadlineReachesEveryWatcher(t *testing.T) {
 	const budget = 10 * time.Second
 	watchers := map[string]func(ctx context.Context) error{
@@ -62,7 +62,11 @@ func TestWaitDeadlineReachesEveryWatcher(t *testing.T) {
 				if !errors.Is(err, waiter.ErrTimeout) || !errors.Is(seen, context.DeadlineExceeded) {
 					t.Fatalf("wait = %v, the call saw %v; want a timeout, and the call's context ended by its deadline", err, seen)
 				}
-				if got := time.Since(begin); got != budget {
+				late := time.Duration(0)
+				if name == "Err only" { // it may poll at the deadline's instant, just before the end
+					late = time.Second
+				}
+				if got := time.Since(begin); got < budget || got > budget+late {
 					t.Errorf("the wait ended after %v; want its budget, %v", got, budget)
 				}
 			})

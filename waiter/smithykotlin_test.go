@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/clocktest"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -335,7 +336,7 @@ func TestSmithyKotlinWaiterSuite(t *testing.T) {
 					calls++
 					return outs[calls-1], nil
 				}
-				w, err := waiter.New(def, op, waiter.WithClock(clocktest.Clock()), waiter.WithoutTelemetry())
+				w, err := waiter.New(def, op, waiter.WithClock(clocktest.Clock()), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 				if err != nil {
 					t.Fatal(err)
 				}

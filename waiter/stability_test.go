@@ -75,7 +75,7 @@ func TestStabilityResumes(t *testing.T) {
 		rec := flapping("success")
 		w := mustNew(t, thingExists, rec.op, waiter.WithStability(3, 0))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		var cp waiter.State
+		var cp waiter.Checkpoint
 		for a := range r.Attempts() {
 			if a.Number == 2 {
 				cp = a.Checkpoint

@@ -15,7 +15,6 @@ import (
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/errjoin"
-	"github.com/waitable/waitable/internal/timers"
 	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
@@ -25,30 +24,22 @@ import (
 // as a [Definition] (or a Go [Condition]) says. Build it with [New] or
 // [NewFunc]; wait with [Waiter.Wait] (in your goroutine) or [Waiter.Start]
 // (in the background, with events and checkpoints). A Waiter is safe for
-// concurrent use by any number of waits. The waits under one caller's
-// context share one registration with it (context.AfterFunc); when they
-// have all ended, the Waiter keeps that registration, and so the context,
-// for the next wait under it, until the context ends or the waits under
-// another context have all ended (it then keeps that one's): at most one
-// such context a Waiter.
+// concurrent use by any number of waits.
 type Waiter[I, O any] struct {
 	def            Definition
 	op             func(context.Context, I) (O, error)
 	set            *classify.Set[I, O]
 	custom         []customMatch[I, O]
-	cond           Condition[I, O]
+	cond           func(in I, out O, err error) (done bool, failure error)
 	schedule       backoff.WaiterSchedule
 	strategy       retry.Strategy
 	transientLimit int // transient errors in a row that end a wait (0: no limit)
 	rules          string
 	cfg            config
-	wakes          *wakeGroups[I, O]  // nil: each parked wait arms its own timer
-	watches        ctxWatches         // the callers' contexts of its waits, one registration each (and one idle)
 	obs            telemetry.Observer // nil: nothing observes
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
-	noRetryAfter   bool                 // O is a concrete type without a RetryAfter method: read need not ask each output
 	identity       *classify.Expr       // WithIdentity's, compiled
 	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
@@ -75,15 +66,9 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 	for _, m := range cfg.matches {
 		hasSuccess = hasSuccess || m.state == classify.Success
 	}
-	for _, a := range cfg.acceptors {
-		hasSuccess = hasSuccess || a.State == classify.Success
-	}
 	errs = append(errs, def.problems(hasSuccess)...)
-	for _, e := range classify.Validate(cfg.acceptors) {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: WithAcceptors: %w", ErrInvalidOption, def.Name, e))
-	}
 	if len(errs) == 0 {
-		errs = append(errs, w.compile(cfg)...)
+		errs = append(errs, w.compile()...)
 	}
 	for _, m := range cfg.matches {
 		fn, ok := m.fn.(func(I, O, error) bool)
@@ -101,20 +86,20 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 	return w, nil
 }
 
-// Condition judges one call of a waiter built with [NewFunc], the way a
-// Kubernetes ConditionFunc does: done ends the wait with success; an error
-// of its own ends it as a failure with that error; (false, nil) polls
-// again, whatever the call returned (an error included: it is the
-// condition's verdict), never sooner than the error's retry-after hint. To leave an error of the call to the retry strategy (retried if
-// transient, a failure otherwise, as for an error no acceptor matches),
-// return that error unchanged.
-type Condition[I, O any] func(in I, out O, err error) (done bool, failure error)
-
 // NewFunc builds a Waiter from Go alone: an operation and a condition, no
 // Definition and no model. name names it in errors, events and telemetry
 // (any non-empty string). Its delays are the specification's defaults (2s
 // to 120s) unless WithDelays sets others; sub-second delays are fine here.
-func NewFunc[I, O any](name string, op func(context.Context, I) (O, error), cond Condition[I, O], opts ...Option) (*Waiter[I, O], error) {
+//
+// cond judges each call the way a Kubernetes ConditionFunc does: done
+// ends the wait with success; an error of its own ends it as a failure
+// with that error; (false, nil) polls again, whatever the call returned
+// (an error included: it is the condition's verdict), never sooner than
+// the error's retry-after hint. To leave an error of the call to the retry
+// strategy (retried if transient, a failure otherwise, as for an error no
+// acceptor matches), return that error unchanged.
+func NewFunc[I, O any](name string, op func(context.Context, I) (O, error),
+	cond func(in I, out O, err error) (done bool, failure error), opts ...Option) (*Waiter[I, O], error) {
 	def := Definition{Name: name}
 	w, _, errs := newWaiter(def, op, opts)
 	if name == "" {
@@ -123,8 +108,9 @@ func NewFunc[I, O any](name string, op func(context.Context, I) (O, error), cond
 	if cond == nil {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: the condition is nil", ErrInvalidOption, name))
 	}
-	if len(w.cfg.acceptors) > 0 || len(w.cfg.matches) > 0 {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: WithAcceptors and WithMatch do not apply to NewFunc: the condition decides", ErrInvalidOption, name))
+	if len(w.cfg.matches) > 0 {
+		errs = append(errs, fmt.Errorf("%w: waiter %s: WithMatch does not apply to NewFunc: the condition decides",
+			ErrInvalidOption, name))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -136,11 +122,10 @@ func NewFunc[I, O any](name string, op func(context.Context, I) (O, error), cond
 
 // newWaiter applies the options and everything New and NewFunc share.
 func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error), opts []Option) (*Waiter[I, O], config, []error) {
-	cfg := config{clock: clock.New(), eventBuffer: DefaultEventBuffer, batchSize: 100, batchCalls: 4}
+	cfg := config{clock: clock.New()}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	cfg.realClock = cfg.clock != nil && timers.IsReal(cfg.clock)
 	var errs []error
 	if op == nil {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: the operation is nil", ErrInvalidOption, def.Name))
@@ -148,14 +133,11 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	for _, e := range cfg.errs {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: %w", ErrInvalidOption, def.Name, e))
 	}
-	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule(), wakes: newWakeGroups[I, O](cfg.clock)}
+	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule()}
 	if cfg.minDelay > 0 {
 		w.schedule.MinDelay, w.schedule.MaxDelay = cfg.minDelay, cfg.maxDelay
 	}
 	w.schedule.Jitter = cfg.jitter
-	if !cfg.lingerSet {
-		w.cfg.batchLinger = w.schedule.MinDelay / 4
-	}
 	if !cfg.strategySet {
 		if s, err := retry.NewStandard(retry.WithClock(cfg.clock)); err != nil {
 			errs = append(errs, err)
@@ -187,14 +169,10 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	}
 	errs = typed(&w.delayFn, cfg.delayFn, def.Name, "WithDelayFunc", errs)
 	errs = typed(&w.hintFn, cfg.hintFn, def.Name, "WithPollHint", errs)
-	if t := reflect.TypeFor[O](); t.Kind() != reflect.Interface && !t.Implements(reflect.TypeFor[interface{ RetryAfter() time.Duration }]()) {
-		w.noRetryAfter = true
-	}
 	errs = typed(&w.giveUp, cfg.giveUp, def.Name, "WithOnGiveUp", errs)
-	obs, err := telemetry.Settings{
-		Scope: "github.com/waitable/waitable/waiter", TracerProvider: cfg.tracerProvider, MeterProvider: cfg.meterProvider,
-		Logger: cfg.logger, Off: cfg.noTelemetry, Extra: cfg.observers,
-	}.Observer()
+	ts := cfg.telemetry
+	ts.Scope = "github.com/waitable/waitable/waiter"
+	obs, err := ts.Observer()
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -216,22 +194,16 @@ func typed[F any](dst *F, v any, waiter, option string, errs []error) []error {
 	return errs
 }
 
-// compile compiles the acceptors (WithAcceptors first, then the
-// definition's) against I and O.
-func (w *Waiter[I, O]) compile(cfg config) []error {
+// compile compiles the definition's acceptors against I and O.
+func (w *Waiter[I, O]) compile() []error {
 	var errs []error
-	extra := len(cfg.acceptors)
-	set, err := classify.Compile[I, O](append(append([]classify.Acceptor(nil), cfg.acceptors...), w.def.Acceptors...), classify.WithMemberNames(w.names))
+	set, err := classify.Compile[I, O](w.def.Acceptors, classify.WithMemberNames(w.names))
 	for _, e := range errjoin.Split(err) {
 		var ae *classify.AcceptorError
-		switch {
-		case !errors.As(e, &ae):
-			errs = append(errs, e)
-		case ae.Index < extra:
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithAcceptors: %w", ErrInvalidOption, w.def.Name, e))
-		default:
-			errs = append(errs, &DefinitionError{Waiter: w.def.Name, Acceptor: ae.Index - extra, Rule: ae.Rule, Err: ae.Err})
+		if errors.As(e, &ae) {
+			e = &DefinitionError{Waiter: w.def.Name, Acceptor: ae.Index, Rule: ae.Rule, Err: ae.Err}
 		}
+		errs = append(errs, e)
 	}
 	w.set = set
 	for i := 0; set != nil && i < set.Len(); i++ {
@@ -258,7 +230,7 @@ func (w *Waiter[I, O]) judgeCondition(in I, out O, err error) Judgment {
 // checkpoint needs to resume with the same decisions.
 func (w *Waiter[I, O]) fingerprint() string {
 	h := fnv.New64a()
-	acceptors, _ := json.Marshal(append(append([]classify.Acceptor(nil), w.cfg.acceptors...), w.def.Acceptors...))
+	acceptors, _ := json.Marshal(w.def.Acceptors)
 	fmt.Fprintf(h, "%s|%s|%v|%v|%d|%d|%t", w.def.Name, acceptors, w.schedule.MinDelay, w.schedule.MaxDelay,
 		w.maxPolls(), w.transientLimit, w.cond != nil)
 	for _, c := range w.custom {
@@ -282,19 +254,14 @@ func (w *Waiter[I, O]) fingerprint() string {
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
-// Definition returns the definition the waiter runs (for NewFunc, one with
-// only its name).
-func (w *Waiter[I, O]) Definition() Definition { return w.def }
-
 // Schedule returns the delay schedule the waiter uses (the definition's,
 // or the WithDelays override).
 func (w *Waiter[I, O]) Schedule() backoff.WaiterSchedule { return w.schedule }
 
-// pokeGap returns the least time from a call's start to a poked call.
+// pokeGap returns the least time from a call's start to a poked call:
+// a burst of events (EventBridge may deliver one more than once) makes
+// one call, not one each.
 func (w *Waiter[I, O]) pokeGap() time.Duration {
-	if w.cfg.pokeGap != nil {
-		return *w.cfg.pokeGap
-	}
 	return min(w.schedule.MinDelay, time.Second)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -151,7 +152,7 @@ func TestThrottlesOverLoopback(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := eks.New(eks.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, BaseEndpoint: aws.String(srv.URL)})
-	w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(10*time.Millisecond, 50*time.Millisecond), waiter.WithoutTelemetry())
+	w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(10*time.Millisecond, 50*time.Millisecond), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestPendingRetryAfter(t *testing.T) {
 		active := response{200, map[string]string{"Content-Type": "application/json"}, `{"cluster":{"name":"demo","status":"ACTIVE"}}`}
 		s := &scripted{script: []response{creating, active}}
 		client := eks.New(eks.Options{Region: "us-east-1", Credentials: aws.AnonymousCredentials{}, HTTPClient: s, BaseEndpoint: aws.String("http://eks.local")})
-		w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+		w, err := awswait.New(client.DescribeCluster, "ClusterActive", waiter.WithDelays(time.Second, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,11 +45,11 @@ type attemptJSON struct {
 }
 
 type resultJSON struct {
-	Result   string          `json:"result"`
-	Attempts int             `json:"attempts"`
-	Error    string          `json:"error,omitempty"`
-	Seen     waiter.Seen     `json:"seen,omitempty"`
-	Output   json.RawMessage `json:"output"`
+	Result   string             `json:"result"`
+	Attempts int                `json:"attempts"`
+	Error    string             `json:"error,omitempty"`
+	Seen     []waiter.SeenCount `json:"seen,omitempty"`
+	Output   json.RawMessage    `json:"output"`
 }
 
 func (p *progress) attempt(a waiter.Attempt[*output]) {
@@ -113,7 +113,7 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 
 // result prints how the wait ended and the last output, and returns the
 // exit status.
-func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error) {
+func (p *progress) result(err error, last *output, seen []waiter.SeenCount) (int, error) {
 	code, word := exitSuccess, "success"
 	switch {
 	case err == nil:
@@ -154,7 +154,11 @@ func (p *progress) result(err error, last *output, seen waiter.Seen) (int, error
 		fmt.Fprintf(p.w, "waitable: success after %s\n", plural.N(p.n, "poll"))
 	}
 	if len(seen) > 0 && (err != nil || !p.quiet) {
-		fmt.Fprintf(p.w, "waitable: seen %v\n", seen)
+		kinds := make([]string, len(seen))
+		for i, c := range seen {
+			kinds[i] = c.String()
+		}
+		fmt.Fprintf(p.w, "waitable: seen %s\n", strings.Join(kinds, ", "))
 	}
 	return code, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -177,7 +178,7 @@ func lagSummary(lags []time.Duration, seeds int) string {
 // readyAt, how long after it each run that sees the resource ready sees
 // it (sorted).
 func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.Duration, error) {
-	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithoutTelemetry(), waiter.WithMaxPolls(c.maxPolls)}
+	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithMaxPolls(c.maxPolls)}
 	if c.reserve >= 0 {
 		opts = append(opts, waiter.WithFinalReserve(c.reserve))
 	}
@@ -203,16 +204,15 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 		var starts []time.Duration
 		for at := t0; ; at = s.Next {
 			starts = append(starts, at.Sub(t0))
-			var d waiter.Decision
 			judged := retry
 			if c.readyAt > 0 && at.Sub(t0) >= c.readyAt {
 				judged = success
 			}
-			p := waiter.Poll{Start: at, Latency: c.latency, Judgment: judged}
-			p.Advice.Hint, p.Advice.MinDelay = c.hint, c.hint
-			s, d = w.Step(s, p, at.Add(c.latency))
-			if d.Done {
-				if d.Err == nil { // seen ready, and confirmed
+			p := waiter.Attempt[struct{}]{Start: at, Latency: c.latency, Judgment: judged, Hint: c.hint, MinDelay: c.hint}
+			a, err := w.Step(s, p, at.Add(c.latency))
+			s = a.Checkpoint
+			if a.Outcome != "" {
+				if err == nil { // seen ready, and confirmed
 					lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
 				}
 				break

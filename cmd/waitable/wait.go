@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -189,7 +190,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	opts := []waiter.Option{waiter.WithoutTelemetry()}
+	opts := []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}
 	if *minDelay > 0 || *maxDelay > 0 {
 		lo, hi := *minDelay, *maxDelay
 		if lo == 0 {
@@ -240,7 +241,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	if we := (*waiter.Error)(nil); errors.As(err, &we) && we.Input == "" {
 		we.Input = target // name what was polled: the URL, the command line
 	}
-	return p.result(err, last, r.Seen())
+	return p.result(err, last, r.Checkpoint().Seen)
 }
 
 // parseInterleaved parses flags that may come after positional arguments

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -125,9 +126,9 @@ func run(ctx context.Context, out io.Writer, n int, seed uint64) error {
 		}
 		return found, nil
 	}
-	b, err := waiter.NewBatch(instanceRunning, describe,
-		waiter.WithBatchSize(100), waiter.WithPollRateLimit(rate.NewLimiter(20, 1)), // EC2 allows this account 20 calls/s
-		waiter.WithDelays(200*time.Millisecond, time.Second), waiter.WithoutTelemetry())
+	b, err := waiter.NewBatch(instanceRunning, describe, waiter.BatchOptions[string]{Size: 100},
+		waiter.WithPollRateLimit(rate.NewLimiter(20, 1)), // EC2 allows this account 20 calls/s
+		waiter.WithDelays(200*time.Millisecond, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Command fanout waits for 1,000 simulated resources at once with
 // waiter.WaitAll: at most 200 waits at a time, all polls under one shared
-// rate limit, a live progress line fed by waiter.WithProgress, and a
+// rate limit, a live progress line fed by waiter.GroupOptions.Progress, and a
 // summary.
 //
 //	go run ./examples/fanout
@@ -62,7 +62,7 @@ func run(ctx context.Context, out io.Writer, n int, tick time.Duration) error {
 		return v, nil
 	}
 	var done, failed atomic.Int64
-	progress := waiter.WithProgress(func(p waiter.Progress) { done.Store(int64(p.Done)); failed.Store(int64(p.Failed)) })
+	progress := func(p waiter.Progress) { done.Store(int64(p.Done)); failed.Store(int64(p.Failed)) }
 	lim := rate.NewLimiter(2000, 100) // the API allows 2,000 calls a second
 	w, err := waiter.New(volumeAvailable, describe, waiter.WithDelays(100*time.Millisecond, 500*time.Millisecond),
 		waiter.WithPollRateLimit(lim))
@@ -88,7 +88,7 @@ func run(ctx context.Context, out io.Writer, n int, tick time.Duration) error {
 			}
 		}
 	}()
-	outs, err := waiter.WaitAll(ctx, w, ids, time.Minute, waiter.WithConcurrency(200), progress)
+	outs, err := waiter.WaitAll(ctx, w, ids, time.Minute, waiter.GroupOptions{Concurrency: 200, Progress: progress})
 	close(stop)
 	<-ticked
 	fmt.Fprintf(out, "\r%4d/%d done, %d failed, %d calls\n", done.Load(), n, failed.Load(), calls.Load())

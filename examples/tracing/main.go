@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -72,7 +73,7 @@ func run(ctx context.Context, out io.Writer, raw bool) error {
 		}
 		return DescribeStreamOutput{"ACTIVE"}, nil
 	}
-	w, err := waiter.New(streamActive, describe, waiter.WithTracerProvider(tp), waiter.WithDelays(50*time.Millisecond, 100*time.Millisecond))
+	w, err := waiter.New(streamActive, describe, waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp}), waiter.WithDelays(50*time.Millisecond, 100*time.Millisecond))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkPollTelemetry(b *testing.B) {
 			}
 		}
 	}
-	b.Run("telemetry=off", func(b *testing.B) { run(b, waiter.WithoutTelemetry()) })
+	b.Run("telemetry=off", func(b *testing.B) { run(b, waiter.WithTelemetry(telemetry.Settings{Off: true})) })
 	b.Run("telemetry=global-no-sdk", func(b *testing.B) { run(b) })
 	b.Run("telemetry=sdk", func(b *testing.B) {
 		exp := tracetest.NewInMemoryExporter()

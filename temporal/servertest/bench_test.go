@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 
 	"github.com/waitable/waitable/temporal"
@@ -35,7 +36,7 @@ func BenchmarkConcurrentWaits(b *testing.B) {
 		}
 		return JobOutput{ID: in.ID, State: "running"}, nil
 	}
-	w, err := waiter.New(jobDone, op, waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, op, waiter.WithDelays(time.Second, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		b.Fatal(err)
 	}

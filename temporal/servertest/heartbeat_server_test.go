@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/server/temporaltest"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 
 	"github.com/waitable/waitable/temporal"
@@ -54,7 +55,7 @@ func httpJob(url string) func(context.Context, JobInput) (JobOutput, error) {
 }
 
 func heartbeatWaiter(t testing.TB, op func(context.Context, JobInput) (JobOutput, error)) *waiter.Waiter[JobInput, JobOutput] {
-	w, err := waiter.New(jobDone, op, waiter.WithDelays(200*time.Millisecond, 200*time.Millisecond), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, op, waiter.WithDelays(200*time.Millisecond, 200*time.Millisecond), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestCancelDuringHeartbeat(t *testing.T) {
 func TestKeepaliveHeartbeats(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
 	var calls atomic.Int32
-	w, err := waiter.New(jobDone, job(3, "done", &calls), waiter.WithDelays(1500*time.Millisecond, 1500*time.Millisecond), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, job(3, "done", &calls), waiter.WithDelays(1500*time.Millisecond, 1500*time.Millisecond), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

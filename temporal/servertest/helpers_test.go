@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -75,7 +76,7 @@ func (j *jobs) count(id string) int {
 }
 
 func (j *jobs) waiter(t *testing.T, delay time.Duration) *waiter.Waiter[JobInput, groupJob] {
-	w, err := waiter.New(jobDone, j.op, waiter.WithDelays(delay, delay), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, j.op, waiter.WithDelays(delay, delay), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

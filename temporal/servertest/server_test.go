@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 
 	"github.com/waitable/waitable/temporal"
@@ -30,7 +31,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	w, err := waiter.NewFunc("Until", func(context.Context, struct{}) (bool, error) { return cond(), nil },
 		func(_ struct{}, ok bool, _ error) (bool, error) { return ok, nil },
-		waiter.WithDelays(20*time.Millisecond, 100*time.Millisecond), waiter.WithoutTelemetry())
+		waiter.WithDelays(20*time.Millisecond, 100*time.Millisecond), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestWorkerRestartMidWait(t *testing.T) {
 func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode temporal.Mode) {
 	c := ts.GetDefaultClient()
 	var calls atomic.Int32
-	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func workerRestartMidWait(t *testing.T, ts *temporaltest.TestServer, mode tempor
 
 	// A wait that never succeeds times out with the in-process error kind.
 	var never atomic.Int32
-	w2, _ := waiter.New(jobDone, job(0, "", &never), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+	w2, _ := waiter.New(jobDone, job(0, "", &never), waiter.WithDelays(time.Second, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	ts.NewWorker("waits-2", func(r worker.Registry) { temporal.Register(r, "JobDone", w2, temporal.WithMode(temporal.ModeTimers)) })
 	wait2, err := temporal.Start[JobInput, JobOutput](ctx, c, "JobDone", JobInput{"j-2"}, 3*time.Second, client.StartWorkflowOptions{TaskQueue: "waits-2"})
 	if err != nil {
@@ -163,7 +164,7 @@ func TestReplay(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			var calls atomic.Int32
-			w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithoutTelemetry())
+			w, err := waiter.New(jobDone, job(5, "done", &calls), waiter.WithDelays(time.Second, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -47,7 +47,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		run = w.Resume(context.Background(), url, from)
+		run = w.StartFrom(context.Background(), url, from)
 	} else {
 		run = w.Start(context.Background(), url, time.Minute)
 	}

@@ -39,7 +39,7 @@ func main() {
 		log.Fatal(err)
 	}
 	urls := os.Args[1:]
-	outs, err := waiter.WaitAll(context.Background(), w, urls, time.Minute, waiter.WithConcurrency(10)) // 10 waits at a time
+	outs, err := waiter.WaitAll(context.Background(), w, urls, time.Minute, waiter.GroupOptions{Concurrency: 10}) // 10 waits at a time
 	for i, o := range outs {
 		fmt.Println(urls[i], "healthy:", o.Err == nil)
 	}

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/temporal"
 	"github.com/waitable/waitable/waiter"
 )
@@ -51,7 +52,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "done")},
 		{State: classify.Failure, Matcher: classify.OnOutput("State", classify.StringEquals, "failed")},
 	}}
-	w, err := waiter.New(def, describeJob, waiter.WithDelays(time.Second, 2*time.Second), waiter.WithoutTelemetry())
+	w, err := waiter.New(def, describeJob, waiter.WithDelays(time.Second, 2*time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		func(_ struct{}, p temporal.Progress, err error) (bool, error) {
 			return err == nil && p.Checkpoint.Attempts >= 2, nil
 		},
-		waiter.WithDelays(20*time.Millisecond, 200*time.Millisecond), waiter.WithoutTelemetry())
+		waiter.WithDelays(20*time.Millisecond, 200*time.Millisecond), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/temporal"
 	"github.com/waitable/waitable/waiter"
 )
@@ -226,7 +227,7 @@ func runWorker(env string) {
 		}
 		return status{in.ID, "running"}, nil
 	}
-	w, err := waiter.New(def, op, waiter.WithDelays(cfg.Delay, cfg.Delay), waiter.WithoutTelemetry())
+	w, err := waiter.New(def, op, waiter.WithDelays(cfg.Delay, cfg.Delay), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {
 		fail(err)
 	}

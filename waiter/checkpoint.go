@@ -14,22 +14,23 @@ import (
 	"github.com/waitable/waitable/internal/plural"
 )
 
-// StateVersion is the version of [State] this package writes and reads.
-const StateVersion = 1
+// checkpointVersion is the version of [Checkpoint] this package writes
+// and reads.
+const checkpointVersion = 1
 
-// State is a wait between two calls: everything the waiter's rules need to
-// decide what comes next, as plain data. Every attempt's event carries the
-// State after it (its checkpoint), and so does [Run.Checkpoint]; give one
-// to [Waiter.Resume] (or [Waiter.WaitFrom]) to carry a wait on in another
+// Checkpoint is a wait between two calls: everything the waiter's rules
+// need to decide what comes next, as plain data. Every attempt's event
+// carries the Checkpoint after it, and so does [Run.Checkpoint]; give one
+// to [Waiter.WaitFrom] or [Waiter.StartFrom] to carry a wait on in another
 // process with the same deadline, attempt numbering and schedule position.
 //
-// A State round-trips through encoding/json; its JSON form carries a
+// A Checkpoint round-trips through encoding/json; its JSON form carries a
 // checksum, so that a checkpoint damaged in storage is refused rather than
 // resumed wrongly. Its zero value is not a wait: get one from
-// [Waiter.Begin] or from an attempt (Resume and WaitFrom refuse the zero
-// State as an empty checkpoint, ProblemCorrupt).
-type State struct {
-	// Version is StateVersion.
+// [Waiter.Begin] or from an attempt (WaitFrom and StartFrom refuse the
+// zero Checkpoint as empty, ProblemCorrupt).
+type Checkpoint struct {
+	// Version is the version of the checkpoint's form (1).
 	Version int
 	// Waiter is the name of the waiter whose wait this is, and Rules a
 	// fingerprint of its rules (acceptors, delays, limits): a checkpoint
@@ -61,18 +62,18 @@ type State struct {
 	// seen (WithIdentity).
 	NotFound int
 	Identity string
-	// Seen counts the wait's answers by kind (see [Seen]).
-	Seen Seen
+	// Seen counts the wait's answers by kind (see [SeenCount]).
+	Seen []SeenCount
 	// End is how the wait ended ("success", "failure", "timeout",
 	// "max_polls", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
-	// is refused by Resume and WaitFrom as ProblemEnded: there is nothing
+	// is refused by WaitFrom and StartFrom as ProblemEnded: there is nothing
 	// left to do.
 	End string
 }
 
-// stateJSON is State's JSON form.
-type stateJSON struct {
+// checkpointJSON is Checkpoint's JSON form.
+type checkpointJSON struct {
 	Version     int           `json:"version"`
 	Waiter      string        `json:"waiter"`
 	Rules       string        `json:"rules"`
@@ -87,13 +88,13 @@ type stateJSON struct {
 	StreakStart time.Time     `json:"streakStart,omitzero"`
 	NotFound    int           `json:"notFound,omitempty"`
 	Identity    string        `json:"identity,omitempty"`
-	Seen        Seen          `json:"seen,omitempty"`
+	Seen        []SeenCount   `json:"seen,omitempty"`
 	End         string        `json:"end,omitempty"`
 	Sum         string        `json:"sum"`
 }
 
 // sum is the checksum of everything but itself.
-func (j stateJSON) sum() string {
+func (j checkpointJSON) sum() string {
 	j.Sum = ""
 	b, _ := json.Marshal(j) // a struct of plain fields always encodes
 	h := fnv.New64a()
@@ -102,24 +103,24 @@ func (j stateJSON) sum() string {
 }
 
 // MarshalJSON encodes the state with a checksum.
-func (s State) MarshalJSON() ([]byte, error) {
-	j := stateJSON(s.jsonForm())
+func (s Checkpoint) MarshalJSON() ([]byte, error) {
+	j := checkpointJSON(s.jsonForm())
 	j.Sum = j.sum()
 	return json.Marshal(j)
 }
 
-func (s State) jsonForm() stateJSON {
-	return stateJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
+func (s Checkpoint) jsonForm() checkpointJSON {
+	return checkpointJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
 		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, NotFound: s.NotFound, Identity: s.Identity, Seen: s.Seen, End: s.End}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
 // damaged or foreign checkpoint is an error matching [ErrCheckpoint].
 // Bytes that are not a checkpoint at all (null, {}, another JSON object)
-// are ProblemCorrupt, not ProblemVersion; null and {} say that the
+// are ProblemCorrupt, not ProblemMismatch; null and {} say that the
 // checkpoint is empty.
-func (s *State) UnmarshalJSON(b []byte) error {
-	var j stateJSON
+func (s *Checkpoint) UnmarshalJSON(b []byte) error {
+	var j checkpointJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: err}
 	}
@@ -130,24 +131,24 @@ func (s *State) UnmarshalJSON(b []byte) error {
 	if j.Version == 0 || j.Sum == "" {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("not a checkpoint: no version or checksum in %.40q", b)}
 	}
-	if j.Version != StateVersion {
-		return &CheckpointError{Problem: ProblemVersion, Err: fmt.Errorf("version %d, this package reads version %d", j.Version, StateVersion)}
+	if j.Version != checkpointVersion {
+		return &CheckpointError{Problem: ProblemMismatch, Err: fmt.Errorf("version %d, this package reads version %d", j.Version, checkpointVersion)}
 	}
 	if j.Sum == "" || j.Sum != j.sum() {
 		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
 	}
-	*s = State{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
+	*s = Checkpoint{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
 		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, NotFound: j.NotFound, Identity: j.Identity, Seen: j.Seen, End: j.End}
 	return nil
 }
 
-// ParseCheckpoint decodes a State from its JSON form. Unlike
+// ParseCheckpoint decodes a Checkpoint from its JSON form. Unlike
 // json.Unmarshal, whose syntax errors come before a type's own checks, it
 // reports every problem, malformed JSON included, as a [*CheckpointError].
-func ParseCheckpoint(data []byte) (State, error) {
-	var s State
+func ParseCheckpoint(data []byte) (Checkpoint, error) {
+	var s Checkpoint
 	if err := s.UnmarshalJSON(data); err != nil {
-		return State{}, err
+		return Checkpoint{}, err
 	}
 	return s, nil
 }
@@ -160,11 +161,16 @@ type Problem string
 
 // The problems a checkpoint can have.
 const (
-	ProblemVersion Problem = "version"        // written by an incompatible version of this package
-	ProblemWaiter  Problem = "another waiter" // a checkpoint of another waiter
-	ProblemRules   Problem = "other rules"    // the waiter's acceptors, delays or limits changed since
-	ProblemCorrupt Problem = "corrupt"        // damaged, empty (the zero State, {} or null), or not a checkpoint at all
-	ProblemEnded   Problem = "ended"          // the wait it records has ended: nothing to resume
+	// ProblemMismatch: the checkpoint is of another waiter, of other rules
+	// (the waiter's acceptors, delays or limits changed since), or was
+	// written by an incompatible version of this package. Start a new
+	// wait.
+	ProblemMismatch Problem = "mismatch"
+	// ProblemCorrupt: damaged, empty (the zero Checkpoint, {} or null), or
+	// not a checkpoint at all.
+	ProblemCorrupt Problem = "corrupt"
+	// ProblemEnded: the wait it records has ended; nothing to resume.
+	ProblemEnded Problem = "ended"
 )
 
 // CheckpointError is a checkpoint that cannot be resumed: which problem,
@@ -185,30 +191,30 @@ func (e *CheckpointError) Is(target error) bool { return target == ErrCheckpoint
 // Unwrap returns the details.
 func (e *CheckpointError) Unwrap() error { return e.Err }
 
-// empty reports whether s is the zero State (its Seen nil or empty).
-func (s State) empty() bool {
+// empty reports whether s is the zero Checkpoint (its Seen nil or empty).
+func (s Checkpoint) empty() bool {
 	s.Seen = nil
 	return reflect.ValueOf(s).IsZero()
 }
 
 // check reports whether s can be resumed by w.
-func (w *Waiter[I, O]) check(s State) error {
+func (w *Waiter[I, O]) check(s Checkpoint) error {
 	bad := func(p Problem, format string, args ...any) error {
 		return &CheckpointError{Problem: p, Err: fmt.Errorf(format, args...)}
 	}
 	switch {
 	case s.empty():
-		return bad(ProblemCorrupt, "empty checkpoint: the zero State is not a wait (get one from Begin, an attempt's Checkpoint or Run.Checkpoint)")
-	case s.Version != StateVersion:
-		return bad(ProblemVersion, "version %d, this package reads version %d", s.Version, StateVersion)
+		return bad(ProblemCorrupt, "empty checkpoint: the zero Checkpoint is not a wait (get one from Begin, an attempt's Checkpoint or Run.Checkpoint)")
+	case s.Version != checkpointVersion:
+		return bad(ProblemMismatch, "version %d, this package reads version %d", s.Version, checkpointVersion)
 	case s.Waiter != w.def.Name:
-		return bad(ProblemWaiter, "the checkpoint is of waiter %q, not %q", s.Waiter, w.def.Name)
+		return bad(ProblemMismatch, "the checkpoint is of waiter %q, not %q", s.Waiter, w.def.Name)
 	case s.Rules != w.rules:
-		return bad(ProblemRules, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
+		return bad(ProblemMismatch, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
 	case s.End != "":
 		return bad(ProblemEnded, "the wait ended (%s) after %s, at the latest %v", s.End, plural.N(s.Attempts, "poll"), s.Deadline)
 	case s.Attempts > 0 && s.Next.IsZero():
-		// An ended wait's checkpoint from before State.End was kept.
+		// An ended wait's checkpoint from before End was kept.
 		return bad(ProblemEnded, "the wait ended after %s: no next call is due", plural.N(s.Attempts, "poll"))
 	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
 		return bad(ProblemCorrupt, "attempts %d, transient %d, streak %d, max latency %v", s.Attempts, s.Transient, s.Streak, s.MaxLatency)
@@ -220,43 +226,9 @@ func (w *Waiter[I, O]) check(s State) error {
 	return nil
 }
 
-// snapshot returns a copy of s that its wait's counting does not change:
-// the wait counts its Seen in place.
-func (s *State) snapshot() State {
-	c := *s
-	c.Seen = slices.Clone(s.Seen)
-	return c
-}
-
-// frozen is a copy of a State that nothing changes, with room for one
-// kind of answer seen in the same allocation: most waits see one kind
-// until their last answer.
-type frozen struct {
-	s    State
-	seen [1]SeenCount
-}
-
-// freezeState returns a snapshot of s on the heap, in one allocation
-// when s has seen at most one kind of answer.
-func freezeState(s *State) *State {
-	f := &frozen{s: *s}
-	switch {
-	case s.Seen == nil: // stays nil
-	case len(s.Seen) <= len(f.seen):
-		f.s.Seen = append(f.seen[:0:len(f.seen)], s.Seen...)
-	default:
-		f.s.Seen = slices.Clone(s.Seen)
-	}
-	return &f.s
-}
-
-// same reports whether s and t are the same checkpoint: every field
-// equal (times with ==: the same reading), Seen element by element.
-func (s *State) same(t *State) bool {
-	return s.Version == t.Version && s.Waiter == t.Waiter && s.Rules == t.Rules &&
-		s.Start == t.Start && s.Deadline == t.Deadline && s.Attempts == t.Attempts &&
-		s.Transient == t.Transient && s.MaxLatency == t.MaxLatency && s.Seed == t.Seed &&
-		s.Next == t.Next && s.Streak == t.Streak && s.StreakStart == t.StreakStart &&
-		s.NotFound == t.NotFound && s.Identity == t.Identity && s.End == t.End &&
-		slices.Equal(s.Seen, t.Seen)
+// clone returns a copy of s whose Seen is its own: a wait counts its
+// answers in place.
+func (s Checkpoint) clone() Checkpoint {
+	s.Seen = slices.Clone(s.Seen)
+	return s
 }
