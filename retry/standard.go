@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
@@ -72,10 +69,7 @@ type standardConfig struct {
 	retryAfterCap   time.Duration // 0: hints are never cut
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
-	tracerProvider  trace.TracerProvider
-	meterProvider   metric.MeterProvider
-	logger          *slog.Logger
-	noTelemetry     bool
+	telemetry       telemetry.Settings
 	observer        telemetry.Observer
 	errs            []error
 }
@@ -223,27 +217,16 @@ func WithClock(clk clock.Clock) Option {
 	}
 }
 
-// WithTracerProvider sets where [Do]'s spans go (default: the OpenTelemetry
-// global provider): a span per call, a child per attempt.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *standardConfig) { c.tracerProvider = tp }
-}
-
-// WithMeterProvider sets where [Do]'s metrics go (default: the
-// OpenTelemetry global provider).
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *standardConfig) { c.meterProvider = mp }
-}
-
-// WithLogger logs each attempt of [Do] at Debug and each outcome at Info
-// (Warn when the call failed).
-func WithLogger(l *slog.Logger) Option {
-	return func(c *standardConfig) { c.logger = l }
-}
-
-// WithoutTelemetry turns off [Do]'s default spans and metrics.
-func WithoutTelemetry() Option {
-	return func(c *standardConfig) { c.noTelemetry = true }
+// WithTelemetry sets how [Do] observes its calls with the strategy. The
+// zero Settings is the default: OpenTelemetry spans (a span per call, a
+// child per attempt) and metrics on the global providers, which record
+// nothing until an application installs an SDK. Settings name providers of
+// your own, a slog.Logger (a record per attempt at Debug, one per outcome
+// at Info, Warn when the call failed), observers of your own, or Off for no
+// spans and metrics; [telemetry] lists the names recorded. Scope is set by
+// this package.
+func WithTelemetry(t telemetry.Settings) Option {
+	return func(c *standardConfig) { c.telemetry = t }
 }
 
 // ErrInvalidOption is matched by errors.Is for the error of a constructor
@@ -280,10 +263,8 @@ func newConfig(opts []Option) (standardConfig, error) {
 	if c.bucket == nil && c.errs == nil {
 		c.bucket = NewTokenBucket(DefaultBucketCapacity)
 	}
-	obs, err := telemetry.Settings{
-		Scope: "github.com/waitable/waitable/retry", TracerProvider: c.tracerProvider, MeterProvider: c.meterProvider,
-		Logger: c.logger, Off: c.noTelemetry,
-	}.Observer()
+	c.telemetry.Scope = "github.com/waitable/waitable/retry"
+	obs, err := c.telemetry.Observer()
 	if err != nil {
 		c.errs = append(c.errs, err)
 	}
@@ -310,8 +291,8 @@ func NewStandard(opts ...Option) (*Standard, error) {
 // Clock returns the clock [Do] waits on.
 func (s *Standard) Clock() clock.Clock { return s.cfg.clock }
 
-// Observer returns what observes [Do]'s calls with this strategy (nil with
-// WithoutTelemetry and no logger).
+// Observer returns what observes [Do]'s calls with this strategy (nil
+// when telemetry is off and nothing else observes).
 func (s *Standard) Observer() telemetry.Observer { return s.cfg.observer }
 
 // MaxAttempts returns the most attempts per call.

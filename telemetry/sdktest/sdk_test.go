@@ -2,6 +2,8 @@ package sdktest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -204,13 +206,15 @@ func fmtInt(v int64) string     { return strconv.FormatInt(v, 10) }
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // TestRetrySpans: retry.Do records a span per call and one per attempt,
-// with the bucket's tokens.
+// with the bucket's tokens, on a tracer named after package retry whatever
+// Scope the Settings say.
 func TestRetrySpans(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		rec := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 		defer tp.Shutdown(context.Background())
-		s, _ := retry.NewStandard(retry.WithTracerProvider(tp), retry.WithClock(clocktest.Clock()), retry.WithJitter(backoff.High))
+		s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{TracerProvider: tp, Scope: "ignored"}),
+			retry.WithClock(clocktest.Clock()), retry.WithJitter(backoff.High))
 		calls := 0
 		_, err := retry.Do(t.Context(), s, func(ctx context.Context) (int, error) {
 			if calls++; calls == 1 {
@@ -232,7 +236,61 @@ func TestRetrySpans(t *testing.T) {
 		if d := spans[2].EndTime().Sub(spans[2].StartTime()); d != time.Second {
 			t.Errorf("retry span lasts %v, want the 1s throttle backoff", d)
 		}
+		call := attrs(spans[2].Attributes())
+		if call[keyKind].AsString() != "retry" || call[keyName].AsString() != "standard" ||
+			call[keyOutcome].AsString() != "success" || call[keyAttempts].AsInt64() != 2 {
+			t.Errorf("retry span attributes %v", spans[2].Attributes())
+		}
+		if scope := spans[2].InstrumentationScope().Name; scope != "github.com/waitable/waitable/retry" {
+			t.Errorf("retry span's scope %q, want package retry's", scope)
+		}
 	})
+}
+
+// TestRetryTelemetryOff: with Off, retry.Do records no span, even on a
+// provider of one's own.
+func TestRetryTelemetryOff(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+	s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{TracerProvider: tp, Off: true}))
+	retry.Do(context.Background(), s, func(context.Context) (int, error) { return 1, nil })
+	if n := len(rec.Ended()); n != 0 {
+		t.Errorf("%d spans recorded with telemetry off, want none", n)
+	}
+}
+
+// TestRetryQuotaMetric: a retried call refused for an empty retry quota
+// counts in waitable.retry.quota_exhausted, by outcome.
+func TestRetryQuotaMetric(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{MeterProvider: mp}),
+		retry.WithTokenBucket(retry.NewTokenBucket(0)))
+	_, err := retry.Do(context.Background(), s, func(context.Context) (int, error) { return 0, throttled{} })
+	if !errors.Is(err, retry.ErrQuotaExceeded) {
+		t.Fatalf("Do = %v, want ErrQuotaExceeded", err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "waitable.retry.quota_exhausted" {
+				for _, p := range sum.DataPoints {
+					o, _ := p.Attributes.Value(keyOutcome)
+					k, _ := p.Attributes.Value(keyKind)
+					got += fmt.Sprintf("%s/%s=%d ", k.AsString(), o.AsString(), p.Value)
+				}
+			}
+		}
+	}
+	if got != "retry/quota_exceeded=1 " {
+		t.Errorf("waitable.retry.quota_exhausted: %q, want one retry call with outcome quota_exceeded", got)
+	}
 }
 
 // TestSDKInstalledLater: a waiter built with the global providers before
