@@ -16,15 +16,16 @@ import (
 	"github.com/waitable/waitable/telemetry"
 )
 
-// Defaults of [NewStandard]: today's AWS standard retry behaviour.
+// The defaults of [NewStandard], today's AWS standard retry behaviour:
+// each is stated in the doc of the option that sets it.
 const (
-	DefaultMaxAttempts    = 3
-	DefaultBaseDelay      = 50 * time.Millisecond
-	DefaultThrottleDelay  = time.Second
-	DefaultMaxBackoff     = 20 * time.Second
-	DefaultBucketCapacity = 500
-	DefaultRetryCost      = 14
-	DefaultThrottleCost   = 5
+	defaultMaxAttempts    = 3
+	defaultBaseDelay      = 50 * time.Millisecond
+	defaultThrottleDelay  = time.Second
+	defaultMaxBackoff     = 20 * time.Second
+	defaultBucketCapacity = 500
+	defaultRetryCost      = 14
+	defaultThrottleCost   = 5
 )
 
 // Standard is the AWS SDKs' standard retry strategy: a maximum number of
@@ -235,12 +236,12 @@ var ErrInvalidOption = errors.New("retry: invalid option")
 
 func newConfig(opts []Option) (standardConfig, error) {
 	c := standardConfig{
-		maxAttempts:     DefaultMaxAttempts,
-		backoff:         backoff.Exponential(DefaultBaseDelay, DefaultMaxBackoff),
-		throttleBackoff: backoff.Exponential(DefaultThrottleDelay, DefaultMaxBackoff),
-		maxBackoff:      DefaultMaxBackoff,
-		retryCost:       DefaultRetryCost,
-		throttleCost:    DefaultThrottleCost,
+		maxAttempts:     defaultMaxAttempts,
+		backoff:         backoff.Exponential(defaultBaseDelay, defaultMaxBackoff),
+		throttleBackoff: backoff.Exponential(defaultThrottleDelay, defaultMaxBackoff),
+		maxBackoff:      defaultMaxBackoff,
+		retryCost:       defaultRetryCost,
+		throttleCost:    defaultThrottleCost,
 		classifier:      classify.Classify,
 		clock:           clock.New(),
 	}
@@ -261,7 +262,7 @@ func newConfig(opts []Option) (standardConfig, error) {
 		}
 	}
 	if c.bucket == nil && c.errs == nil {
-		c.bucket = NewTokenBucket(DefaultBucketCapacity)
+		c.bucket = NewTokenBucket(defaultBucketCapacity)
 	}
 	c.telemetry.Scope = "github.com/waitable/waitable/retry"
 	obs, err := c.telemetry.Observer()
@@ -277,9 +278,12 @@ func newConfig(opts []Option) (standardConfig, error) {
 	return c, nil
 }
 
-// NewStandard returns the standard strategy with the given options; every
-// number is an option, and the defaults are the DefaultXxx constants. It
-// returns an error matching [ErrInvalidOption] for a bad option.
+// NewStandard returns the standard strategy with the given options. Every
+// number is an option, whose doc states its default; with none it is
+// today's AWS standard retry behaviour: 3 attempts, full jitter from 50ms
+// (1s after a throttle) up to 20s, a bucket of 500 tokens, a retry costing
+// 14 (5 after a throttle). It returns an error matching [ErrInvalidOption]
+// for a bad option.
 func NewStandard(opts ...Option) (*Standard, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {

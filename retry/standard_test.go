@@ -352,3 +352,56 @@ func TestFreeRetriesFromAnEmptyBucket(t *testing.T) {
 		t.Errorf("paid retry from an empty bucket: %v, want ErrQuotaExceeded", err)
 	}
 }
+
+// TestDefaultsAsDocumented: with no option, the standard strategy is what
+// the options' docs state: 3 attempts, full jitter from 50ms (1s after a
+// throttle) capped at 20s, a bucket of 500 tokens, a retry costing 14, 5
+// after a throttle, and 14 after a timeout (its cost 0: as an ordinary
+// error).
+func TestDefaultsAsDocumented(t *testing.T) {
+	ctx := context.Background()
+	s, _ := retry.NewStandard(retry.WithJitter(backoff.High))
+	if got := s.Bucket("").Available(); got != 500 {
+		t.Errorf("the default bucket has %d tokens, want 500", got)
+	}
+	attempts := 1
+	for tok, _ := s.AcquireInitialToken(ctx, ""); ; attempts++ {
+		next, err := s.RefreshToken(ctx, tok, transient{})
+		if err != nil {
+			if !errors.Is(err, retry.ErrMaxAttempts) {
+				t.Fatalf("RefreshToken = %v, want ErrMaxAttempts", err)
+			}
+			break
+		}
+		tok = next
+	}
+	if attempts != 3 {
+		t.Errorf("%d attempts by default, want 3", attempts)
+	}
+	for _, tt := range []struct {
+		err   error
+		delay []time.Duration // the delays of retries 1, 2, …
+		cost  int
+	}{
+		{transient{}, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 800 * ms, 1600 * ms,
+			3200 * ms, 6400 * ms, 12800 * ms, 20 * time.Second}, 14},
+		{throttle{}, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second,
+			16 * time.Second, 20 * time.Second, 20 * time.Second}, 5},
+		{timeout{}, []time.Duration{50 * ms}, 14},
+	} {
+		bucket := retry.NewTokenBucket(500)
+		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(100),
+			retry.WithTokenBucket(bucket))
+		tok, _ := s.AcquireInitialToken(ctx, "")
+		for i, want := range tt.delay {
+			next, err := s.RefreshToken(ctx, tok, tt.err)
+			if err != nil || next.Delay() != want {
+				t.Fatalf("%v: retry %d waits %v (%v), want %v", tt.err, i+1, next, err, want)
+			}
+			tok = next
+		}
+		if got := 500 - bucket.Available(); got != tt.cost*len(tt.delay) {
+			t.Errorf("%v: %d retries took %d tokens, want %d each", tt.err, len(tt.delay), got, tt.cost)
+		}
+	}
+}
