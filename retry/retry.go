@@ -129,9 +129,11 @@ func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Do calls fn until it succeeds or s refuses a retry, waiting each token's
-// delay on the strategy's clock (see [Standard]; clock.New() for a strategy
-// without one). The first attempt is made even if s cannot give an initial
-// token; then no retry follows.
+// delay on the clock of s ([WithClock]), and observing the call as its
+// [WithTelemetry] says. A strategy of your own gets both from a [Standard]
+// or [Adaptive] it embeds; without one it waits on clock.New() and is
+// observed on OpenTelemetry's global providers. The first attempt is made
+// even if s cannot give an initial token; then no retry follows.
 //
 // A retry never comes sooner than the token's delay, which for the
 // standard strategy is never sooner than the service's retry-after hint.
@@ -321,18 +323,20 @@ func (w *waiter) stop() {
 	}
 }
 
-// clocked is implemented by strategies that carry an injected clock.
-type clocked interface{ Clock() clock.Clock }
+// clocked is implemented by the strategies of this package, and so by any
+// strategy that embeds one: they carry an injected clock.
+type clocked interface{ waitClock() clock.Clock }
 
 func clockOf(s Strategy) clock.Clock {
-	if c, ok := s.(clocked); ok && c.Clock() != nil {
-		return c.Clock()
+	if c, ok := s.(clocked); ok && c.waitClock() != nil {
+		return c.waitClock()
 	}
 	return clock.New()
 }
 
-// observed is implemented by strategies that carry an observer.
-type observed interface{ Observer() telemetry.Observer }
+// observed is implemented by the strategies of this package, and so by
+// any strategy that embeds one: they carry an observer.
+type observed interface{ observer() telemetry.Observer }
 
 // defaultObserver observes calls with strategies of other packages: OTel
 // on the global providers.
@@ -359,11 +363,11 @@ func observe(ctx context.Context, s Strategy, clk clock.Clock) observation {
 	name := "strategy"
 	switch st := s.(type) {
 	case *Standard:
-		obs, name = st.Observer(), "standard"
+		obs, name = st.observer(), "standard"
 	case *Adaptive:
-		obs, name = st.Observer(), "adaptive"
+		obs, name = st.observer(), "adaptive"
 	case observed:
-		obs = st.Observer()
+		obs = st.observer()
 	}
 	o := observation{ctx: ctx, clk: clk, s: s}
 	if obs != nil {

@@ -49,7 +49,6 @@ const (
 type Standard struct {
 	cfg     standardConfig
 	buckets sync.Map // scope → *TokenBucket (scope "" is cfg.bucket)
-	invalid atomic.Int64
 }
 
 type standardConfig struct {
@@ -292,15 +291,12 @@ func NewStandard(opts ...Option) (*Standard, error) {
 	return &Standard{cfg: cfg}, nil
 }
 
-// Clock returns the clock [Do] waits on.
-func (s *Standard) Clock() clock.Clock { return s.cfg.clock }
+// waitClock returns the clock [Do] waits on.
+func (s *Standard) waitClock() clock.Clock { return s.cfg.clock }
 
-// Observer returns what observes [Do]'s calls with this strategy (nil
+// observer returns what observes [Do]'s calls with this strategy (nil
 // when telemetry is off and nothing else observes).
-func (s *Standard) Observer() telemetry.Observer { return s.cfg.observer }
-
-// MaxAttempts returns the most attempts per call.
-func (s *Standard) MaxAttempts() int { return s.cfg.maxAttempts }
+func (s *Standard) observer() telemetry.Observer { return s.cfg.observer }
 
 // Bucket returns the token bucket of a scope ("" is the default bucket).
 func (s *Standard) Bucket(scope string) *TokenBucket {
@@ -310,14 +306,9 @@ func (s *Standard) Bucket(scope string) *TokenBucket {
 	if b, ok := s.buckets.Load(scope); ok {
 		return b.(*TokenBucket)
 	}
-	b, _ := s.buckets.LoadOrStore(scope, NewTokenBucket(s.cfg.bucket.Capacity()))
+	b, _ := s.buckets.LoadOrStore(scope, NewTokenBucket(s.cfg.bucket.capacity))
 	return b.(*TokenBucket)
 }
-
-// InvalidTokens returns how many times RecordSuccess was given a token
-// that was not this strategy's or was already spent (RefreshToken returns
-// ErrInvalidToken instead).
-func (s *Standard) InvalidTokens() int64 { return s.invalid.Load() }
 
 // state is what a token carries, as a value: Do keeps it on its stack
 // when its strategy is a *Standard, and a token wraps it for callers of
@@ -458,11 +449,11 @@ func (s *Standard) refresh(ctx context.Context, cur state, v *classify.Verdict) 
 }
 
 // RecordSuccess refunds the bucket: what the token's retry paid, or 1 when
-// it paid nothing (a fixed 1 with [WithLegacyCosts]).
+// it paid nothing (a fixed 1 with [WithLegacyCosts]). A token that is not
+// this strategy's, or was spent, refunds nothing.
 func (s *Standard) RecordSuccess(t Token) {
 	tk, ok := s.own(t)
 	if !ok {
-		s.invalid.Add(1)
 		return
 	}
 	s.succeeded(tk.state)
