@@ -107,7 +107,7 @@ func (a *Adaptive) RefreshToken(ctx context.Context, t Token, err error) (Token,
 		if t != nil {
 			attempts = t.RetryCount() + 1
 		}
-		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
+		return nil, &Error{Reason: errInvalidToken, Attempts: attempts, Err: err}
 	}
 	v := a.std.cfg.classifier(err)
 	a.update(v.Throttle)

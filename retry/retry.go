@@ -36,8 +36,11 @@ type Strategy interface {
 	AcquireInitialToken(ctx context.Context, scope string) (Token, error)
 	// RefreshToken is called after a failed attempt with the spent token
 	// and the attempt's error. It returns the token for the next attempt,
-	// or an error that matches ErrMaxAttempts, ErrQuotaExceeded,
-	// ErrNotRetryable or ErrInvalidToken and unwraps to err.
+	// or an error that unwraps to err and, when the strategy refuses a
+	// retry, matches ErrMaxAttempts, ErrQuotaExceeded or ErrNotRetryable.
+	// (Given a token that is not its own, or was spent, a strategy of this
+	// package returns an [*Error] that says "invalid retry token": a bug of
+	// the caller's, not an outcome to branch on.)
 	RefreshToken(ctx context.Context, t Token, err error) (Token, error)
 	// RecordSuccess is called after a successful attempt with its token.
 	RecordSuccess(t Token)
@@ -52,17 +55,19 @@ var (
 	ErrQuotaExceeded = errors.New("retry quota exceeded")
 	// ErrNotRetryable: the error is not safe to retry.
 	ErrNotRetryable = errors.New("error not retryable")
-	// ErrInvalidToken: the token is not this strategy's, or was spent.
-	ErrInvalidToken = errors.New("invalid retry token")
 )
+
+// errInvalidToken is the reason of a refusal for a token that is not the
+// strategy's, or was spent.
+var errInvalidToken = errors.New("invalid retry token")
 
 // Error is what a retried call returns when it gives up: why, after how
 // many attempts, and the operation's last error, to which it unwraps. Is
 // matches the reason (one of the sentinels above, or the context's cause
 // when the call was cancelled).
 type Error struct {
-	// Reason is ErrMaxAttempts, ErrQuotaExceeded, ErrNotRetryable,
-	// ErrInvalidToken, or the context's cause.
+	// Reason is ErrMaxAttempts, ErrQuotaExceeded, ErrNotRetryable, or the
+	// context's cause (or, for a misused token, "invalid retry token").
 	Reason error
 	// Attempts is the number of attempts made.
 	Attempts int
@@ -428,7 +433,7 @@ func (o *observation) end(attempts int, err error) {
 		out.Outcome = telemetry.OutcomeMaxAttempts
 	case errors.Is(err, ErrQuotaExceeded):
 		out.Outcome = telemetry.OutcomeQuotaExceeded
-	case errors.Is(err, ErrNotRetryable), errors.Is(err, ErrInvalidToken):
+	case errors.Is(err, ErrNotRetryable), errors.Is(err, errInvalidToken):
 		out.Outcome = telemetry.OutcomeNotRetryable
 	default:
 		out.Outcome = telemetry.OutcomeCancelled

@@ -34,16 +34,17 @@ const (
 // client stops retrying when the service is failing broadly.
 //
 // For each failed attempt, RefreshToken refuses a retry, in this order,
-// when the token is not one of its own or already spent (ErrInvalidToken),
-// when the error is not safe to retry (ErrNotRetryable: classify says no,
-// or maybe and the context is not marked idempotent with [WithIdempotent]),
-// when the attempts are used up (ErrMaxAttempts), or when the bucket cannot
-// pay (ErrQuotaExceeded). Otherwise the next token's delay
-// is the backoff for the attempt, raised to the error's retry-after hint
-// when there is one: never sooner than the service asked, as the Smithy
-// retry guide says (a cap is opt-in: [WithRetryAfterCap]). A refusal for
-// the attempts or the quota says in its Delay what that delay would have
-// been. Success refunds what the token paid (1 when it paid nothing).
+// when the token is not one of its own or already spent (an [*Error] that
+// says "invalid retry token"), when the error is not safe to retry
+// (ErrNotRetryable: classify says no, or maybe and the context is not
+// marked idempotent with [WithIdempotent]), when the attempts are used up
+// (ErrMaxAttempts), or when the bucket cannot pay (ErrQuotaExceeded).
+// Otherwise the next token's delay is the backoff for the attempt, raised
+// to the error's retry-after hint when there is one: never sooner than the
+// service asked, as the Smithy retry guide says (a cap is opt-in:
+// [WithRetryAfterCap]). A refusal for the attempts or the quota says in
+// its Delay what that delay would have been. Success refunds what the
+// token paid (1 when it paid nothing).
 //
 // A Standard is safe for concurrent use. Build it with [NewStandard].
 type Standard struct {
@@ -382,7 +383,7 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 		if t != nil {
 			attempts = t.RetryCount() + 1
 		}
-		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
+		return nil, &Error{Reason: errInvalidToken, Attempts: attempts, Err: err}
 	}
 	st, rerr := s.next(ctx, tk.state, err, v)
 	if rerr != nil {
@@ -399,7 +400,8 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 func (s *Standard) next(ctx context.Context, cur state, err error, v *classify.Verdict) (state, error) {
 	attempts := cur.count + 1
 	if err == nil {
-		return state{}, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", ErrInvalidToken), Attempts: attempts}
+		return state{}, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", errInvalidToken),
+			Attempts: attempts}
 	}
 	if v == nil {
 		verdict := s.cfg.classifier(err)

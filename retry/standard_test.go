@@ -169,17 +169,17 @@ func TestInvalidTokens(t *testing.T) {
 	tok, _ := s.AcquireInitialToken(ctx, "")
 	foreign, _ := other.AcquireInitialToken(ctx, "")
 
-	if _, err := s.RefreshToken(ctx, foreign, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("foreign token: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, foreign, transient{}); !invalidToken(err) || !errors.Is(err, transient{}) {
+		t.Errorf("foreign token: %v, want an invalid token wrapping the error", err)
 	}
-	if _, err := s.RefreshToken(ctx, nil, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("nil token: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, nil, transient{}); !invalidToken(err) {
+		t.Errorf("nil token: %v, want an invalid token", err)
 	}
 	if _, err := s.RefreshToken(ctx, tok, transient{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RefreshToken(ctx, tok, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("spent token refreshed again: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, tok, transient{}); !invalidToken(err) {
+		t.Errorf("spent token refreshed again: %v, want an invalid token", err)
 	}
 	before := s.Bucket("").Available()
 	s.RecordSuccess(tok) // spent
@@ -189,9 +189,36 @@ func TestInvalidTokens(t *testing.T) {
 		t.Errorf("RecordSuccess of spent, foreign and nil tokens: bucket %d -> %d, want no refund", before, after)
 	}
 	fresh, _ := s.AcquireInitialToken(ctx, "")
-	if _, err := s.RefreshToken(ctx, fresh, nil); !errors.Is(err, retry.ErrInvalidToken) {
+	if _, err := s.RefreshToken(ctx, fresh, nil); !invalidToken(err) {
 		t.Errorf("refresh without an error: %v", err)
 	}
+
+	bucket := retry.NewTokenBucket(100)
+	a, _ := retry.NewAdaptive(retry.WithTokenBucket(bucket))
+	if _, err := a.RefreshToken(ctx, foreign, transient{}); !invalidToken(err) || !errors.Is(err, transient{}) {
+		t.Errorf("adaptive, foreign token: %v, want an invalid token wrapping the error", err)
+	}
+	atok, _ := a.AcquireInitialToken(ctx, "")
+	if _, err := a.RefreshToken(ctx, atok, transient{}); err != nil {
+		t.Fatal(err)
+	}
+	before = bucket.Available()
+	a.RecordSuccess(atok) // spent
+	if _, err := a.RefreshToken(ctx, atok, transient{}); !invalidToken(err) {
+		t.Errorf("adaptive, spent token: %v, want an invalid token", err)
+	}
+	if after := bucket.Available(); after != before {
+		t.Errorf("adaptive RecordSuccess of a spent token: bucket %d -> %d, want no refund", before, after)
+	}
+}
+
+// invalidToken reports a refusal for a misused token: an *Error that says
+// so and matches none of the sentinels a caller branches on.
+func invalidToken(err error) bool {
+	var re *retry.Error
+	return errors.As(err, &re) && strings.HasPrefix(err.Error(), "retry: invalid retry token") &&
+		!errors.Is(err, retry.ErrMaxAttempts) && !errors.Is(err, retry.ErrQuotaExceeded) &&
+		!errors.Is(err, retry.ErrNotRetryable)
 }
 
 func TestScopes(t *testing.T) {
