@@ -138,7 +138,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // [WithTelemetry] says. A strategy of your own gets both from a [Standard]
 // or [Adaptive] it embeds; without one it waits on clock.New() and is
 // observed on OpenTelemetry's global providers. The first attempt is made
-// even if s cannot give an initial token; then no retry follows.
+// even if s cannot give an initial token; then no retry follows. Do takes
+// its tokens in the default scope, ""; for a quota of its own (one per
+// endpoint, say), give a call a strategy, or a [TokenBucket], of its own.
 //
 // A retry never comes sooner than the token's delay, which for the
 // standard strategy is never sooner than the service's retry-after hint.
@@ -218,9 +220,9 @@ type call struct {
 // start acquires the call's initial token; false if s gives none.
 func start(ctx context.Context, s Strategy) (call, bool) {
 	if std, ok := s.(*Standard); ok && std != nil {
-		return call{std: std, st: std.initial(scopeOf(ctx))}, true
+		return call{std: std, st: std.initial("")}, true
 	}
-	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
+	tok, err := s.AcquireInitialToken(ctx, "")
 	if err != nil {
 		return call{}, false
 	}
@@ -415,7 +417,7 @@ func (o *observation) endAttempt(ctx context.Context, n int, err, refused error,
 			a.RetryAfter = classify.Classify(err).RetryAfter
 		}
 		if b, ok := o.s.(interface{ Bucket(string) *TokenBucket }); ok {
-			a.Tokens = b.Bucket(scopeOf(o.ctx)).Available()
+			a.Tokens = b.Bucket("").Available()
 		}
 	}
 	o.w.EndAttempt(ctx, a, o.now())
@@ -439,19 +441,6 @@ func (o *observation) end(attempts int, err error) {
 		out.Outcome = telemetry.OutcomeCancelled
 	}
 	o.w.EndWait(out, end)
-}
-
-type scopeKey struct{}
-
-// WithScope returns a context whose calls through [Do] acquire their tokens
-// in the given scope (a quota of their own, such as one per endpoint).
-func WithScope(ctx context.Context, scope string) context.Context {
-	return context.WithValue(ctx, scopeKey{}, scope)
-}
-
-func scopeOf(ctx context.Context) string {
-	s, _ := ctx.Value(scopeKey{}).(string)
-	return s
 }
 
 type idempotentKey struct{}

@@ -151,8 +151,8 @@ func WithMaxBackoff(d time.Duration) Option {
 
 // WithTokenBucket sets the bucket retries pay from (default: a bucket of
 // 500 tokens of the strategy's own). Pass the same bucket to every strategy
-// of one client. Calls in a scope other than "" get a bucket of the same
-// capacity per scope.
+// of one client. Tokens acquired in a scope other than "" (the scope of
+// AcquireInitialToken) pay from a bucket of the same capacity per scope.
 func WithTokenBucket(b *TokenBucket) Option {
 	return func(c *standardConfig) {
 		if b == nil {
