@@ -134,13 +134,8 @@ func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Do calls fn until it succeeds or s refuses a retry, waiting each token's
-// delay on the clock of s ([WithClock]), and observing the call as its
-// [WithTelemetry] says. A strategy of your own gets both from a [Standard]
-// or [Adaptive] it embeds; without one it waits on clock.New() and is
-// observed on OpenTelemetry's global providers. The first attempt is made
-// even if s cannot give an initial token; then no retry follows. Do takes
-// its tokens in the default scope, ""; for a quota of its own (one per
-// endpoint, say), give a call a strategy, or a [TokenBucket], of its own.
+// delay. The first attempt is made even if s cannot give an initial token;
+// then no retry follows.
 //
 // A retry never comes sooner than the token's delay, which for the
 // standard strategy is never sooner than the service's retry-after hint.
@@ -156,6 +151,14 @@ func (e *Error) Unwrap() error { return e.Err }
 //
 // Inside a waiter's operation, Do makes exactly one attempt: the waiter's
 // schedule replaces the retry loop, so that retries do not multiply.
+//
+// Do waits on the clock of s ([WithClock]) and observes the call as its
+// [WithTelemetry] says; a strategy of your own gets both from a [Standard]
+// or [Adaptive] it embeds, else it waits on clock.New() and is observed on
+// OpenTelemetry's global providers. Do takes its tokens in the default
+// scope, "": for a quota of its own (one per endpoint, say), give a call a
+// strategy, or a [TokenBucket], of its own.
+//
 // Do returns fn's value with its last error.
 func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, error)) (T, error) {
 	if attemptctx.Marked(ctx) {

@@ -224,8 +224,8 @@ func WithClock(clk clock.Clock) Option {
 // nothing until an application installs an SDK. Settings name providers of
 // your own, a slog.Logger (a record per attempt at Debug, one per outcome
 // at Info, Warn when the call failed), observers of your own, or Off for no
-// spans and metrics; [telemetry] lists the names recorded. Scope is set by
-// this package.
+// spans and metrics; package [telemetry] lists the names recorded. Their
+// Scope is ignored: the tracer and meter are named after package retry.
 func WithTelemetry(t telemetry.Settings) Option {
 	return func(c *standardConfig) { c.telemetry = t }
 }
