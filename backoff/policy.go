@@ -102,13 +102,6 @@ func (p Policy) WithJitter(j Jitter) Policy {
 	return p
 }
 
-// Base returns the policy's base delay (the fixed delay for Fixed policies,
-// 0 for Immediate).
-func (p Policy) Base() time.Duration { return p.base }
-
-// Max returns the longest delay the policy can return (0 for Immediate).
-func (p Policy) Max() time.Duration { return p.max }
-
 // String returns the policy as its constructor call, e.g.
 // "Exponential(50ms, 20s)".
 func (p Policy) String() string {
@@ -129,11 +122,12 @@ func (p Policy) String() string {
 // Validate reports a policy that cannot mean what its caller intended: a
 // negative duration, a zero base for the exponential and decorrelated
 // policies (every delay would be 0: use Immediate), or a max below the base.
-// Every error matches [ErrInvalidSchedule] and names the policy.
+// Every error names the policy.
 func (p Policy) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: %v: %s", ErrInvalidSchedule, p, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%w: %v: %s", errInvalidSchedule, p,
+			fmt.Sprintf(format, args...)))
 	}
 	switch {
 	case p.base < 0:
@@ -153,8 +147,9 @@ func (p Policy) Validate() error {
 // the second call). prev is the delay this policy returned for the previous
 // retry, or 0 before the first; only [Decorrelated] reads it.
 //
-// The result is never negative and never above [Policy.Max], for every
-// attempt including huge ones (no overflow). An invalid policy does not
+// The result is never negative and never above the policy's max (d for
+// Fixed, 0 for Immediate), for every attempt including huge ones (no
+// overflow). An invalid policy does not
 // panic: negative durations count as 0 and a max below the base is raised
 // to it. attempt < 1 counts as 1.
 func (p Policy) Delay(attempt int, prev time.Duration) time.Duration {

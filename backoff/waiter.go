@@ -32,9 +32,9 @@ type WaiterSchedule struct {
 	Jitter Jitter
 }
 
-// ErrInvalidSchedule is matched by errors.Is for every error that
-// [WaiterSchedule.Validate] and [Policy.Validate] return.
-var ErrInvalidSchedule = errors.New("backoff: invalid schedule")
+// errInvalidSchedule begins the message of every error of
+// [WaiterSchedule.Validate] and [Policy.Validate].
+var errInvalidSchedule = errors.New("backoff: invalid schedule")
 
 // Validate reports a schedule that breaks the specification's rules: a
 // negative delay, or a MinDelay greater than MaxDelay (after defaults are
@@ -43,14 +43,15 @@ var ErrInvalidSchedule = errors.New("backoff: invalid schedule")
 func (s WaiterSchedule) Validate() error {
 	var errs []error
 	if s.MinDelay < 0 {
-		errs = append(errs, fmt.Errorf("%w: MinDelay %v is negative", ErrInvalidSchedule, s.MinDelay))
+		errs = append(errs, fmt.Errorf("%w: MinDelay %v is negative", errInvalidSchedule, s.MinDelay))
 	}
 	if s.MaxDelay < 0 {
-		errs = append(errs, fmt.Errorf("%w: MaxDelay %v is negative", ErrInvalidSchedule, s.MaxDelay))
+		errs = append(errs, fmt.Errorf("%w: MaxDelay %v is negative", errInvalidSchedule, s.MaxDelay))
 	}
 	if errs == nil {
 		if lo, hi := s.bounds(); lo > hi {
-			errs = append(errs, fmt.Errorf("%w: MinDelay %v is greater than MaxDelay %v", ErrInvalidSchedule, lo, hi))
+			errs = append(errs, fmt.Errorf("%w: MinDelay %v is greater than MaxDelay %v",
+				errInvalidSchedule, lo, hi))
 		}
 	}
 	return errors.Join(errs...)
@@ -102,16 +103,6 @@ func (s WaiterSchedule) Delay(attempt int, remaining, reserve time.Duration) tim
 	return s.delay(attempt, remaining, min(reserve, lo), 0, func(lo, hi time.Duration) time.Duration { return draw(s.Jitter, lo, hi) })
 }
 
-// DelaySeeded is [WaiterSchedule.Delay] with the jitter drawn from seed
-// and attempt instead of s.Jitter: a pure function of its arguments, so
-// that a wait whose seed is kept (in a checkpoint, or in a durable
-// engine's history) replays the same delays. The draws are uniform over
-// [MinDelay, delay] and independent from one attempt to the next.
-func (s WaiterSchedule) DelaySeeded(attempt int, remaining, reserve time.Duration, seed uint64) time.Duration {
-	lo, _ := s.bounds()
-	return s.delay(attempt, remaining, min(reserve, lo), 0, seeded(seed, attempt))
-}
-
 // DelayAfterCall is [WaiterSchedule.Delay] for calls that take time, as
 // a waiter's do: latency is how long the next call is expected to take,
 // and reserve (not capped at MinDelay here) is how long before the end
@@ -120,8 +111,13 @@ func (s WaiterSchedule) DelaySeeded(attempt int, remaining, reserve time.Duratio
 // and then making the call would leave no more than MinDelay (or reserve,
 // if longer) of the budget, no call could follow that one, so the delay
 // becomes remaining - reserve and the next call is the final one. With
-// latency 0 and a reserve of at most MinDelay it is Delay. seed draws the
-// jitter as DelaySeeded does; 0 draws it with s.Jitter.
+// latency 0, a reserve of at most MinDelay and seed 0 it is Delay.
+//
+// A seed other than 0 draws the jitter from seed and attempt instead of
+// s.Jitter: the delay is then a pure function of the arguments, so that a
+// wait whose seed is kept (in a checkpoint, or in a durable engine's
+// history) replays the same delays. Seeded draws are uniform over
+// [MinDelay, delay] and independent from one attempt to the next.
 func (s WaiterSchedule) DelayAfterCall(attempt int, remaining, reserve, latency time.Duration, seed uint64) time.Duration {
 	jitter := seeded(seed, attempt)
 	if seed == 0 {

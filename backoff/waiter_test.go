@@ -1,9 +1,9 @@
 package backoff_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,8 +216,8 @@ func TestWaiterScheduleValidate(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("%+v.Validate() = %v, want ok=%v", tt.sched, err, tt.ok)
 		}
-		if err != nil && !errors.Is(err, backoff.ErrInvalidSchedule) {
-			t.Errorf("%+v.Validate() = %v, not ErrInvalidSchedule", tt.sched, err)
+		if err != nil && !strings.HasPrefix(err.Error(), "backoff: invalid schedule: ") {
+			t.Errorf("%+v.Validate() = %v, does not say the package and the problem", tt.sched, err)
 		}
 	}
 	err := backoff.WaiterSchedule{MinDelay: -1, MaxDelay: -2}.Validate()
@@ -296,16 +296,66 @@ func TestDelayAfterCallMakesTheFinalCall(t *testing.T) {
 	}
 }
 
-// TestDelayAfterCallIsDelay: with no latency and a reserve of at most
-// MinDelay, DelayAfterCall is Delay (the specification's rule).
+// TestDelayAfterCallIsDelay: with no latency, a reserve of at most
+// MinDelay and seed 0, DelayAfterCall is Delay (the specification's rule),
+// drawing through the schedule's Jitter.
 func TestDelayAfterCallIsDelay(t *testing.T) {
-	for seed := uint64(1); seed < 500; seed++ {
-		sched := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s}
-		attempt := int(seed%12) + 1
-		remaining := time.Duration(seed*7919%300_000) * time.Millisecond
-		reserve := time.Duration(seed%3) * s
-		if got, want := sched.DelayAfterCall(attempt, remaining, reserve, 0, seed), sched.DelaySeeded(attempt, remaining, reserve, seed); got != want {
-			t.Fatalf("DelayAfterCall(%d, %v, %v, 0, %d) = %v, DelaySeeded = %v", attempt, remaining, reserve, seed, got, want)
+	for n := uint64(1); n < 500; n++ {
+		attempt := int(n%12) + 1
+		remaining := time.Duration(n*7919%300_000) * time.Millisecond
+		reserve := time.Duration(n%3) * s
+		for name, jitter := range map[string]func() backoff.Jitter{
+			"low":      func() backoff.Jitter { return backoff.Low },
+			"high":     func() backoff.Jitter { return backoff.High },
+			"midpoint": func() backoff.Jitter { return backoff.Midpoint },
+			"seeded":   func() backoff.Jitter { return backoff.Seeded(n) },
+		} {
+			a := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s, Jitter: jitter()}
+			b := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s, Jitter: jitter()}
+			got := a.DelayAfterCall(attempt, remaining, reserve, 0, 0)
+			want := b.Delay(attempt, remaining, reserve)
+			if got != want {
+				t.Fatalf("%s jitter: DelayAfterCall(%d, %v, %v, 0, 0) = %v, Delay = %v",
+					name, attempt, remaining, reserve, got, want)
+			}
 		}
+	}
+}
+
+// TestDelayAfterCallSeeded: a seed other than 0 makes the delay a pure
+// function of the arguments, whatever the schedule's Jitter; the draws are
+// uniform over [MinDelay, delay] and independent from one attempt to the
+// next.
+func TestDelayAfterCallSeeded(t *testing.T) {
+	const forever = time.Duration(math.MaxInt64)
+	low := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s, Jitter: backoff.Low}
+	high := backoff.WaiterSchedule{MinDelay: 2 * s, MaxDelay: 120 * s, Jitter: backoff.High}
+	const seeds = 2000
+	var sum, sumX, sumY, sumXY, sumXX, sumYY float64
+	lowest, highest := forever, time.Duration(0)
+	for seed := uint64(1); seed <= seeds; seed++ {
+		d := low.DelayAfterCall(5, forever, 0, 0, seed) // drawn from [2s, 32s]
+		again := low.DelayAfterCall(5, forever, 0, 0, seed)
+		other := high.DelayAfterCall(5, forever, 0, 0, seed)
+		if again != d || other != d {
+			t.Fatalf("seed %d: %v, then %v, and %v with another Jitter; want the same delay",
+				seed, d, again, other)
+		}
+		if d < 2*s || d > 32*s {
+			t.Fatalf("seed %d: %v, outside [2s, 32s]", seed, d)
+		}
+		lowest, highest = min(lowest, d), max(highest, d)
+		sum += d.Seconds()
+		x, y := low.DelayAfterCall(4, forever, 0, 0, seed).Seconds(), d.Seconds()
+		sumX, sumY, sumXY, sumXX, sumYY = sumX+x, sumY+y, sumXY+x*y, sumXX+x*x, sumYY+y*y
+	}
+	if mean := sum / seeds; lowest > 3*s || highest < 31*s || math.Abs(mean-17) > 1 {
+		t.Errorf("draws over [2s, 32s] span [%v, %v] with mean %.2fs; want them uniform (mean 17s)",
+			lowest, highest, mean)
+	}
+	n := float64(seeds)
+	corr := (n*sumXY - sumX*sumY) / math.Sqrt((n*sumXX-sumX*sumX)*(n*sumYY-sumY*sumY))
+	if math.Abs(corr) > 0.1 {
+		t.Errorf("the draws of attempts 4 and 5 correlate (%.3f): want them independent", corr)
 	}
 }

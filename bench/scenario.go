@@ -261,7 +261,8 @@ func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats 
 // whether the resource was seen ready.
 func sdkStyleWait(ctx context.Context, svc *service, i int, seed uint64) bool {
 	sched := backoff.WaiterSchedule{MinDelay: scenarioMin, MaxDelay: scenarioMax, Jitter: backoff.Seeded(seed + uint64(i))}
-	retryer, _ := retry.NewStandard(retry.WithoutTelemetry(), retry.WithJitter(backoff.Seeded(seed+uint64(i)+1<<32)))
+	retryer, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{Off: true}),
+		retry.WithJitter(backoff.Seeded(seed+uint64(i)+1<<32)))
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		out, err := retry.Do(ctx, retryer, func(ctx context.Context) (status, error) { return svc.describe(ctx, i) })

@@ -53,18 +53,11 @@ func NewAdaptive(opts ...Option) (*Adaptive, error) {
 	return a, nil
 }
 
-// Clock returns the clock [Do] waits on.
-func (a *Adaptive) Clock() clock.Clock { return a.std.cfg.clock }
+// waitClock returns the clock [Do] waits on.
+func (a *Adaptive) waitClock() clock.Clock { return a.std.cfg.clock }
 
-// Observer returns what observes [Do]'s calls with this strategy.
-func (a *Adaptive) Observer() telemetry.Observer { return a.std.cfg.observer }
-
-// MaxAttempts returns the most attempts per call (that of the standard
-// strategy inside a).
-func (a *Adaptive) MaxAttempts() int { return a.std.MaxAttempts() }
-
-// Standard returns the standard strategy inside a.
-func (a *Adaptive) Standard() *Standard { return a.std }
+// observer returns what observes [Do]'s calls with this strategy.
+func (a *Adaptive) observer() telemetry.Observer { return a.std.cfg.observer }
 
 // RateState is a snapshot of the adaptive send-rate limiter.
 type RateState struct {
@@ -114,7 +107,7 @@ func (a *Adaptive) RefreshToken(ctx context.Context, t Token, err error) (Token,
 		if t != nil {
 			attempts = t.RetryCount() + 1
 		}
-		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
+		return nil, &Error{Reason: errInvalidToken, Attempts: attempts, Err: err}
 	}
 	v := a.std.cfg.classifier(err)
 	a.update(v.Throttle)
@@ -126,11 +119,11 @@ func (a *Adaptive) RefreshToken(ctx context.Context, t Token, err error) (Token,
 }
 
 // RecordSuccess updates the send rate with a successful response and
-// refunds the bucket as the standard strategy does.
+// refunds the bucket as the standard strategy does (a token that is not
+// this strategy's, or was spent, does neither).
 func (a *Adaptive) RecordSuccess(t Token) {
 	at, ok := t.(*adaptiveToken)
 	if !ok || at == nil || !at.spent.CompareAndSwap(false, true) {
-		a.std.invalid.Add(1)
 		return
 	}
 	a.update(false)

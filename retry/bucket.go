@@ -23,9 +23,6 @@ func NewTokenBucket(capacity int) *TokenBucket {
 // Available returns the number of tokens in the bucket now.
 func (b *TokenBucket) Available() int { return int(b.available.Load()) }
 
-// Capacity returns the most tokens the bucket holds.
-func (b *TokenBucket) Capacity() int { return b.capacity }
-
 // take removes n tokens if there are that many, and reports whether it did.
 // Taking nothing always succeeds and leaves the bucket as it is.
 func (b *TokenBucket) take(n int) bool {

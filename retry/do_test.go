@@ -10,6 +10,7 @@ import (
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // TestDo: the loop waits each token's delay on the clock, exactly, under
@@ -268,4 +269,40 @@ func TestDoOtherStrategies(t *testing.T) {
 			t.Errorf("%d failures: a Standard gives %v, the same Standard wrapped %v", failures, direct, wrapped)
 		}
 	}
+}
+
+// TestDoEmbeddedStandard: a strategy of one's own that embeds a *Standard
+// waits on the Standard's clock and is observed as its WithTelemetry says.
+func TestDoEmbeddedStandard(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		m := clocktest.NewMock()
+		rec := &recorder{}
+		std, _ := retry.NewStandard(retry.WithClock(m), retry.WithJitter(backoff.High),
+			retry.WithTelemetry(telemetry.Settings{Off: true, Extra: []telemetry.Observer{rec}}))
+		done := make(chan error, 1)
+		calls := 0
+		go func() {
+			_, err := retry.Do(context.Background(), &counting{Standard: std}, func(context.Context) (int, error) {
+				if calls++; calls == 1 {
+					return 0, transient{}
+				}
+				return 1, nil
+			})
+			done <- err
+		}()
+		clocktest.Settle()
+		if m.Armed() != 1 {
+			clocktest.Advance(time.Second) // let Do end on whatever clock it waits on
+			t.Fatalf("Do armed %d timers on the Standard's clock, want 1", m.Armed())
+		}
+		if a := m.Step(); a.Delay != 50*ms {
+			t.Errorf("Do waited %v on the Standard's clock, want 50ms", a.Delay)
+		}
+		if err := <-done; err != nil || calls != 2 {
+			t.Fatalf("Do = %v after %d calls, want success after 2", err, calls)
+		}
+		if len(rec.log) != 4 || rec.log[0] != "start retry strategy" {
+			t.Errorf("the Standard's observer saw %q, want a retry of 2 attempts", rec.log)
+		}
+	})
 }

@@ -13,9 +13,8 @@
 // error's own retry information (RetrySafety, RetryableError, Throttle,
 // Timeout, RetryAfter...) anywhere on its chain, then well-known Go errors
 // and AWS codes. A strategy refuses with an [*Error] that says why
-// (errors.Is: [ErrMaxAttempts], [ErrQuotaExceeded], [ErrNotRetryable],
-// [ErrInvalidToken], or the context's cause) and unwraps to the
-// operation's last error.
+// (errors.Is: [ErrMaxAttempts], [ErrQuotaExceeded], [ErrNotRetryable], or
+// the context's cause) and unwraps to the operation's last error.
 //
 // Time goes through the strategy's injected clock ([WithClock]), so tests
 // of retrying code run in virtual time (see package clocktest).

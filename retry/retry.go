@@ -36,8 +36,11 @@ type Strategy interface {
 	AcquireInitialToken(ctx context.Context, scope string) (Token, error)
 	// RefreshToken is called after a failed attempt with the spent token
 	// and the attempt's error. It returns the token for the next attempt,
-	// or an error that matches ErrMaxAttempts, ErrQuotaExceeded,
-	// ErrNotRetryable or ErrInvalidToken and unwraps to err.
+	// or an error that unwraps to err and, when the strategy refuses a
+	// retry, matches ErrMaxAttempts, ErrQuotaExceeded or ErrNotRetryable.
+	// (Given a token that is not its own, or was spent, a strategy of this
+	// package returns an [*Error] that says "invalid retry token": a bug of
+	// the caller's, not an outcome to branch on.)
 	RefreshToken(ctx context.Context, t Token, err error) (Token, error)
 	// RecordSuccess is called after a successful attempt with its token.
 	RecordSuccess(t Token)
@@ -52,17 +55,19 @@ var (
 	ErrQuotaExceeded = errors.New("retry quota exceeded")
 	// ErrNotRetryable: the error is not safe to retry.
 	ErrNotRetryable = errors.New("error not retryable")
-	// ErrInvalidToken: the token is not this strategy's, or was spent.
-	ErrInvalidToken = errors.New("invalid retry token")
 )
+
+// errInvalidToken is the reason of a refusal for a token that is not the
+// strategy's, or was spent.
+var errInvalidToken = errors.New("invalid retry token")
 
 // Error is what a retried call returns when it gives up: why, after how
 // many attempts, and the operation's last error, to which it unwraps. Is
 // matches the reason (one of the sentinels above, or the context's cause
 // when the call was cancelled).
 type Error struct {
-	// Reason is ErrMaxAttempts, ErrQuotaExceeded, ErrNotRetryable,
-	// ErrInvalidToken, or the context's cause.
+	// Reason is ErrMaxAttempts, ErrQuotaExceeded, ErrNotRetryable, or the
+	// context's cause (or, for a misused token, "invalid retry token").
 	Reason error
 	// Attempts is the number of attempts made.
 	Attempts int
@@ -129,9 +134,8 @@ func (e *Error) Is(target error) bool { return errors.Is(e.Reason, target) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Do calls fn until it succeeds or s refuses a retry, waiting each token's
-// delay on the strategy's clock (see [Standard]; clock.New() for a strategy
-// without one). The first attempt is made even if s cannot give an initial
-// token; then no retry follows.
+// delay. The first attempt is made even if s cannot give an initial token;
+// then no retry follows.
 //
 // A retry never comes sooner than the token's delay, which for the
 // standard strategy is never sooner than the service's retry-after hint.
@@ -147,6 +151,14 @@ func (e *Error) Unwrap() error { return e.Err }
 //
 // Inside a waiter's operation, Do makes exactly one attempt: the waiter's
 // schedule replaces the retry loop, so that retries do not multiply.
+//
+// Do waits on the clock of s ([WithClock]) and observes the call as its
+// [WithTelemetry] says; a strategy of your own gets both from a [Standard]
+// or [Adaptive] it embeds, else it waits on clock.New() and is observed on
+// OpenTelemetry's global providers. Do takes its tokens in the default
+// scope, "": for a quota of its own (one per endpoint, say), give a call a
+// strategy, or a [TokenBucket], of its own.
+//
 // Do returns fn's value with its last error.
 func Do[T any](ctx context.Context, s Strategy, fn func(context.Context) (T, error)) (T, error) {
 	if attemptctx.Marked(ctx) {
@@ -211,9 +223,9 @@ type call struct {
 // start acquires the call's initial token; false if s gives none.
 func start(ctx context.Context, s Strategy) (call, bool) {
 	if std, ok := s.(*Standard); ok && std != nil {
-		return call{std: std, st: std.initial(scopeOf(ctx))}, true
+		return call{std: std, st: std.initial("")}, true
 	}
-	tok, err := s.AcquireInitialToken(ctx, scopeOf(ctx))
+	tok, err := s.AcquireInitialToken(ctx, "")
 	if err != nil {
 		return call{}, false
 	}
@@ -321,18 +333,20 @@ func (w *waiter) stop() {
 	}
 }
 
-// clocked is implemented by strategies that carry an injected clock.
-type clocked interface{ Clock() clock.Clock }
+// clocked is implemented by the strategies of this package, and so by any
+// strategy that embeds one: they carry an injected clock.
+type clocked interface{ waitClock() clock.Clock }
 
 func clockOf(s Strategy) clock.Clock {
-	if c, ok := s.(clocked); ok && c.Clock() != nil {
-		return c.Clock()
+	if c, ok := s.(clocked); ok && c.waitClock() != nil {
+		return c.waitClock()
 	}
 	return clock.New()
 }
 
-// observed is implemented by strategies that carry an observer.
-type observed interface{ Observer() telemetry.Observer }
+// observed is implemented by the strategies of this package, and so by
+// any strategy that embeds one: they carry an observer.
+type observed interface{ observer() telemetry.Observer }
 
 // defaultObserver observes calls with strategies of other packages: OTel
 // on the global providers.
@@ -359,11 +373,11 @@ func observe(ctx context.Context, s Strategy, clk clock.Clock) observation {
 	name := "strategy"
 	switch st := s.(type) {
 	case *Standard:
-		obs, name = st.Observer(), "standard"
+		obs, name = st.observer(), "standard"
 	case *Adaptive:
-		obs, name = st.Observer(), "adaptive"
+		obs, name = st.observer(), "adaptive"
 	case observed:
-		obs = st.Observer()
+		obs = st.observer()
 	}
 	o := observation{ctx: ctx, clk: clk, s: s}
 	if obs != nil {
@@ -406,7 +420,7 @@ func (o *observation) endAttempt(ctx context.Context, n int, err, refused error,
 			a.RetryAfter = classify.Classify(err).RetryAfter
 		}
 		if b, ok := o.s.(interface{ Bucket(string) *TokenBucket }); ok {
-			a.Tokens = b.Bucket(scopeOf(o.ctx)).Available()
+			a.Tokens = b.Bucket("").Available()
 		}
 	}
 	o.w.EndAttempt(ctx, a, o.now())
@@ -424,25 +438,12 @@ func (o *observation) end(attempts int, err error) {
 		out.Outcome = telemetry.OutcomeMaxAttempts
 	case errors.Is(err, ErrQuotaExceeded):
 		out.Outcome = telemetry.OutcomeQuotaExceeded
-	case errors.Is(err, ErrNotRetryable), errors.Is(err, ErrInvalidToken):
+	case errors.Is(err, ErrNotRetryable), errors.Is(err, errInvalidToken):
 		out.Outcome = telemetry.OutcomeNotRetryable
 	default:
 		out.Outcome = telemetry.OutcomeCancelled
 	}
 	o.w.EndWait(out, end)
-}
-
-type scopeKey struct{}
-
-// WithScope returns a context whose calls through [Do] acquire their tokens
-// in the given scope (a quota of their own, such as one per endpoint).
-func WithScope(ctx context.Context, scope string) context.Context {
-	return context.WithValue(ctx, scopeKey{}, scope)
-}
-
-func scopeOf(ctx context.Context) string {
-	s, _ := ctx.Value(scopeKey{}).(string)
-	return s
 }
 
 type idempotentKey struct{}

@@ -4,30 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/telemetry"
 )
 
-// Defaults of [NewStandard]: today's AWS standard retry behaviour.
+// The defaults of [NewStandard], today's AWS standard retry behaviour:
+// each is stated in the doc of the option that sets it.
 const (
-	DefaultMaxAttempts    = 3
-	DefaultBaseDelay      = 50 * time.Millisecond
-	DefaultThrottleDelay  = time.Second
-	DefaultMaxBackoff     = 20 * time.Second
-	DefaultBucketCapacity = 500
-	DefaultRetryCost      = 14
-	DefaultThrottleCost   = 5
+	defaultMaxAttempts    = 3
+	defaultBaseDelay      = 50 * time.Millisecond
+	defaultThrottleDelay  = time.Second
+	defaultMaxBackoff     = 20 * time.Second
+	defaultBucketCapacity = 500
+	defaultRetryCost      = 14
+	defaultThrottleCost   = 5
 )
 
 // Standard is the AWS SDKs' standard retry strategy: a maximum number of
@@ -36,22 +34,22 @@ const (
 // client stops retrying when the service is failing broadly.
 //
 // For each failed attempt, RefreshToken refuses a retry, in this order,
-// when the token is not one of its own or already spent (ErrInvalidToken),
-// when the error is not safe to retry (ErrNotRetryable: classify says no,
-// or maybe and the context is not marked idempotent with [WithIdempotent]),
-// when the attempts are used up (ErrMaxAttempts), or when the bucket cannot
-// pay (ErrQuotaExceeded). Otherwise the next token's delay
-// is the backoff for the attempt, raised to the error's retry-after hint
-// when there is one: never sooner than the service asked, as the Smithy
-// retry guide says (a cap is opt-in: [WithRetryAfterCap]). A refusal for
-// the attempts or the quota says in its Delay what that delay would have
-// been. Success refunds what the token paid (1 when it paid nothing).
+// when the token is not one of its own or already spent (an [*Error] that
+// says "invalid retry token"), when the error is not safe to retry
+// (ErrNotRetryable: classify says no, or maybe and the context is not
+// marked idempotent with [WithIdempotent]), when the attempts are used up
+// (ErrMaxAttempts), or when the bucket cannot pay (ErrQuotaExceeded).
+// Otherwise the next token's delay is the backoff for the attempt, raised
+// to the error's retry-after hint when there is one: never sooner than the
+// service asked, as the Smithy retry guide says (a cap is opt-in:
+// [WithRetryAfterCap]). A refusal for the attempts or the quota says in
+// its Delay what that delay would have been. Success refunds what the
+// token paid (1 when it paid nothing).
 //
 // A Standard is safe for concurrent use. Build it with [NewStandard].
 type Standard struct {
 	cfg     standardConfig
 	buckets sync.Map // scope → *TokenBucket (scope "" is cfg.bucket)
-	invalid atomic.Int64
 }
 
 type standardConfig struct {
@@ -72,10 +70,7 @@ type standardConfig struct {
 	retryAfterCap   time.Duration // 0: hints are never cut
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
-	tracerProvider  trace.TracerProvider
-	meterProvider   metric.MeterProvider
-	logger          *slog.Logger
-	noTelemetry     bool
+	telemetry       telemetry.Settings
 	observer        telemetry.Observer
 	errs            []error
 }
@@ -156,8 +151,8 @@ func WithMaxBackoff(d time.Duration) Option {
 
 // WithTokenBucket sets the bucket retries pay from (default: a bucket of
 // 500 tokens of the strategy's own). Pass the same bucket to every strategy
-// of one client. Calls in a scope other than "" get a bucket of the same
-// capacity per scope.
+// of one client. Tokens acquired in a scope other than "" (the scope of
+// AcquireInitialToken) pay from a bucket of the same capacity per scope.
 func WithTokenBucket(b *TokenBucket) Option {
 	return func(c *standardConfig) {
 		if b == nil {
@@ -223,27 +218,16 @@ func WithClock(clk clock.Clock) Option {
 	}
 }
 
-// WithTracerProvider sets where [Do]'s spans go (default: the OpenTelemetry
-// global provider): a span per call, a child per attempt.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *standardConfig) { c.tracerProvider = tp }
-}
-
-// WithMeterProvider sets where [Do]'s metrics go (default: the
-// OpenTelemetry global provider).
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *standardConfig) { c.meterProvider = mp }
-}
-
-// WithLogger logs each attempt of [Do] at Debug and each outcome at Info
-// (Warn when the call failed).
-func WithLogger(l *slog.Logger) Option {
-	return func(c *standardConfig) { c.logger = l }
-}
-
-// WithoutTelemetry turns off [Do]'s default spans and metrics.
-func WithoutTelemetry() Option {
-	return func(c *standardConfig) { c.noTelemetry = true }
+// WithTelemetry sets how [Do] observes its calls with the strategy. The
+// zero Settings is the default: OpenTelemetry spans (a span per call, a
+// child per attempt) and metrics on the global providers, which record
+// nothing until an application installs an SDK. Settings name providers of
+// your own, a slog.Logger (a record per attempt at Debug, one per outcome
+// at Info, Warn when the call failed), observers of your own, or Off for no
+// spans and metrics; package [telemetry] lists the names recorded. Their
+// Scope is ignored: the tracer and meter are named after package retry.
+func WithTelemetry(t telemetry.Settings) Option {
+	return func(c *standardConfig) { c.telemetry = t }
 }
 
 // ErrInvalidOption is matched by errors.Is for the error of a constructor
@@ -252,12 +236,12 @@ var ErrInvalidOption = errors.New("retry: invalid option")
 
 func newConfig(opts []Option) (standardConfig, error) {
 	c := standardConfig{
-		maxAttempts:     DefaultMaxAttempts,
-		backoff:         backoff.Exponential(DefaultBaseDelay, DefaultMaxBackoff),
-		throttleBackoff: backoff.Exponential(DefaultThrottleDelay, DefaultMaxBackoff),
-		maxBackoff:      DefaultMaxBackoff,
-		retryCost:       DefaultRetryCost,
-		throttleCost:    DefaultThrottleCost,
+		maxAttempts:     defaultMaxAttempts,
+		backoff:         backoff.Exponential(defaultBaseDelay, defaultMaxBackoff),
+		throttleBackoff: backoff.Exponential(defaultThrottleDelay, defaultMaxBackoff),
+		maxBackoff:      defaultMaxBackoff,
+		retryCost:       defaultRetryCost,
+		throttleCost:    defaultThrottleCost,
 		classifier:      classify.Classify,
 		clock:           clock.New(),
 	}
@@ -278,12 +262,10 @@ func newConfig(opts []Option) (standardConfig, error) {
 		}
 	}
 	if c.bucket == nil && c.errs == nil {
-		c.bucket = NewTokenBucket(DefaultBucketCapacity)
+		c.bucket = NewTokenBucket(defaultBucketCapacity)
 	}
-	obs, err := telemetry.Settings{
-		Scope: "github.com/waitable/waitable/retry", TracerProvider: c.tracerProvider, MeterProvider: c.meterProvider,
-		Logger: c.logger, Off: c.noTelemetry,
-	}.Observer()
+	c.telemetry.Scope = "github.com/waitable/waitable/retry"
+	obs, err := c.telemetry.Observer()
 	if err != nil {
 		c.errs = append(c.errs, err)
 	}
@@ -296,9 +278,12 @@ func newConfig(opts []Option) (standardConfig, error) {
 	return c, nil
 }
 
-// NewStandard returns the standard strategy with the given options; every
-// number is an option, and the defaults are the DefaultXxx constants. It
-// returns an error matching [ErrInvalidOption] for a bad option.
+// NewStandard returns the standard strategy with the given options. Every
+// number is an option, whose doc states its default; with none it is
+// today's AWS standard retry behaviour: 3 attempts, full jitter from 50ms
+// (1s after a throttle) up to 20s, a bucket of 500 tokens, a retry costing
+// 14 (5 after a throttle). It returns an error matching [ErrInvalidOption]
+// for a bad option.
 func NewStandard(opts ...Option) (*Standard, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -307,15 +292,12 @@ func NewStandard(opts ...Option) (*Standard, error) {
 	return &Standard{cfg: cfg}, nil
 }
 
-// Clock returns the clock [Do] waits on.
-func (s *Standard) Clock() clock.Clock { return s.cfg.clock }
+// waitClock returns the clock [Do] waits on.
+func (s *Standard) waitClock() clock.Clock { return s.cfg.clock }
 
-// Observer returns what observes [Do]'s calls with this strategy (nil with
-// WithoutTelemetry and no logger).
-func (s *Standard) Observer() telemetry.Observer { return s.cfg.observer }
-
-// MaxAttempts returns the most attempts per call.
-func (s *Standard) MaxAttempts() int { return s.cfg.maxAttempts }
+// observer returns what observes [Do]'s calls with this strategy (nil
+// when telemetry is off and nothing else observes).
+func (s *Standard) observer() telemetry.Observer { return s.cfg.observer }
 
 // Bucket returns the token bucket of a scope ("" is the default bucket).
 func (s *Standard) Bucket(scope string) *TokenBucket {
@@ -325,14 +307,9 @@ func (s *Standard) Bucket(scope string) *TokenBucket {
 	if b, ok := s.buckets.Load(scope); ok {
 		return b.(*TokenBucket)
 	}
-	b, _ := s.buckets.LoadOrStore(scope, NewTokenBucket(s.cfg.bucket.Capacity()))
+	b, _ := s.buckets.LoadOrStore(scope, NewTokenBucket(s.cfg.bucket.capacity))
 	return b.(*TokenBucket)
 }
-
-// InvalidTokens returns how many times RecordSuccess was given a token
-// that was not this strategy's or was already spent (RefreshToken returns
-// ErrInvalidToken instead).
-func (s *Standard) InvalidTokens() int64 { return s.invalid.Load() }
 
 // state is what a token carries, as a value: Do keeps it on its stack
 // when its strategy is a *Standard, and a token wraps it for callers of
@@ -406,7 +383,7 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 		if t != nil {
 			attempts = t.RetryCount() + 1
 		}
-		return nil, &Error{Reason: ErrInvalidToken, Attempts: attempts, Err: err}
+		return nil, &Error{Reason: errInvalidToken, Attempts: attempts, Err: err}
 	}
 	st, rerr := s.next(ctx, tk.state, err, v)
 	if rerr != nil {
@@ -423,7 +400,8 @@ func (s *Standard) refreshToken(ctx context.Context, t Token, err error, v *clas
 func (s *Standard) next(ctx context.Context, cur state, err error, v *classify.Verdict) (state, error) {
 	attempts := cur.count + 1
 	if err == nil {
-		return state{}, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", ErrInvalidToken), Attempts: attempts}
+		return state{}, &Error{Reason: fmt.Errorf("%w: RefreshToken called without an error", errInvalidToken),
+			Attempts: attempts}
 	}
 	if v == nil {
 		verdict := s.cfg.classifier(err)
@@ -473,11 +451,11 @@ func (s *Standard) refresh(ctx context.Context, cur state, v *classify.Verdict) 
 }
 
 // RecordSuccess refunds the bucket: what the token's retry paid, or 1 when
-// it paid nothing (a fixed 1 with [WithLegacyCosts]).
+// it paid nothing (a fixed 1 with [WithLegacyCosts]). A token that is not
+// this strategy's, or was spent, refunds nothing.
 func (s *Standard) RecordSuccess(t Token) {
 	tk, ok := s.own(t)
 	if !ok {
-		s.invalid.Add(1)
 		return
 	}
 	s.succeeded(tk.state)

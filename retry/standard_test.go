@@ -169,28 +169,56 @@ func TestInvalidTokens(t *testing.T) {
 	tok, _ := s.AcquireInitialToken(ctx, "")
 	foreign, _ := other.AcquireInitialToken(ctx, "")
 
-	if _, err := s.RefreshToken(ctx, foreign, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("foreign token: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, foreign, transient{}); !invalidToken(err) || !errors.Is(err, transient{}) {
+		t.Errorf("foreign token: %v, want an invalid token wrapping the error", err)
 	}
-	if _, err := s.RefreshToken(ctx, nil, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("nil token: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, nil, transient{}); !invalidToken(err) {
+		t.Errorf("nil token: %v, want an invalid token", err)
 	}
 	if _, err := s.RefreshToken(ctx, tok, transient{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RefreshToken(ctx, tok, transient{}); !errors.Is(err, retry.ErrInvalidToken) {
-		t.Errorf("spent token refreshed again: %v, want ErrInvalidToken", err)
+	if _, err := s.RefreshToken(ctx, tok, transient{}); !invalidToken(err) {
+		t.Errorf("spent token refreshed again: %v, want an invalid token", err)
 	}
 	before := s.Bucket("").Available()
 	s.RecordSuccess(tok) // spent
 	s.RecordSuccess(foreign)
-	if s.InvalidTokens() != 2 || s.Bucket("").Available() != before {
-		t.Errorf("RecordSuccess of spent/foreign tokens: invalid %d, bucket %d -> %d", s.InvalidTokens(), before, s.Bucket("").Available())
+	s.RecordSuccess(nil)
+	if after := s.Bucket("").Available(); after != before {
+		t.Errorf("RecordSuccess of spent, foreign and nil tokens: bucket %d -> %d, want no refund", before, after)
 	}
 	fresh, _ := s.AcquireInitialToken(ctx, "")
-	if _, err := s.RefreshToken(ctx, fresh, nil); !errors.Is(err, retry.ErrInvalidToken) {
+	if _, err := s.RefreshToken(ctx, fresh, nil); !invalidToken(err) {
 		t.Errorf("refresh without an error: %v", err)
 	}
+
+	bucket := retry.NewTokenBucket(100)
+	a, _ := retry.NewAdaptive(retry.WithTokenBucket(bucket))
+	if _, err := a.RefreshToken(ctx, foreign, transient{}); !invalidToken(err) || !errors.Is(err, transient{}) {
+		t.Errorf("adaptive, foreign token: %v, want an invalid token wrapping the error", err)
+	}
+	atok, _ := a.AcquireInitialToken(ctx, "")
+	if _, err := a.RefreshToken(ctx, atok, transient{}); err != nil {
+		t.Fatal(err)
+	}
+	before = bucket.Available()
+	a.RecordSuccess(atok) // spent
+	if _, err := a.RefreshToken(ctx, atok, transient{}); !invalidToken(err) {
+		t.Errorf("adaptive, spent token: %v, want an invalid token", err)
+	}
+	if after := bucket.Available(); after != before {
+		t.Errorf("adaptive RecordSuccess of a spent token: bucket %d -> %d, want no refund", before, after)
+	}
+}
+
+// invalidToken reports a refusal for a misused token: an *Error that says
+// so and matches none of the sentinels a caller branches on.
+func invalidToken(err error) bool {
+	var re *retry.Error
+	return errors.As(err, &re) && strings.HasPrefix(err.Error(), "retry: invalid retry token") &&
+		!errors.Is(err, retry.ErrMaxAttempts) && !errors.Is(err, retry.ErrQuotaExceeded) &&
+		!errors.Is(err, retry.ErrNotRetryable)
 }
 
 func TestScopes(t *testing.T) {
@@ -350,5 +378,58 @@ func TestFreeRetriesFromAnEmptyBucket(t *testing.T) {
 	tok, _ = paid.AcquireInitialToken(ctx, "")
 	if _, err := paid.RefreshToken(ctx, tok, transient{}); !errors.Is(err, retry.ErrQuotaExceeded) {
 		t.Errorf("paid retry from an empty bucket: %v, want ErrQuotaExceeded", err)
+	}
+}
+
+// TestDefaultsAsDocumented: with no option, the standard strategy is what
+// the options' docs state: 3 attempts, full jitter from 50ms (1s after a
+// throttle) capped at 20s, a bucket of 500 tokens, a retry costing 14, 5
+// after a throttle, and 14 after a timeout (its cost 0: as an ordinary
+// error).
+func TestDefaultsAsDocumented(t *testing.T) {
+	ctx := context.Background()
+	s, _ := retry.NewStandard(retry.WithJitter(backoff.High))
+	if got := s.Bucket("").Available(); got != 500 {
+		t.Errorf("the default bucket has %d tokens, want 500", got)
+	}
+	attempts := 1
+	for tok, _ := s.AcquireInitialToken(ctx, ""); ; attempts++ {
+		next, err := s.RefreshToken(ctx, tok, transient{})
+		if err != nil {
+			if !errors.Is(err, retry.ErrMaxAttempts) {
+				t.Fatalf("RefreshToken = %v, want ErrMaxAttempts", err)
+			}
+			break
+		}
+		tok = next
+	}
+	if attempts != 3 {
+		t.Errorf("%d attempts by default, want 3", attempts)
+	}
+	for _, tt := range []struct {
+		err   error
+		delay []time.Duration // the delays of retries 1, 2, …
+		cost  int
+	}{
+		{transient{}, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 800 * ms, 1600 * ms,
+			3200 * ms, 6400 * ms, 12800 * ms, 20 * time.Second}, 14},
+		{throttle{}, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second,
+			16 * time.Second, 20 * time.Second, 20 * time.Second}, 5},
+		{timeout{}, []time.Duration{50 * ms}, 14},
+	} {
+		bucket := retry.NewTokenBucket(500)
+		s, _ := retry.NewStandard(retry.WithJitter(backoff.High), retry.WithMaxAttempts(100),
+			retry.WithTokenBucket(bucket))
+		tok, _ := s.AcquireInitialToken(ctx, "")
+		for i, want := range tt.delay {
+			next, err := s.RefreshToken(ctx, tok, tt.err)
+			if err != nil || next.Delay() != want {
+				t.Fatalf("%v: retry %d waits %v (%v), want %v", tt.err, i+1, next, err, want)
+			}
+			tok = next
+		}
+		if got := 500 - bucket.Available(); got != tt.cost*len(tt.delay) {
+			t.Errorf("%v: %d retries took %d tokens, want %d each", tt.err, len(tt.delay), got, tt.cost)
+		}
 	}
 }

@@ -15,39 +15,28 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Attribute keys, on spans and metrics.
+// The attribute keys and metric names: the package doc's table says what
+// each means, and a test holds the table to these values.
 const (
-	AttrName       = attribute.Key("waitable.name")
-	AttrKind       = attribute.Key("waitable.kind")
-	AttrOperation  = attribute.Key("waitable.operation")
-	AttrMaxWait    = attribute.Key("waitable.max_wait")
-	AttrOutcome    = attribute.Key("waitable.outcome")
-	AttrAttempts   = attribute.Key("waitable.attempts")
-	AttrAttempt    = attribute.Key("waitable.attempt")
-	AttrAcceptor   = attribute.Key("waitable.acceptor")
-	AttrState      = attribute.Key("waitable.state")
-	AttrTransient  = attribute.Key("waitable.transient")
-	AttrDelay      = attribute.Key("waitable.delay")
-	AttrRetryAfter = attribute.Key("waitable.retry_after")
-	AttrTokens     = attribute.Key("waitable.retry.tokens")
-	AttrErrorType  = attribute.Key("error.type")
-)
+	attrName       = attribute.Key("waitable.name")
+	attrKind       = attribute.Key("waitable.kind")
+	attrOperation  = attribute.Key("waitable.operation")
+	attrMaxWait    = attribute.Key("waitable.max_wait")
+	attrOutcome    = attribute.Key("waitable.outcome")
+	attrAttempts   = attribute.Key("waitable.attempts")
+	attrAttempt    = attribute.Key("waitable.attempt")
+	attrAcceptor   = attribute.Key("waitable.acceptor")
+	attrState      = attribute.Key("waitable.state")
+	attrTransient  = attribute.Key("waitable.transient")
+	attrDelay      = attribute.Key("waitable.delay")
+	attrRetryAfter = attribute.Key("waitable.retry_after")
+	attrTokens     = attribute.Key("waitable.retry.tokens")
+	attrErrorType  = attribute.Key("error.type")
 
-// Metric names. Every metric has the attributes waitable.name and
-// waitable.kind ("wait" or "retry"); values are never resource IDs.
-const (
-	// MetricWaitDuration is a histogram of the time from start to end of a
-	// wait or retried call, in seconds, by waitable.outcome.
-	MetricWaitDuration = "waitable.wait.duration"
-	// MetricWaitAttempts is a histogram of the attempts per wait or
-	// retried call, by waitable.outcome.
-	MetricWaitAttempts = "waitable.wait.attempts"
-	// MetricAttempts counts attempts by waitable.outcome: success, failure,
-	// retry, or transient (an error retried as transient).
-	MetricAttempts = "waitable.attempts"
-	// MetricQuotaExhausted counts retried calls refused because the
-	// retry token bucket was empty.
-	MetricQuotaExhausted = "waitable.retry.quota_exhausted"
+	metricWaitDuration   = "waitable.wait.duration"
+	metricWaitAttempts   = "waitable.wait.attempts"
+	metricAttempts       = "waitable.attempts"
+	metricQuotaExhausted = "waitable.retry.quota_exhausted"
 )
 
 // otelObserver records spans and metrics through OpenTelemetry.
@@ -68,10 +57,10 @@ type attrKey struct{ kind, name string }
 // OTel returns an Observer that records, through OpenTelemetry, a span per
 // wait (SpanKindInternal, named "wait <name>" or "retry <name>") with a
 // child span per attempt, the delay before each next attempt as an event on
-// the wait's span, and the metrics named by the Metric constants. The
-// tracer and meter are named scope (the import path of the package that
-// observes) at [Version]. A nil provider means OpenTelemetry's global one,
-// which costs almost nothing until an SDK is installed.
+// the wait's span, and the metrics of the package doc's table. The tracer
+// and meter are named scope (the import path of the package that observes)
+// at the library's version. A nil provider means OpenTelemetry's global
+// one, which costs almost nothing until an SDK is installed.
 func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Observer, error) {
 	given, givenMP := tp, mp
 	if tp == nil {
@@ -80,19 +69,20 @@ func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Obser
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	meter := mp.Meter(scope, metric.WithInstrumentationVersion(Version))
-	o := &otelObserver{tp: given, mp: givenMP, tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(Version)), errorTypeFn: ErrorType}
+	meter := mp.Meter(scope, metric.WithInstrumentationVersion(version))
+	o := &otelObserver{tp: given, mp: givenMP, errorTypeFn: ErrorType,
+		tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(version))}
 	var err, e error
-	o.duration, e = meter.Float64Histogram(MetricWaitDuration, metric.WithUnit("s"),
+	o.duration, e = meter.Float64Histogram(metricWaitDuration, metric.WithUnit("s"),
 		metric.WithDescription("Time from the start to the end of a wait or a retried call."))
 	err = errors.Join(err, e)
-	o.attempts, e = meter.Int64Histogram(MetricWaitAttempts, metric.WithUnit("{attempt}"),
+	o.attempts, e = meter.Int64Histogram(metricWaitAttempts, metric.WithUnit("{attempt}"),
 		metric.WithDescription("Attempts made by a wait or a retried call."))
 	err = errors.Join(err, e)
-	o.perAttempt, e = meter.Int64Counter(MetricAttempts, metric.WithUnit("{attempt}"),
+	o.perAttempt, e = meter.Int64Counter(metricAttempts, metric.WithUnit("{attempt}"),
 		metric.WithDescription("Attempts, by outcome: success, failure, retry, transient."))
 	err = errors.Join(err, e)
-	o.quota, e = meter.Int64Counter(MetricQuotaExhausted, metric.WithUnit("{call}"),
+	o.quota, e = meter.Int64Counter(metricQuotaExhausted, metric.WithUnit("{call}"),
 		metric.WithDescription("Retried calls refused because the retry quota was exhausted."))
 	err = errors.Join(err, e)
 	if err != nil {
@@ -129,7 +119,8 @@ func (o *otelObserver) names(kind, name string) *nameOpts {
 	}
 	n := &nameOpts{span: kind + " " + name, outcomes: make(map[string]*measureOpts, len(allOutcomes))}
 	for _, out := range allOutcomes {
-		opt := metric.WithAttributeSet(attribute.NewSet(AttrKind.String(kind), AttrName.String(name), AttrOutcome.String(out)))
+		opt := metric.WithAttributeSet(attribute.NewSet(
+			attrKind.String(kind), attrName.String(name), attrOutcome.String(out)))
 		n.outcomes[out] = &measureOpts{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 	}
 	n.quiet = &otelWait{o: o, w: Wait{Kind: kind, Name: name}, n: n, ctx: context.Background(), span: trace.SpanFromContext(context.Background())}
@@ -195,7 +186,8 @@ func (n *nameOpts) opts(kind, name, outcome string) *measureOpts {
 	if m, ok := n.outcomes[outcome]; ok {
 		return m
 	}
-	opt := metric.WithAttributeSet(attribute.NewSet(AttrKind.String(kind), AttrName.String(name), AttrOutcome.String(outcome)))
+	opt := metric.WithAttributeSet(attribute.NewSet(
+		attrKind.String(kind), attrName.String(name), attrOutcome.String(outcome)))
 	return &measureOpts{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
 }
 
@@ -222,12 +214,12 @@ func (o *otelObserver) StartWait(ctx context.Context, w Wait, start time.Time) (
 	}
 	ctx, span := o.tracer.Start(ctx, n.span, opts...)
 	if span.IsRecording() {
-		span.SetAttributes(AttrKind.String(w.Kind), AttrName.String(w.Name))
+		span.SetAttributes(attrKind.String(w.Kind), attrName.String(w.Name))
 		if w.Operation != "" {
-			span.SetAttributes(AttrOperation.String(w.Operation))
+			span.SetAttributes(attrOperation.String(w.Operation))
 		}
 		if w.MaxWait > 0 {
-			span.SetAttributes(AttrMaxWait.Float64(w.MaxWait.Seconds()))
+			span.SetAttributes(attrMaxWait.Float64(w.MaxWait.Seconds()))
 		}
 	}
 	return ctx, &otelWait{o: o, w: w, n: n, ctx: ctx, span: span}
@@ -241,7 +233,7 @@ func (ow *otelWait) StartAttempt(ctx context.Context, n int, start time.Time) co
 		return ctx
 	}
 	ctx, ow.attempt = ow.o.tracer.Start(ctx, "attempt", trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
-		trace.WithAttributes(AttrAttempt.Int(n)))
+		trace.WithAttributes(attrAttempt.Int(n)))
 	return ctx
 }
 
@@ -252,15 +244,16 @@ func (ow *otelWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
 	}
 	ow.o.perAttempt.Add(ctx, 1, ow.n.opts(ow.w.Kind, ow.w.Name, outcome).add...)
 	if s := ow.attempt; s != nil {
-		s.SetAttributes(AttrAcceptor.Int(a.Acceptor), AttrState.String(a.State), AttrTransient.Bool(a.Transient))
+		s.SetAttributes(attrAcceptor.Int(a.Acceptor), attrState.String(a.State),
+			attrTransient.Bool(a.Transient))
 		if a.RetryAfter > 0 {
-			s.SetAttributes(AttrRetryAfter.Float64(a.RetryAfter.Seconds()))
+			s.SetAttributes(attrRetryAfter.Float64(a.RetryAfter.Seconds()))
 		}
 		if a.Tokens >= 0 {
-			s.SetAttributes(AttrTokens.Int(a.Tokens))
+			s.SetAttributes(attrTokens.Int(a.Tokens))
 		}
 		if a.Err != nil {
-			s.SetAttributes(AttrErrorType.String(ow.o.errorTypeFn(a.Err)))
+			s.SetAttributes(attrErrorType.String(ow.o.errorTypeFn(a.Err)))
 			s.RecordError(a.Err, trace.WithTimestamp(end))
 			s.SetStatus(codes.Error, a.Err.Error())
 		}
@@ -269,7 +262,8 @@ func (ow *otelWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
 	}
 	if a.NextDelay > 0 && ow.span.IsRecording() {
 		ow.span.AddEvent("delay", trace.WithTimestamp(end),
-			trace.WithAttributes(AttrAttempt.Int(a.Number), AttrDelay.Float64(a.NextDelay.Seconds())))
+			trace.WithAttributes(attrAttempt.Int(a.Number),
+				attrDelay.Float64(a.NextDelay.Seconds())))
 	}
 }
 
@@ -286,7 +280,7 @@ func (ow *otelWait) EndWait(o Outcome, end time.Time) {
 	if !ow.span.IsRecording() {
 		return
 	}
-	ow.span.SetAttributes(AttrOutcome.String(o.Outcome), AttrAttempts.Int(o.Attempts))
+	ow.span.SetAttributes(attrOutcome.String(o.Outcome), attrAttempts.Int(o.Attempts))
 	if o.Outcome != OutcomeSuccess {
 		if o.Err != nil {
 			ow.span.RecordError(o.Err, trace.WithTimestamp(end))

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Version is the library version the tracers and meters are named with.
-const Version = "0.1.0"
+// version is the library version the tracers and meters are named with.
+const version = "0.1.0"
 
 // Wait describes a wait, or a retried call, as it starts.
 type Wait struct {
@@ -120,15 +120,17 @@ func Multi(observers ...Observer) Observer {
 	return multi(obs)
 }
 
-// Settings are what a package that observes (waiter, retry) is told by its
-// user, through its options.
+// Settings say how a package that observes (waiter, retry) records its
+// waits: its users give them to its WithTelemetry option. The zero value
+// is the default: [OTel] on OpenTelemetry's global providers, no logging.
 type Settings struct {
-	// Scope names the tracer and meter: the observing package's import path.
+	// Scope names the tracer and meter: the observing package's import
+	// path. The observing package sets it; its users leave it empty.
 	Scope          string
 	TracerProvider trace.TracerProvider // nil: the OpenTelemetry global
 	MeterProvider  metric.MeterProvider // nil: the OpenTelemetry global
-	Logger         *slog.Logger         // nil: no logging
-	Off            bool                 // no OTel spans and metrics
+	Logger         *slog.Logger         // nil: no logging; else a [Logger] on it
+	Off            bool                 // no OTel spans and metrics (Logger and Extra still observe)
 	Extra          []Observer           // observers of the user's own
 }
 

@@ -2,6 +2,8 @@ package sdktest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -62,6 +64,23 @@ func scriptedOp(tp trace.TracerProvider) func(context.Context, string) (Output, 
 	}
 }
 
+// The attribute keys of the telemetry package doc's table.
+const (
+	keyKind      = attribute.Key("waitable.kind")
+	keyName      = attribute.Key("waitable.name")
+	keyOperation = attribute.Key("waitable.operation")
+	keyMaxWait   = attribute.Key("waitable.max_wait")
+	keyOutcome   = attribute.Key("waitable.outcome")
+	keyAttempts  = attribute.Key("waitable.attempts")
+	keyAttempt   = attribute.Key("waitable.attempt")
+	keyAcceptor  = attribute.Key("waitable.acceptor")
+	keyState     = attribute.Key("waitable.state")
+	keyTransient = attribute.Key("waitable.transient")
+	keyDelay     = attribute.Key("waitable.delay")
+	keyTokens    = attribute.Key("waitable.retry.tokens")
+	keyErrorType = attribute.Key("error.type")
+)
+
 func attrs(kvs []attribute.KeyValue) map[attribute.Key]attribute.Value {
 	m := map[attribute.Key]attribute.Value{}
 	for _, kv := range kvs {
@@ -109,14 +128,15 @@ func TestWaitSpansAndMetrics(t *testing.T) {
 			t.Errorf("wait span lasts %v from %v, want 4.3s from the start", d, wait.StartTime())
 		}
 		wa := attrs(wait.Attributes())
-		if wa[telemetry.AttrName].AsString() != "TableActive" || wa[telemetry.AttrOperation].AsString() != "com.example#DescribeTable" ||
-			wa[telemetry.AttrMaxWait].AsFloat64() != 60 || wa[telemetry.AttrOutcome].AsString() != "success" || wa[telemetry.AttrAttempts].AsInt64() != 3 {
+		if wa[keyKind].AsString() != "wait" || wa[keyName].AsString() != "TableActive" ||
+			wa[keyOperation].AsString() != "com.example#DescribeTable" || wa[keyMaxWait].AsFloat64() != 60 ||
+			wa[keyOutcome].AsString() != "success" || wa[keyAttempts].AsInt64() != 3 {
 			t.Errorf("wait span attributes %v", wait.Attributes())
 		}
 		if wait.Status().Code == codes.Error {
 			t.Errorf("wait span status %v for a success", wait.Status())
 		}
-		if ev := wait.Events(); len(ev) != 2 || ev[0].Name != "delay" || attrs(ev[0].Attributes)[telemetry.AttrDelay].AsFloat64() != 2 {
+		if ev := wait.Events(); len(ev) != 2 || ev[0].Name != "delay" || attrs(ev[0].Attributes)[keyDelay].AsFloat64() != 2 {
 			t.Errorf("wait span events %+v, want 2 delays of 2s", ev)
 		}
 		for i, a := range byName["attempt"] {
@@ -132,12 +152,12 @@ func TestWaitSpansAndMetrics(t *testing.T) {
 			}
 		}
 		second := attrs(byName["attempt"][1].Attributes())
-		if second[telemetry.AttrAttempt].AsInt64() != 2 || !second[telemetry.AttrTransient].AsBool() || second[telemetry.AttrErrorType].AsString() != "ThrottlingException" ||
-			second[telemetry.AttrState].AsString() != "retry" || second[telemetry.AttrAcceptor].AsInt64() != -1 || byName["attempt"][1].Status().Code != codes.Error {
+		if second[keyAttempt].AsInt64() != 2 || !second[keyTransient].AsBool() || second[keyErrorType].AsString() != "ThrottlingException" ||
+			second[keyState].AsString() != "retry" || second[keyAcceptor].AsInt64() != -1 || byName["attempt"][1].Status().Code != codes.Error {
 			t.Errorf("attempt 2 attributes %v, status %v", byName["attempt"][1].Attributes(), byName["attempt"][1].Status())
 		}
 		third := attrs(byName["attempt"][2].Attributes())
-		if third[telemetry.AttrState].AsString() != "success" || third[telemetry.AttrAcceptor].AsInt64() != 0 {
+		if third[keyState].AsString() != "success" || third[keyAcceptor].AsInt64() != 0 {
 			t.Errorf("attempt 3 attributes %v", byName["attempt"][2].Attributes())
 		}
 
@@ -147,14 +167,16 @@ func TestWaitSpansAndMetrics(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, sm := range rm.ScopeMetrics {
-			if sm.Scope.Name != "github.com/waitable/waitable/waiter" || sm.Scope.Version != telemetry.Version {
-				t.Errorf("scope %+v", sm.Scope)
+			if sm.Scope.Name != "github.com/waitable/waitable/waiter" || sm.Scope.Version == "" ||
+				sm.Scope.Version != wait.InstrumentationScope().Version {
+				t.Errorf("metrics' scope %+v, want the waiter's at the version of its spans' scope %+v",
+					sm.Scope, wait.InstrumentationScope())
 			}
 			for _, m := range sm.Metrics {
 				switch d := m.Data.(type) {
 				case metricdata.Sum[int64]:
 					for _, p := range d.DataPoints {
-						o, _ := p.Attributes.Value(telemetry.AttrOutcome)
+						o, _ := p.Attributes.Value(keyOutcome)
 						got[m.Name+"/"+o.AsString()] = fmtInt(p.Value)
 					}
 				case metricdata.Histogram[float64]:
@@ -184,13 +206,15 @@ func fmtInt(v int64) string     { return strconv.FormatInt(v, 10) }
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // TestRetrySpans: retry.Do records a span per call and one per attempt,
-// with the bucket's tokens.
+// with the bucket's tokens, on a tracer named after package retry whatever
+// Scope the Settings say.
 func TestRetrySpans(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		rec := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 		defer tp.Shutdown(context.Background())
-		s, _ := retry.NewStandard(retry.WithTracerProvider(tp), retry.WithClock(clocktest.Clock()), retry.WithJitter(backoff.High))
+		s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{TracerProvider: tp, Scope: "ignored"}),
+			retry.WithClock(clocktest.Clock()), retry.WithJitter(backoff.High))
 		calls := 0
 		_, err := retry.Do(t.Context(), s, func(ctx context.Context) (int, error) {
 			if calls++; calls == 1 {
@@ -206,13 +230,67 @@ func TestRetrySpans(t *testing.T) {
 			t.Fatalf("%d spans, last %q", len(spans), spans[len(spans)-1].Name())
 		}
 		first := attrs(spans[0].Attributes())
-		if first[telemetry.AttrTokens].AsInt64() != 495 || !first[telemetry.AttrTransient].AsBool() {
+		if first[keyTokens].AsInt64() != 495 || !first[keyTransient].AsBool() {
 			t.Errorf("attempt 1 attributes %v", spans[0].Attributes())
 		}
 		if d := spans[2].EndTime().Sub(spans[2].StartTime()); d != time.Second {
 			t.Errorf("retry span lasts %v, want the 1s throttle backoff", d)
 		}
+		call := attrs(spans[2].Attributes())
+		if call[keyKind].AsString() != "retry" || call[keyName].AsString() != "standard" ||
+			call[keyOutcome].AsString() != "success" || call[keyAttempts].AsInt64() != 2 {
+			t.Errorf("retry span attributes %v", spans[2].Attributes())
+		}
+		if scope := spans[2].InstrumentationScope().Name; scope != "github.com/waitable/waitable/retry" {
+			t.Errorf("retry span's scope %q, want package retry's", scope)
+		}
 	})
+}
+
+// TestRetryTelemetryOff: with Off, retry.Do records no span, even on a
+// provider of one's own.
+func TestRetryTelemetryOff(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+	s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{TracerProvider: tp, Off: true}))
+	retry.Do(context.Background(), s, func(context.Context) (int, error) { return 1, nil })
+	if n := len(rec.Ended()); n != 0 {
+		t.Errorf("%d spans recorded with telemetry off, want none", n)
+	}
+}
+
+// TestRetryQuotaMetric: a retried call refused for an empty retry quota
+// counts in waitable.retry.quota_exhausted, by outcome.
+func TestRetryQuotaMetric(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	s, _ := retry.NewStandard(retry.WithTelemetry(telemetry.Settings{MeterProvider: mp}),
+		retry.WithTokenBucket(retry.NewTokenBucket(0)))
+	_, err := retry.Do(context.Background(), s, func(context.Context) (int, error) { return 0, throttled{} })
+	if !errors.Is(err, retry.ErrQuotaExceeded) {
+		t.Fatalf("Do = %v, want ErrQuotaExceeded", err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "waitable.retry.quota_exhausted" {
+				for _, p := range sum.DataPoints {
+					o, _ := p.Attributes.Value(keyOutcome)
+					k, _ := p.Attributes.Value(keyKind)
+					got += fmt.Sprintf("%s/%s=%d ", k.AsString(), o.AsString(), p.Value)
+				}
+			}
+		}
+	}
+	if got != "retry/quota_exceeded=1 " {
+		t.Errorf("waitable.retry.quota_exhausted: %q, want one retry call with outcome quota_exceeded", got)
+	}
 }
 
 // TestSDKInstalledLater: a waiter built with the global providers before
