@@ -228,73 +228,36 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			}
 			ok, e = c.expr.compare(doc, c.path.Comparator, c.path.Expected)
 		case m.InputOutput != nil:
-			ok, e = matchInputOutput(c, in, out)
+			ok, e = c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
 		}
 		if e != nil {
 			evalErrs = append(evalErrs, e)
 		}
 		if ok {
-			if evalErrs != nil || c.message != nil {
-				return matched(c, i, evalErrs, in, out, err)
+			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
+			if c.message != nil {
+				msg, e := message(c, in, out, err)
+				r.Message, r.Err = msg, errors.Join(r.Err, e)
 			}
-			return Match{Index: i, State: c.State}
+			return r
 		}
 	}
-	r := Match{Index: -1, State: Retry}
+	r := Match{Index: -1, State: Retry, Err: errors.Join(evalErrs...)}
 	if err != nil {
 		r.State = Failure
-	}
-	if evalErrs != nil {
-		r.Err = joinErrs(evalErrs)
-	}
-	return r
-}
-
-// joinErrs is errors.Join out of Match's frame.
-//
-//go:noinline
-func joinErrs(errs []error) error { return errors.Join(errs...) }
-
-// matched is Match's answer for acceptor i when it has a message to
-// evaluate or earlier acceptors failed to evaluate: out of Match's frame,
-// which the common answer does not need.
-//
-//go:noinline
-func matched[I, O any](c *compiled, i int, evalErrs []error, in I, out O, err error) Match {
-	r := Match{Index: i, State: c.State}
-	if evalErrs != nil {
-		r.Err = errors.Join(evalErrs...)
-	}
-	if c.message != nil {
-		var e error
-		r.Message, e = message(c, in, out, err)
-		r.Err = errors.Join(r.Err, e)
 	}
 	return r
 }
 
 // copyOf returns a pointer to a copy of out: a struct output as matchers
-// read it, in place (see Set.byRef). It is a function of its own so that
-// out does not escape in Match.
-//
-//go:noinline
+// read it, in place (see Set.byRef).
 func copyOf[O any](out O) any {
 	p := new(O)
 	*p = out
 	return p
 }
 
-// matchInputOutput evaluates an inputOutput matcher. It is a function of
-// its own so that Match's frame stays small and out does not escape there.
-//
-//go:noinline
-func matchInputOutput[I, O any](c *compiled, in I, out O) (bool, error) {
-	return c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
-}
-
 // message evaluates a failure acceptor's message on {input, output}.
-//
-//go:noinline
 func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
 	doc := ioDoc[I, *O]{Input: in}
 	if err == nil {
