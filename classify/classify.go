@@ -48,7 +48,6 @@ func Validate(acceptors []Acceptor) []error {
 // use.
 type Set[I, O any] struct {
 	acceptors []compiled
-	byRef     bool // expressions read the output through a pointer (see jmespath.ByPointer)
 }
 
 type compiled struct {
@@ -116,7 +115,7 @@ func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Set[I, O]{acceptors: cs, byRef: jmespath.ByPointer(out)}, nil
+	return &Set[I, O]{acceptors: cs}, nil
 }
 
 // compileAll validates and compiles acceptors, their expressions with
@@ -206,7 +205,7 @@ type Match struct {
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
 	var evalErrs []error
-	var doc any // out as output matchers read it, made once
+	var doc any // out as output matchers read it, boxed once
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
 		var ok bool
@@ -221,9 +220,7 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case err != nil:
 			continue
 		case m.Output != nil:
-			if doc == nil && s.byRef {
-				doc = copyOf(out)
-			} else if doc == nil {
+			if doc == nil {
 				doc = out
 			}
 			ok, e = c.expr.compare(doc, c.path.Comparator, c.path.Expected)
@@ -247,14 +244,6 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		r.State = Failure
 	}
 	return r
-}
-
-// copyOf returns a pointer to a copy of out: a struct output as matchers
-// read it, in place (see Set.byRef).
-func copyOf[O any](out O) any {
-	p := new(O)
-	*p = out
-	return p
 }
 
 // message evaluates a failure acceptor's message on {input, output}.

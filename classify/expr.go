@@ -82,13 +82,6 @@ func (e *Expr) Search(v any) (any, error) {
 // compare applies comparator c with the expected value to the expression's
 // result on v.
 func (e *Expr) compare(v any, c Comparator, expected string) (bool, error) {
-	if c == StringEquals { // the common matcher, read in place
-		ok, err := e.jp.EqualString(v, expected)
-		if err != nil {
-			return false, &ExprError{Expr: e.src, Err: err}
-		}
-		return ok, nil
-	}
 	res, err := e.jp.Eval(v)
 	if err != nil {
 		return false, &ExprError{Expr: e.src, Err: err}
@@ -105,12 +98,22 @@ func compareValue(res jmespath.Value, c Comparator, expected string) bool {
 	case BooleanEquals:
 		b, ok := res.Bool()
 		return ok && strconv.FormatBool(b) == expected
-	case AllStringEquals:
-		eq, n := res.CountString(expected)
-		return n > 0 && eq == n
-	case AnyStringEquals:
-		eq, _ := res.CountString(expected)
-		return eq > 0
+	case AllStringEquals: // a non-empty array of strings, all equal
+		all, n := true, 0
+		res.Elements(func(x jmespath.Value) bool {
+			s, ok := x.String()
+			all, n = ok && s == expected, n+1
+			return all
+		})
+		return all && n > 0
+	case AnyStringEquals: // an array with such a string
+		found := false
+		res.Elements(func(x jmespath.Value) bool {
+			s, ok := x.String()
+			found = ok && s == expected
+			return !found
+		})
+		return found
 	}
 	return false
 }
