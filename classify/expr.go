@@ -37,9 +37,8 @@ func (e *ExprError) Unwrap() error { return e.Err }
 // [jmespath]: one evaluator for every expression. An Expr is safe for
 // concurrent use.
 type Expr struct {
-	src    string
-	jp     *jmespath.Expr
-	simple *node // the path's shape; nil unless a simple path
+	src string
+	jp  *jmespath.Expr
 }
 
 // CompileExpr compiles a JMESPath expression with package jmespath's
@@ -52,21 +51,11 @@ func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 	if err != nil {
 		return nil, &ExprError{Expr: src, Err: err}
 	}
-	e := &Expr{src: src, jp: jp}
-	if toks, err := lex(src); err == nil {
-		e.simple = parseSimple(toks)
-	}
-	return e, nil
+	return &Expr{src: src, jp: jp}, nil
 }
 
 // String returns the expression's source.
 func (e *Expr) String() string { return e.src }
-
-// Simple reports whether the expression is a simple path: fields,
-// indexes, projections and flattens, and no functions, filters,
-// comparisons, literals, multi-selects or pipes. ([Expr.Check] checks
-// every expression, simple or not.)
-func (e *Expr) Simple() bool { return e.simple != nil }
 
 // Search evaluates the expression on v (any Go value, read through the data
 // model) and returns the result in encoding/json's terms: nil, bool,
