@@ -216,7 +216,7 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case m.ErrorType != "":
 			ok = ErrorMatches(err, m.ErrorType)
 		case m.HTTPStatus != 0:
-			ok = StatusOf(out, err) == m.HTTPStatus
+			ok = statusOf(out, err) == m.HTTPStatus
 		case err != nil:
 			continue
 		case m.Output != nil:
@@ -256,11 +256,9 @@ func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
 	return messageOf(res), e
 }
 
-// StatusOf returns the HTTP status of an attempt's response: the
-// HTTPStatusCode() int of the first error on err's chain that has one, or
-// of the output if it has one; otherwise 200 for a call that succeeded and
-// 0 (unknown) for one that failed.
-func StatusOf(out any, err error) int {
+// statusOf returns the HTTP status of an attempt's response, as
+// [Matcher.HTTPStatus] says.
+func statusOf(out any, err error) int {
 	if err != nil {
 		code := 0
 		walkErrors(err, func(e error) bool {
