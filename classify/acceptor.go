@@ -69,8 +69,8 @@ const (
 	AnyStringEquals Comparator = "anyStringEquals"
 )
 
-// Valid reports whether c is one of the four comparators.
-func (c Comparator) Valid() bool {
+// valid reports whether c is one of the four comparators.
+func (c Comparator) valid() bool {
 	switch c {
 	case StringEquals, BooleanEquals, AllStringEquals, AnyStringEquals:
 		return true

@@ -151,7 +151,7 @@ func compileAll(acceptors []Acceptor, names jmespath.MemberNames) ([]compiled, [
 		}
 		if p := c.path; p != nil {
 			switch {
-			case !p.Comparator.Valid():
+			case !p.Comparator.valid():
 				bad(i, "comparator", "%q is not stringEquals, booleanEquals, allStringEquals or anyStringEquals", p.Comparator)
 			case p.Comparator == BooleanEquals && p.Expected != "true" && p.Expected != "false":
 				bad(i, "expected", "booleanEquals expects \"true\" or \"false\", not %q", p.Expected)
