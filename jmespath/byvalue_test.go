@@ -53,7 +53,10 @@ func TestStructByValue(t *testing.T) {
 	name := "n"
 	v := out{At: time.Unix(1700000000, 5e8), Status: "ready", Inner: &inner{Name: &name, Count: 3},
 		List: []inner{{Count: 1}, {Name: &name}}, Tags: map[string]string{"k": "v"}}
-	for _, expr := range []string{"@", "At", "Status", "Inner.Name", "Inner.Count", "List[].Count", "List[?Name].Name", "Tags.k", "length(List)", "Missing"} {
+	for _, expr := range []string{
+		"@", "At", "Status", "Inner.Name", "Inner.Count", "List[].Count", "List[?Name].Name", "Tags.k",
+		"length(List)", "Missing",
+	} {
 		e, err := Compile(expr)
 		if err != nil {
 			t.Fatal(err)
