@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"time"
-	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -59,23 +58,36 @@ var (
 
 // waiterOptions returns the per-call option that turns a client's retries
 // off and marks the call as a waiter's, for the service's Options type.
-// It finds the two fields once, by reflection, and sets them by offset.
+// It checks the shape of Options once and sets the two fields through
+// reflection on each call, which costs nothing next to the HTTP request.
 func waiterOptions[Options any]() (func(*Options), error) {
 	t := reflect.TypeFor[Options]()
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("awswait: %v is not an aws-sdk-go-v2 client's Options struct", t)
 	}
-	retryer, ok1 := t.FieldByName("Retryer")
-	api, ok2 := t.FieldByName("APIOptions")
-	if !ok1 || !ok2 || retryer.Type != retryerType || api.Type != apiOptionsType || len(retryer.Index) != 1 || len(api.Index) != 1 {
-		return nil, fmt.Errorf("awswait: %v has no Retryer aws.Retryer and APIOptions []func(*middleware.Stack) error fields: is it an aws-sdk-go-v2 client's Options?", t)
+	retryer, ok1 := directField(t, "Retryer", retryerType)
+	api, ok2 := directField(t, "APIOptions", apiOptionsType)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("awswait: %v has no Retryer aws.Retryer and APIOptions "+
+			"[]func(*middleware.Stack) error fields: is it an aws-sdk-go-v2 client's Options?", t)
 	}
 	return func(o *Options) {
-		p := unsafe.Pointer(o)
-		*(*aws.Retryer)(unsafe.Add(p, retryer.Offset)) = aws.NopRetryer{}
-		opts := (*[]func(*middleware.Stack) error)(unsafe.Add(p, api.Offset))
+		v := reflect.ValueOf(o).Elem()
+		*v.Field(retryer).Addr().Interface().(*aws.Retryer) = aws.NopRetryer{}
+		opts := v.Field(api).Addr().Interface().(*[]func(*middleware.Stack) error)
 		*opts = append(*opts, addWaiterUserAgent)
 	}, nil
+}
+
+// directField returns the index of t's exported field name of type typ,
+// declared in t itself (not promoted from an embedded struct, which may
+// sit behind a nil pointer).
+func directField(t reflect.Type, name string, typ reflect.Type) (int, bool) {
+	f, ok := t.FieldByName(name)
+	if !ok || !f.IsExported() || f.Type != typ || len(f.Index) != 1 {
+		return 0, false
+	}
+	return f.Index[0], true
 }
 
 // addWaiterUserAgent adds the waiter feature to the request's user agent,
@@ -123,21 +135,22 @@ func withRetryAfter(err error) error {
 // pollHint returns a reader of a pending answer's own hint of when to
 // poll again: the Retry-After (or x-amz-retry-after) header of the HTTP
 // response, which the SDK keeps in the output's ResultMetadata. It is nil
-// for an output with no ResultMetadata.
+// for an output with no ResultMetadata middleware.Metadata field: such an
+// output gives no hint, and the waiter's schedule alone decides.
 func pollHint[Out any]() func(*Out) time.Duration {
 	t := reflect.TypeFor[Out]()
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	f, ok := t.FieldByName("ResultMetadata")
-	if !ok || f.Type != reflect.TypeFor[middleware.Metadata]() || len(f.Index) != 1 {
+	i, ok := directField(t, "ResultMetadata", metadataType)
+	if !ok {
 		return nil
 	}
 	return func(out *Out) time.Duration {
 		if out == nil {
 			return 0
 		}
-		md := *(*middleware.Metadata)(unsafe.Add(unsafe.Pointer(out), f.Offset))
+		md := reflect.ValueOf(out).Elem().Field(i).Interface().(middleware.Metadata)
 		r, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
 		if !ok || r == nil || r.Response == nil {
 			return 0

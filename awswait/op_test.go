@@ -21,16 +21,38 @@ type sdkOptions struct {
 	APIOptions []func(*middleware.Stack) error
 }
 
-// TestOpRejectsNonSDKOptions: Op needs an SDK client's Options.
+// TestOpRejectsNonSDKOptions: Op needs an SDK client's Options, a struct
+// with its own Retryer and APIOptions fields of the SDK's types; any other
+// shape is an error saying so, never a panic at the call.
 func TestOpRejectsNonSDKOptions(t *testing.T) {
-	type opts struct{ Region string }
-	method := func(context.Context, *struct{}, ...func(*opts)) (*struct{}, error) { return nil, nil }
-	if _, err := awswait.Op(method); err == nil || !strings.Contains(err.Error(), "Retryer") {
-		t.Errorf("Op = %v, want an error naming the missing Retryer", err)
+	type region struct{ Region string }
+	type wrongRetryer struct {
+		Retryer    any
+		APIOptions []func(*middleware.Stack) error
+	}
+	type promoted struct { // the fields behind a pointer that may be nil
+		*sdkOptions
+	}
+	for name, err := range map[string]error{
+		"region":       opErr[region](),
+		"wrongRetryer": opErr[wrongRetryer](),
+		"promoted":     opErr[promoted](),
+		"pointer":      opErr[*sdkOptions](),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "aws-sdk-go-v2 client's Options") {
+			t.Errorf("Op(%s) = %v, want an error saying it needs an SDK client's Options", name, err)
+		}
 	}
 	if _, err := awswait.Op[struct{}, struct{}, sdkOptions](nil); err == nil {
 		t.Error("Op(nil) accepted")
 	}
+}
+
+// opErr returns the error of Op for a method whose options are O.
+func opErr[O any]() error {
+	method := func(context.Context, *struct{}, ...func(*O)) (*struct{}, error) { return nil, nil }
+	_, err := awswait.Op(method)
+	return err
 }
 
 // retryer stands for a client's own retryer.

@@ -31,16 +31,6 @@ func (s State) String() string {
 // Terminal reports whether the state ends a waiter: Success or Failure.
 func (s State) Terminal() bool { return s == Success || s == Failure }
 
-// ParseState returns the State named s ("success", "failure", "retry").
-func ParseState(s string) (State, error) {
-	for st := Success; st <= Retry; st++ {
-		if stateNames[st] == s {
-			return st, nil
-		}
-	}
-	return 0, fmt.Errorf("classify: unknown acceptor state %q (want success, failure or retry)", s)
-}
-
 // MarshalText implements encoding.TextMarshaler.
 func (s State) MarshalText() ([]byte, error) {
 	if s < Success || s > Retry {
@@ -49,14 +39,16 @@ func (s State) MarshalText() ([]byte, error) {
 	return []byte(s.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler: it reads a state's
+// name in the specification ("success", "failure", "retry").
 func (s *State) UnmarshalText(b []byte) error {
-	st, err := ParseState(string(b))
-	if err != nil {
-		return err
+	for st := Success; st <= Retry; st++ {
+		if stateNames[st] == string(b) {
+			*s = st
+			return nil
+		}
 	}
-	*s = st
-	return nil
+	return fmt.Errorf("classify: unknown acceptor state %q (want success, failure or retry)", b)
 }
 
 // Comparator compares the result of a JMESPath expression with an expected
@@ -77,8 +69,8 @@ const (
 	AnyStringEquals Comparator = "anyStringEquals"
 )
 
-// Valid reports whether c is one of the four comparators.
-func (c Comparator) Valid() bool {
+// valid reports whether c is one of the four comparators.
+func (c Comparator) valid() bool {
 	switch c {
 	case StringEquals, BooleanEquals, AllStringEquals, AnyStringEquals:
 		return true
@@ -107,8 +99,11 @@ type Matcher struct {
 	// ErrorType matches an error by name; see [ErrorMatches].
 	ErrorType string `json:"errorType,omitempty"`
 	// HTTPStatus is not part of the Smithy union: it is botocore's
-	// "status" matcher, which matches the HTTP status of the response
-	// (see [StatusOf]). It has no JSON form in Smithy models.
+	// "status" matcher, which matches the HTTP status of the response:
+	// the HTTPStatusCode() int of the first error on the call's error
+	// chain that has one, or of the output if it has one; otherwise 200
+	// for a call that succeeded and 0 (unknown) for one that failed. It
+	// has no JSON form in Smithy models.
 	HTTPStatus int `json:"-"`
 }
 
@@ -179,7 +174,7 @@ func OnInputOutput(path string, c Comparator, expected string) Matcher {
 func OnSuccess(ok bool) Matcher { return Matcher{Success: &ok} }
 
 // OnHTTPStatus returns a Matcher on the response's HTTP status (botocore's
-// status matcher; see [StatusOf]).
+// status matcher; see [Matcher.HTTPStatus]).
 func OnHTTPStatus(code int) Matcher { return Matcher{HTTPStatus: code} }
 
 // OnErrorType returns a Matcher on errors named name (see [ErrorMatches]).

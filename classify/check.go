@@ -26,13 +26,13 @@ import (
 // expression alone. The error joins every problem; each is a
 // [*jmespath.TypeError] or an error about the comparator.
 func (e *Expr) Check(root reflect.Type, c Comparator) error {
-	return e.CheckType(e.jp.GoType(root), c)
+	return e.checkType(e.jp.GoType(root), c)
 }
 
-// CheckType is [Expr.Check] on values of an abstract type: a Go type's
-// ([jmespath.Expr.GoType]) or a model shape's, such as the operation
-// output of a Smithy model. A nil root is not checked.
-func (e *Expr) CheckType(root jmespath.Type, c Comparator) error {
+// checkType is [Expr.Check] on values of an abstract type: a Go type's
+// or a model shape's, such as the operation output of a Smithy model. A
+// nil root is not checked.
+func (e *Expr) checkType(root jmespath.Type, c Comparator) error {
 	rt, err := e.jp.Check(root)
 	errs := errjoin.Split(err)
 	if err := checkComparator(rt, c); err != nil {
@@ -43,7 +43,7 @@ func (e *Expr) CheckType(root jmespath.Type, c Comparator) error {
 
 // CheckTypes checks the paths and messages of acceptors against the
 // abstract types of an operation's input and output (a model's shapes;
-// see [Expr.CheckType]), as [Compile] checks them against Go types: output
+// see [Expr.Check]), as [Compile] checks them against Go types: output
 // paths on output, inputOutput paths and messages on an object of the
 // members input and output. A nil type is not checked. It returns every
 // problem, each an [*AcceptorError] (rule "path" or "message"); an
@@ -65,12 +65,12 @@ func checkAll(cs []compiled, io func(e *Expr, message bool) jmespath.Type, out f
 			if c.Matcher.InputOutput != nil {
 				root = io(c.expr, false)
 			}
-			for _, err := range errjoin.Split(c.expr.CheckType(root, c.path.Comparator)) {
+			for _, err := range errjoin.Split(c.expr.checkType(root, c.path.Comparator)) {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
 			}
 		}
 		if c.message != nil {
-			for _, err := range errjoin.Split(c.message.CheckType(io(c.message, true), "")) {
+			for _, err := range errjoin.Split(c.message.checkType(io(c.message, true), "")) {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: fmt.Errorf("%s: %w", c.Message, err)})
 			}
 		}

@@ -48,7 +48,6 @@ func Validate(acceptors []Acceptor) []error {
 // use.
 type Set[I, O any] struct {
 	acceptors []compiled
-	byRef     bool // expressions read the output through a pointer (see jmespath.ByPointer)
 }
 
 type compiled struct {
@@ -116,7 +115,7 @@ func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Set[I, O]{acceptors: cs, byRef: jmespath.ByPointer(out)}, nil
+	return &Set[I, O]{acceptors: cs}, nil
 }
 
 // compileAll validates and compiles acceptors, their expressions with
@@ -152,7 +151,7 @@ func compileAll(acceptors []Acceptor, names jmespath.MemberNames) ([]compiled, [
 		}
 		if p := c.path; p != nil {
 			switch {
-			case !p.Comparator.Valid():
+			case !p.Comparator.valid():
 				bad(i, "comparator", "%q is not stringEquals, booleanEquals, allStringEquals or anyStringEquals", p.Comparator)
 			case p.Comparator == BooleanEquals && p.Expected != "true" && p.Expected != "false":
 				bad(i, "expected", "booleanEquals expects \"true\" or \"false\", not %q", p.Expected)
@@ -206,7 +205,7 @@ type Match struct {
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
 	var evalErrs []error
-	var doc any // out as output matchers read it, made once
+	var doc any // out as output matchers read it, boxed once
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
 		var ok bool
@@ -217,84 +216,37 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case m.ErrorType != "":
 			ok = ErrorMatches(err, m.ErrorType)
 		case m.HTTPStatus != 0:
-			ok = StatusOf(out, err) == m.HTTPStatus
+			ok = statusOf(out, err) == m.HTTPStatus
 		case err != nil:
 			continue
 		case m.Output != nil:
-			if doc == nil && s.byRef {
-				doc = copyOf(out)
-			} else if doc == nil {
+			if doc == nil {
 				doc = out
 			}
 			ok, e = c.expr.compare(doc, c.path.Comparator, c.path.Expected)
 		case m.InputOutput != nil:
-			ok, e = matchInputOutput(c, in, out)
+			ok, e = c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
 		}
 		if e != nil {
 			evalErrs = append(evalErrs, e)
 		}
 		if ok {
-			if evalErrs != nil || c.message != nil {
-				return matched(c, i, evalErrs, in, out, err)
+			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
+			if c.message != nil {
+				msg, e := message(c, in, out, err)
+				r.Message, r.Err = msg, errors.Join(r.Err, e)
 			}
-			return Match{Index: i, State: c.State}
+			return r
 		}
 	}
-	r := Match{Index: -1, State: Retry}
+	r := Match{Index: -1, State: Retry, Err: errors.Join(evalErrs...)}
 	if err != nil {
 		r.State = Failure
 	}
-	if evalErrs != nil {
-		r.Err = joinErrs(evalErrs)
-	}
 	return r
-}
-
-// joinErrs is errors.Join out of Match's frame.
-//
-//go:noinline
-func joinErrs(errs []error) error { return errors.Join(errs...) }
-
-// matched is Match's answer for acceptor i when it has a message to
-// evaluate or earlier acceptors failed to evaluate: out of Match's frame,
-// which the common answer does not need.
-//
-//go:noinline
-func matched[I, O any](c *compiled, i int, evalErrs []error, in I, out O, err error) Match {
-	r := Match{Index: i, State: c.State}
-	if evalErrs != nil {
-		r.Err = errors.Join(evalErrs...)
-	}
-	if c.message != nil {
-		var e error
-		r.Message, e = message(c, in, out, err)
-		r.Err = errors.Join(r.Err, e)
-	}
-	return r
-}
-
-// copyOf returns a pointer to a copy of out: a struct output as matchers
-// read it, in place (see Set.byRef). It is a function of its own so that
-// out does not escape in Match.
-//
-//go:noinline
-func copyOf[O any](out O) any {
-	p := new(O)
-	*p = out
-	return p
-}
-
-// matchInputOutput evaluates an inputOutput matcher. It is a function of
-// its own so that Match's frame stays small and out does not escape there.
-//
-//go:noinline
-func matchInputOutput[I, O any](c *compiled, in I, out O) (bool, error) {
-	return c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
 }
 
 // message evaluates a failure acceptor's message on {input, output}.
-//
-//go:noinline
 func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
 	doc := ioDoc[I, *O]{Input: in}
 	if err == nil {
@@ -304,11 +256,9 @@ func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
 	return messageOf(res), e
 }
 
-// StatusOf returns the HTTP status of an attempt's response: the
-// HTTPStatusCode() int of the first error on err's chain that has one, or
-// of the output if it has one; otherwise 200 for a call that succeeded and
-// 0 (unknown) for one that failed.
-func StatusOf(out any, err error) int {
+// statusOf returns the HTTP status of an attempt's response, as
+// [Matcher.HTTPStatus] says.
+func statusOf(out any, err error) int {
 	if err != nil {
 		code := 0
 		walkErrors(err, func(e error) bool {

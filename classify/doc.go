@@ -25,8 +25,8 @@
 // member names of a model where [Compile] is given them
 // ([WithMemberNames]; the waiter package gives those of a definition's
 // model), else jmespath or json tags, else Go names; an expression's name
-// also finds an untagged field by its Go name (status finds Status). A path such as
-// Reservations[].Instances[].State.Name runs on a plan of field offsets
+// also finds an untagged field by its Go name (status finds Status). A path
+// such as Reservations[].Instances[].State.Name runs on a plan of fields
 // made once per Go type, allocating nothing; every other expression
 // (functions, filters, comparisons) runs on the same values through the
 // same engine's evaluator.

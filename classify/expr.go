@@ -37,9 +37,8 @@ func (e *ExprError) Unwrap() error { return e.Err }
 // [jmespath]: one evaluator for every expression. An Expr is safe for
 // concurrent use.
 type Expr struct {
-	src    string
-	jp     *jmespath.Expr
-	simple *node // the path's shape; nil unless a simple path
+	src string
+	jp  *jmespath.Expr
 }
 
 // CompileExpr compiles a JMESPath expression with package jmespath's
@@ -52,21 +51,11 @@ func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 	if err != nil {
 		return nil, &ExprError{Expr: src, Err: err}
 	}
-	e := &Expr{src: src, jp: jp}
-	if toks, err := lex(src); err == nil {
-		e.simple = parseSimple(toks)
-	}
-	return e, nil
+	return &Expr{src: src, jp: jp}, nil
 }
 
 // String returns the expression's source.
 func (e *Expr) String() string { return e.src }
-
-// Simple reports whether the expression is a simple path: fields,
-// indexes, projections and flattens, and no functions, filters,
-// comparisons, literals, multi-selects or pipes. ([Expr.Check] checks
-// every expression, simple or not.)
-func (e *Expr) Simple() bool { return e.simple != nil }
 
 // Search evaluates the expression on v (any Go value, read through the data
 // model) and returns the result in encoding/json's terms: nil, bool,
@@ -82,13 +71,6 @@ func (e *Expr) Search(v any) (any, error) {
 // compare applies comparator c with the expected value to the expression's
 // result on v.
 func (e *Expr) compare(v any, c Comparator, expected string) (bool, error) {
-	if c == StringEquals { // the common matcher, read in place
-		ok, err := e.jp.EqualString(v, expected)
-		if err != nil {
-			return false, &ExprError{Expr: e.src, Err: err}
-		}
-		return ok, nil
-	}
 	res, err := e.jp.Eval(v)
 	if err != nil {
 		return false, &ExprError{Expr: e.src, Err: err}
@@ -105,12 +87,22 @@ func compareValue(res jmespath.Value, c Comparator, expected string) bool {
 	case BooleanEquals:
 		b, ok := res.Bool()
 		return ok && strconv.FormatBool(b) == expected
-	case AllStringEquals:
-		eq, n := res.CountString(expected)
-		return n > 0 && eq == n
-	case AnyStringEquals:
-		eq, _ := res.CountString(expected)
-		return eq > 0
+	case AllStringEquals: // a non-empty array of strings, all equal
+		all, n := true, 0
+		res.Elements(func(x jmespath.Value) bool {
+			s, ok := x.String()
+			all, n = ok && s == expected, n+1
+			return all
+		})
+		return all && n > 0
+	case AnyStringEquals: // an array with such a string
+		found := false
+		res.Elements(func(x jmespath.Value) bool {
+			s, ok := x.String()
+			found = ok && s == expected
+			return !found
+		})
+		return found
 	}
 	return false
 }

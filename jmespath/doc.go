@@ -8,10 +8,10 @@
 //
 // Nothing is converted that the expression does not reach: a field is read
 // where it lies, and a path of fields, indexes, projections and flattens
-// over a pointer to a struct runs as pointer arithmetic planned once per Go
-// type, without allocating. Every other expression (functions, filters,
-// comparisons, multi-selects) runs on the same data model through one
-// evaluator.
+// over static Go types (a pointer to a struct, a struct) is planned once
+// per Go type, its fields found by name then, and runs without allocating.
+// Every other expression (functions, filters, comparisons, multi-selects)
+// runs on the same data model through one evaluator.
 //
 // The Smithy JMESPath data model for Go values, as this package reads them:
 //

@@ -117,28 +117,6 @@ func (e *Expr) Eval(v any) (Value, error) {
 	return valueOf(x, e), nil
 }
 
-// EqualString reports whether the expression's result on v is the string
-// want: what a Smithy stringEquals matcher asks. A path over static Go
-// types whose result is a string field is read in place, without building
-// a Value; anything else is evaluated as Eval does.
-func (e *Expr) EqualString(v any, want string) (bool, error) {
-	rv := reflect.ValueOf(v)
-	if p := e.plan(rv); p != nil && p.each == nil && p.kind == reflect.String {
-		root := rv.UnsafePointer()
-		if root == nil {
-			return false, nil
-		}
-		at := one(p.prefix, root)
-		return at != nil && *(*string)(at) == want, nil
-	}
-	r, err := e.Eval(v)
-	if err != nil {
-		return false, err
-	}
-	s, ok := r.String()
-	return ok && s == want, nil
-}
-
 type evaluator struct {
 	e     *Expr
 	nodes int

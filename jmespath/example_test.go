@@ -2,7 +2,6 @@ package jmespath_test
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/waitable/waitable/jmespath"
 )
@@ -26,7 +25,14 @@ func ExampleExpr_Eval() {
 	if err != nil {
 		panic(err)
 	}
-	running, total := v.CountString("running")
+	running, total := 0, 0
+	v.Elements(func(name jmespath.Value) bool {
+		total++
+		if s, _ := name.String(); s == "running" {
+			running++
+		}
+		return true
+	})
 	fmt.Println(running, "of", total, "running")
 	// Output: 1 of 2 running
 }
@@ -49,19 +55,4 @@ func ExampleCompile_errors() {
 	// Output:
 	// syntax error at offset 25: expected a number, ":" or "*" after "[", found "."
 	// syntax error at offset 0: unknown function lenght()
-}
-
-// A struct held by value can be passed by its address, which the engine
-// reads in place, when ByPointer says the result is the same.
-func ExampleByPointer() {
-	type Status struct{ State string }
-	e := jmespath.MustCompile("State")
-	out := Status{State: "ready"}
-	var doc any = out
-	if jmespath.ByPointer(reflect.TypeFor[Status]()) {
-		doc = &out
-	}
-	ok, err := e.EqualString(doc, "ready")
-	fmt.Println(ok, err)
-	// Output: true <nil>
 }

@@ -50,18 +50,6 @@ var (
 	docType      = reflect.TypeFor[interface{ MarshalSmithyDocument() ([]byte, error) }]()
 )
 
-// ByPointer reports whether a value of type t evaluates as a pointer to it
-// does, so that a caller holding one may pass its address to [Expr.Eval],
-// [Expr.EqualString] or [Expr.Search] instead: true for a struct type
-// other than [big.Int], [big.Float] and a Smithy document (a pointer to
-// those reads as a number or a document). The engine reads the fields of
-// a struct behind a pointer in place; a struct passed by value is read
-// through reflection, each field it reaches copied into the data model.
-func ByPointer(t reflect.Type) bool {
-	return t != nil && t.Kind() == reflect.Struct && t != bigIntType && t != bigFloatType &&
-		!reflect.PointerTo(t).Implements(docType)
-}
-
 // fromGo returns v's value in the data model: a scalar as bool, float64 or
 // string, a composite as a goVal, null as nil.
 func fromGo(v reflect.Value, names *memberNames) any {

@@ -1,9 +1,6 @@
 package jmespath
 
-import (
-	"reflect"
-	"unsafe"
-)
+import "reflect"
 
 // A Value is the result of an expression, read from the Go value in place.
 // The zero Value is null.
@@ -15,8 +12,8 @@ type Value struct {
 	x    any // a composite from the evaluator
 	e    *Expr
 
-	plan *plan // a projection planned on static types
-	p    unsafe.Pointer
+	plan *plan         // a projection planned on static types
+	at   reflect.Value // where the plan's projection starts
 }
 
 func valueOf(x any, e *Expr) Value {
@@ -72,7 +69,7 @@ func (v Value) Number() (float64, bool) {
 // yield returns false; for any other value it does nothing.
 func (v Value) Elements(yield func(Value) bool) {
 	if v.plan != nil {
-		walk(v.plan.each, v.p, func(at unsafe.Pointer) bool {
+		walk(v.plan.each, v.at, func(at reflect.Value) bool {
 			return yield(v.plan.leafValue(at))
 		})
 		return
@@ -121,26 +118,4 @@ func (v Value) Interface() (any, error) {
 		return v.s, nil
 	}
 	return nil, nil
-}
-
-// CountString returns, for an array, how many of its elements are strings
-// equal to want and how many elements it has; for any other value, 0 and 0.
-// It is the loop behind Smithy's allStringEquals and anyStringEquals
-// comparators, without a call per element.
-func (v Value) CountString(want string) (equal, total int) {
-	if v.plan != nil {
-		// Only a Go string reads as a string here; a []byte or a pointer
-		// (a document) may too, and goes element by element.
-		if k := v.plan.kind; k != reflect.Pointer && (k != reflect.Slice || v.plan.leaf.Elem().Kind() != reflect.Uint8) {
-			return v.plan.countString(v.plan.each, v.p, want)
-		}
-	}
-	v.Elements(func(x Value) bool {
-		total++
-		if s, ok := x.String(); ok && s == want {
-			equal++
-		}
-		return true
-	})
-	return equal, total
 }
