@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitable/waitable/internal/suggest"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // waitersJSON is AWS's published waiter definitions: every waiter of the
@@ -86,7 +87,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 			continue
 		}
 		trait, _ := json.Marshal(map[string]json.RawMessage{s.Name: s.Waiter})
-		defs, err := waiter.ParseWaitable(trait)
+		defs, err := model.ParseWaitable(trait)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -97,7 +98,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 	}
 	doc, ok := e.Botocore[botocoreName(pkg, e.Botocore)]
 	if ok {
-		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
+		c, err := model.LoadBotocore(bytes.NewReader(doc))
 		if err != nil {
 			errs = append(errs, err)
 		} else {
@@ -199,7 +200,7 @@ func unknownWaiterf(format string, args ...any) error {
 func (e *unknownWaiterError) Error() string { return e.msg }
 
 // Is matches waiter.ErrUnknownWaiter.
-func (e *unknownWaiterError) Is(target error) bool { return target == waiter.ErrUnknownWaiter }
+func (e *unknownWaiterError) Is(target error) bool { return target == model.ErrUnknownWaiter }
 
 // New returns AWS's waiter named name (such as "InstanceRunning") for the
 // service of method (such as client.DescribeInstances), calling it through

@@ -3,12 +3,14 @@ package waiter
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 )
 
 // Definition is one waiter as a model defines it: the rules (acceptors)
@@ -59,6 +61,20 @@ type Operation struct {
 	// key struct fields by package jmespath's Go rule (jmespath or json
 	// tags, else Go names).
 	Model Model
+}
+
+// Model is what a model says of the members of an operation's input and
+// output: the names their Go types' fields stand for. A [Definition]
+// carries its model in Operation.Model; [New] compiles every expression
+// with the names it gives for the Waiter's I and O. [LoadSmithy] and
+// [LoadBotocoreService] give definitions a [*ShapeModel]; package awswait
+// gives its own for aws-sdk-go-v2's types.
+type Model interface {
+	// MemberNames returns the member names of the Go types input and
+	// output and of the types they reach, for package jmespath (nil:
+	// none), or an error naming what in the types does not fit the
+	// model.
+	MemberNames(input, output reflect.Type) (jmespath.MemberNames, error)
 }
 
 // Schedule returns the waiter's delay schedule with its defaults applied.

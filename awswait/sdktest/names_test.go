@@ -21,7 +21,7 @@ import (
 
 	"github.com/waitable/waitable/awswait"
 	"github.com/waitable/waitable/jmespath"
-	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // members is ../../testdata/aws/members.json: the shapes AWS's waiters
@@ -31,7 +31,7 @@ type members map[string]struct {
 		Input  string `json:"input"`
 		Output string `json:"output"`
 	} `json:"operations"`
-	Shapes map[string]waiter.Shape `json:"shapes"`
+	Shapes map[string]model.Shape `json:"shapes"`
 }
 
 func readMembers(t *testing.T) members {
@@ -155,7 +155,7 @@ func agree[In, Out, Options any](t *testing.T, m members, method awswait.Method[
 		if !ok || shapes.Operations[op].Output == "" && shapes.Operations[op].Input == "" {
 			t.Fatalf("members.json has no %s.%s", pkg, op)
 		}
-		sm := &waiter.ShapeModel{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
+		sm := &model.ShapeModel{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
 		theirs, err := sm.MemberNames(in, out)
 		if err != nil || theirs == nil {
 			t.Fatalf("%s: the model's names: %v", name, err)

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"fmt"
@@ -12,20 +12,6 @@ import (
 
 	"github.com/waitable/waitable/jmespath"
 )
-
-// Model is what a model says of the members of an operation's input and
-// output: the names their Go types' fields stand for. A [Definition]
-// carries its model in Operation.Model; [New] compiles every expression
-// with the names it gives for the Waiter's I and O. [LoadSmithy] and
-// [LoadBotocoreService] give definitions a [*ShapeModel]; package awswait
-// gives its own for aws-sdk-go-v2's types.
-type Model interface {
-	// MemberNames returns the member names of the Go types input and
-	// output and of the types they reach, for package jmespath (nil:
-	// none), or an error naming what in the types does not fit the
-	// model.
-	MemberNames(input, output reflect.Type) (jmespath.MemberNames, error)
-}
 
 // ShapeModel is the [Model] of a model document: the shapes of an
 // operation's input and output. Its member names reach Go types by their

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
 
 // botocoreFile is botocore's waiters-2.json.
@@ -107,12 +108,12 @@ type botocoreRef struct {
 }
 
 // operation fills d's Operation from the service model.
-func (svc *botocoreService) operation(d *Definition) error {
+func (svc *botocoreService) operation(d *waiter.Definition) error {
 	op, ok := svc.Operations[d.Operation.ID]
 	if !ok {
-		return &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
+		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
 	}
-	info := Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
+	info := waiter.Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
 	if op.Input != nil {
 		info.Input = op.Input.Shape
 	}
@@ -124,7 +125,7 @@ func (svc *botocoreService) operation(d *Definition) error {
 	}
 	if info.Output == "" {
 		if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-			return &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
+			return &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
 		}
 	}
 	sm := &ShapeModel{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
@@ -213,7 +214,7 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	return c, nil
 }
 
-func (src source) parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseBotocoreWaiter(name string, data []byte, where string) (waiter.Definition, error) {
 	var w botocoreWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
@@ -221,7 +222,7 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (D
 		errs = append(errs, &ModelError{Where: where, Err: err})
 	}
 	if len(errs) > 0 && w.Acceptors == nil {
-		return Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
+		return waiter.Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
 	}
 	if (w.Delay < 1 || w.Delay > 1<<31) && !failed(bad, "delay") {
 		errs = append(errs, &ModelError{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
@@ -233,10 +234,10 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (D
 		errs = append(errs, &ModelError{Where: where + ".operation", Err: errors.New("missing")})
 	}
 	delay := time.Duration(max(w.Delay, 1)) * time.Second
-	d := Definition{
+	d := waiter.Definition{
 		Name: name, Documentation: w.Description,
 		MinDelay: delay, MaxDelay: delay, MaxPolls: max(w.MaxAttempts, 0),
-		Operation: Operation{ID: w.Operation},
+		Operation: waiter.Operation{ID: w.Operation},
 	}
 	for i, raw := range w.Acceptors {
 		at := fmt.Sprintf("%s.acceptors[%d]", where, i)

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
 
 // ErrModel is matched by errors.Is for every [*ModelError]: input that is
@@ -55,7 +56,7 @@ type smithyWaiter struct {
 // sorted by name, each validated. It reports every problem at once.
 // Operation is left empty: the trait does not say which operation it is
 // on, nor what its members are named (no Model).
-func ParseWaitable(data []byte) ([]Definition, error) {
+func ParseWaitable(data []byte) ([]waiter.Definition, error) {
 	src := source{data}
 	if kind := src.sniff(); kind == "smithy" || kind == "botocore" || kind == "botocore-service" {
 		return nil, &ModelError{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
@@ -63,18 +64,18 @@ func ParseWaitable(data []byte) ([]Definition, error) {
 	return src.parseWaitable(data, "")
 }
 
-func (src source) parseWaitable(data []byte, where string) ([]Definition, error) {
+func (src source) parseWaitable(data []byte, where string) ([]waiter.Definition, error) {
 	var raw map[string]json.RawMessage
 	if err := src.decode(data, &raw); err != nil {
 		return nil, &ModelError{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
 	}
 	names := slices.Sorted(maps.Keys(raw))
-	var defs []Definition
+	var defs []waiter.Definition
 	var errs []error
 	lower := map[string]string{}
 	for _, name := range names {
 		if twin, ok := lower[strings.ToLower(name)]; ok {
-			errs = append(errs, &DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
+			errs = append(errs, &waiter.DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
 			continue
 		}
 		lower[strings.ToLower(name)] = name
@@ -99,14 +100,14 @@ func join(where, name string) string {
 	return where + "." + name
 }
 
-func (src source) parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseSmithyWaiter(name string, data []byte, where string) (waiter.Definition, error) {
 	var w smithyWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
 	for _, err := range bad {
 		errs = append(errs, &ModelError{Where: where, Err: err})
 	}
-	d := Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
+	d := waiter.Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
 	if d.Documentation == "" {
 		d.Documentation = w.Description
 	}
@@ -230,7 +231,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		info := Operation{ID: id, Service: services[id], Errors: []string{}}
+		info := waiter.Operation{ID: id, Service: services[id], Errors: []string{}}
 		if op.Input != nil && op.Input.Target != "smithy.api#Unit" {
 			info.Input = op.Input.Target
 		}
@@ -245,7 +246,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 			d.Operation = info
 			if info.Output == "" {
 				if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-					errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
+					errs = append(errs, &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
 					continue
 				}
 			}

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/waitable/waitable/internal/suggest"
+	"github.com/waitable/waitable/waiter"
 )
 
 // Catalog holds the waiter definitions of one model, by name. Names are
@@ -15,21 +16,21 @@ import (
 // requires, and a Catalog holds one namespace of names. A Catalog is safe
 // for concurrent reads.
 type Catalog struct {
-	defs     map[string]Definition
+	defs     map[string]waiter.Definition
 	lower    map[string]string // lower-case name → name
 	warnings []string
 }
 
 func newCatalog() *Catalog {
-	return &Catalog{defs: map[string]Definition{}, lower: map[string]string{}}
+	return &Catalog{defs: map[string]waiter.Definition{}, lower: map[string]string{}}
 }
 
 // add adds a validated definition, rejecting a name already taken.
-func (c *Catalog) add(d Definition) error {
+func (c *Catalog) add(d waiter.Definition) error {
 	low := strings.ToLower(d.Name)
 	if prev, ok := c.lower[low]; ok {
 		other := c.defs[prev]
-		return &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name is taken (case-insensitively) by waiter %s on %s", prev, other.Operation.ID)}
+		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name is taken (case-insensitively) by waiter %s on %s", prev, other.Operation.ID)}
 	}
 	c.defs[d.Name] = d
 	c.lower[low] = d.Name
@@ -45,11 +46,11 @@ var ErrUnknownWaiter = errors.New("waiter: no such waiter")
 // Get returns the definition named name (exactly). For any other name it
 // returns an error matching [ErrUnknownWaiter] that suggests the nearest
 // name the catalog holds.
-func (c *Catalog) Get(name string) (Definition, error) {
+func (c *Catalog) Get(name string) (waiter.Definition, error) {
 	if d, ok := c.defs[name]; ok {
 		return d, nil
 	}
-	return Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
+	return waiter.Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
 }
 
 // Has reports whether the catalog holds a waiter named name (exactly).
