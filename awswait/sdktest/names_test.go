@@ -155,7 +155,7 @@ func agree[In, Out, Options any](t *testing.T, m members, method awswait.Method[
 		if !ok || shapes.Operations[op].Output == "" && shapes.Operations[op].Input == "" {
 			t.Fatalf("members.json has no %s.%s", pkg, op)
 		}
-		sm := &model.ShapeModel{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
+		sm := &model.Shapes{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
 		theirs, err := sm.MemberNames(in, out)
 		if err != nil || theirs == nil {
 			t.Fatalf("%s: the model's names: %v", name, err)

@@ -225,7 +225,7 @@ func (l *linter) sorted() []problem {
 // loadProblems records the loader's problems, each where it is.
 func (l *linter) loadProblems(err error) {
 	for _, e := range leaves(err) {
-		var me *model.ModelError
+		var me *model.Error
 		var de *waiter.DefinitionError
 		switch {
 		case errors.As(e, &de):
@@ -233,7 +233,7 @@ func (l *linter) loadProblems(err error) {
 		case errors.As(e, &me):
 			l.modelProblem(me)
 		default:
-			l.add(0, strings.TrimPrefix(e.Error(), "waiter: model: "))
+			l.add(0, strings.TrimPrefix(e.Error(), "model: "))
 		}
 	}
 }
@@ -262,7 +262,7 @@ var (
 
 // modelProblem records a problem of the model's form: where the decoder
 // says, or where the model's path leads; named by waiter and acceptor.
-func (l *linter) modelProblem(me *model.ModelError) {
+func (l *linter) modelProblem(me *model.Error) {
 	msg := me.Err.Error()
 	var context []string
 	where := me.Where

@@ -60,25 +60,25 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 // [LoadBotocore] does, together with the service-2.json beside it (the
 // service's model), which gives each definition what a Smithy model
 // would: Operation.Input, Output and Errors (shape names), Service (the
-// model's serviceId), and Operation.Model, a [*ShapeModel] of the shapes
+// model's serviceId), and Operation.Model, a [*Shapes] of the shapes
 // the operation's input and output reach, whose member names [New] keys
 // struct fields by. A waiter of an operation the service does not have,
 // and a path matcher on an operation without output, are errors.
 func LoadBotocoreService(waiters, service io.Reader) (*Catalog, error) {
 	data, err := io.ReadAll(service)
 	if err != nil {
-		return nil, &ModelError{Where: "service", Err: err}
+		return nil, &Error{Where: "service", Err: err}
 	}
 	ssrc := source{data}
 	if kind := ssrc.sniff(); kind != "botocore-service" && kind != "" {
-		return nil, &ModelError{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
+		return nil, &Error{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
 	}
 	var svc botocoreService
 	if err := json.Unmarshal(data, &svc); err != nil {
-		return nil, &ModelError{Where: "service", Err: ssrc.explain(data, err, 0)}
+		return nil, &Error{Where: "service", Err: ssrc.explain(data, err, 0)}
 	}
 	if svc.Operations == nil || svc.Shapes == nil {
-		return nil, &ModelError{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
+		return nil, &Error{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
 	}
 	return loadBotocore(waiters, &svc)
 }
@@ -128,7 +128,7 @@ func (svc *botocoreService) operation(d *waiter.Definition) error {
 			return &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
 		}
 	}
-	sm := &ShapeModel{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
+	sm := &Shapes{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
 	var visit func(name string)
 	visit = func(name string) {
 		if _, seen := sm.Shapes[name]; seen {
@@ -173,7 +173,7 @@ func (svc *botocoreService) operation(d *waiter.Definition) error {
 func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &ModelError{Err: err}
+		return nil, &Error{Err: err}
 	}
 	src := source{data}
 	if kind := src.sniff(); kind != "botocore" && kind != "" {
@@ -181,15 +181,15 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 		if svc != nil {
 			fn = "LoadBotocoreService"
 		}
-		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
+		return nil, &Error{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
 	}
 	var f botocoreFile
 	var errs []error
 	for _, err := range src.decodeEach(data, &f) {
-		errs = append(errs, &ModelError{Err: err})
+		errs = append(errs, &Error{Err: err})
 	}
 	if f.Version != 2 {
-		return nil, errors.Join(append(errs, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
+		return nil, errors.Join(append(errs, &Error{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
 	}
 	names := slices.Sorted(maps.Keys(f.Waiters))
 	c := newCatalog()
@@ -219,19 +219,19 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (w
 	var errs []error
 	bad := src.decodeEach(data, &w)
 	for _, err := range bad {
-		errs = append(errs, &ModelError{Where: where, Err: err})
+		errs = append(errs, &Error{Where: where, Err: err})
 	}
 	if len(errs) > 0 && w.Acceptors == nil {
 		return waiter.Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
 	}
 	if (w.Delay < 1 || w.Delay > 1<<31) && !failed(bad, "delay") {
-		errs = append(errs, &ModelError{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
+		errs = append(errs, &Error{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
 	}
 	if w.MaxAttempts < 1 && !failed(bad, "maxAttempts") {
-		errs = append(errs, &ModelError{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
+		errs = append(errs, &Error{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
 	}
 	if w.Operation == "" && !failed(bad, "operation") {
-		errs = append(errs, &ModelError{Where: where + ".operation", Err: errors.New("missing")})
+		errs = append(errs, &Error{Where: where + ".operation", Err: errors.New("missing")})
 	}
 	delay := time.Duration(max(w.Delay, 1)) * time.Second
 	d := waiter.Definition{
@@ -244,13 +244,13 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (w
 		var b botocoreAcceptor
 		if bad := src.decodeEach(raw, &b); bad != nil {
 			for _, err := range bad {
-				errs = append(errs, &ModelError{Where: at, Err: err})
+				errs = append(errs, &Error{Where: at, Err: err})
 			}
 			continue
 		}
 		m, err := b.matcher()
 		if err != nil {
-			errs = append(errs, &ModelError{Where: at, Err: err})
+			errs = append(errs, &Error{Where: at, Err: err})
 			continue
 		}
 		d.Acceptors = append(d.Acceptors, classify.Acceptor{State: b.State, Matcher: m})

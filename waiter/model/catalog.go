@@ -41,7 +41,7 @@ func (c *Catalog) add(d waiter.Definition) error {
 // ErrUnknownWaiter is matched by errors.Is for the error [Catalog.Get]
 // returns when no waiter has the name asked for, and for awswait's (New,
 // Definition) when AWS publishes no waiter of that name for the service.
-var ErrUnknownWaiter = errors.New("waiter: no such waiter")
+var ErrUnknownWaiter = errors.New("model: no such waiter")
 
 // Get returns the definition named name (exactly). For any other name it
 // returns an error matching [ErrUnknownWaiter] that suggests the nearest
@@ -53,19 +53,13 @@ func (c *Catalog) Get(name string) (waiter.Definition, error) {
 	return waiter.Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
 }
 
-// Has reports whether the catalog holds a waiter named name (exactly).
-func (c *Catalog) Has(name string) bool {
-	_, ok := c.defs[name]
-	return ok
-}
-
 type unknownWaiterError struct{ name, suggestion string }
 
 func (e *unknownWaiterError) Error() string {
 	if e.suggestion == "" {
-		return fmt.Sprintf("waiter: no waiter %q in the model", e.name)
+		return fmt.Sprintf("model: no waiter %q in the model", e.name)
 	}
-	return fmt.Sprintf("waiter: no waiter %q in the model; did you mean %s?", e.name, e.suggestion)
+	return fmt.Sprintf("model: no waiter %q in the model; did you mean %s?", e.name, e.suggestion)
 }
 
 func (e *unknownWaiterError) Is(target error) bool { return target == ErrUnknownWaiter }

@@ -56,7 +56,7 @@ func TestBadInput(t *testing.T) {
 		{"not JSON", `{`, "the waitable trait must be an object"},
 		{"not an object", `[1]`, "the waitable trait must be an object"},
 		{"trailing data", `{} {}`, "unexpected data after the JSON value"},
-		{"waiter not an object", `{"A": 3}`, "waiter: model: A: line 1, column 7: the value: a number where an object is expected"},
+		{"waiter not an object", `{"A": 3}`, "model: A: line 1, column 7: the value: a number where an object is expected"},
 		{"unknown waiter key", `{"A": {"acceptors": [], "minDelai": 3}}`, `A: line 1, column 25: unknown field "minDelai"`},
 		{"wrong type", `{"A": {"acceptors": "all"}}`, "acceptors: a string where an array is expected"},
 		{"float delay", `{"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "minDelay": 2.5}}`, "minDelay: the number 2.5 where an integer is expected"},
@@ -79,8 +79,8 @@ func TestBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("ParseWaitable(%s) = %v, %v; want an error containing %q", tt.doc, defs, err, tt.want)
 			}
-			if !errors.Is(err, model.ErrModel) && !errors.Is(err, waiter.ErrInvalidDefinition) {
-				t.Errorf("error %v matches neither ErrModel nor ErrInvalidDefinition", err)
+			if !errors.Is(err, model.ErrInvalid) && !errors.Is(err, waiter.ErrInvalidDefinition) {
+				t.Errorf("error %v matches neither ErrInvalid nor ErrInvalidDefinition", err)
 			}
 		})
 	}
@@ -97,7 +97,7 @@ func TestLoadSmithyErrors(t *testing.T) {
 			"ex#B": {"type": "operation", "traits": {"smithy.waiters#waitable": {"Thingready": {"acceptors": [{"state": "success", "matcher": {"success": true}}]}}}}}}`,
 			"waiter Thingready: name: the name is taken (case-insensitively) by waiter ThingReady on ex#A"},
 		{"bad waiter", `{"smithy": "2.0", "shapes": {"ex#A": {"type": "operation", "traits": {"smithy.waiters#waitable": {"A": {"acceptors": [{"state": "nope"}]}}}}}}`,
-			`waiter: model: shapes["ex#A"].traits["smithy.waiters#waitable"].A.acceptors[0]: line 1, column 129: classify: unknown acceptor state "nope"`},
+			`model: shapes["ex#A"].traits["smithy.waiters#waitable"].A.acceptors[0]: line 1, column 129: classify: unknown acceptor state "nope"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,8 +46,8 @@ func TestLoadErrorsSayWhere(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.load()
-			if !errors.Is(err, model.ErrModel) {
-				t.Fatalf("error %v, want one matching ErrModel", err)
+			if !errors.Is(err, model.ErrInvalid) {
+				t.Fatalf("error %v, want one matching ErrInvalid", err)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), want) {
@@ -147,8 +147,8 @@ func TestEveryDecodingProblem(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.load()
-			if !errors.Is(err, model.ErrModel) {
-				t.Fatalf("error %v, want one matching ErrModel", err)
+			if !errors.Is(err, model.ErrInvalid) {
+				t.Fatalf("error %v, want one matching ErrInvalid", err)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), want) {

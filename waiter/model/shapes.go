@@ -13,7 +13,7 @@ import (
 	"github.com/waitable/waitable/jmespath"
 )
 
-// ShapeModel is the [Model] of a model document: the shapes of an
+// Shapes is the [Model] of a model document: the shapes of an
 // operation's input and output. Its member names reach Go types by their
 // structure: the Go type of the input (or output) stands for the Input (or
 // Output) shape; a struct field stands for the member whose name finds it
@@ -24,7 +24,7 @@ import (
 // field of a struct that stands for a structure but for none of its
 // members is no member (aws-sdk-go-v2's ResultMetadata). Types the shapes
 // do not reach keep the Go rule.
-type ShapeModel struct {
+type Shapes struct {
 	// Input and Output are the shape IDs of the operation's input and
 	// output; empty for none.
 	Input, Output string
@@ -49,7 +49,7 @@ type Shape struct {
 // (either may be nil) as the type's documentation says. It fails if one Go
 // struct type stands for two shapes whose members name its fields
 // differently.
-func (m *ShapeModel) MemberNames(input, output reflect.Type) (jmespath.MemberNames, error) {
+func (m *Shapes) MemberNames(input, output reflect.Type) (jmespath.MemberNames, error) {
 	if m == nil {
 		return nil, nil
 	}
@@ -69,9 +69,9 @@ func (m *ShapeModel) MemberNames(input, output reflect.Type) (jmespath.MemberNam
 	return n.name, nil
 }
 
-// shapeNames is a ShapeModel mapped onto Go types.
+// shapeNames is a Shapes mapped onto Go types.
 type shapeNames struct {
-	m      *ShapeModel
+	m      *Shapes
 	mu     sync.Mutex
 	types  map[reflect.Type]typeNames // struct types: field name → member name
 	unions map[reflect.Type]string    // interface types that stand for a union → its shape ID

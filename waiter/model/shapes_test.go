@@ -146,7 +146,7 @@ func TestModelConflict(t *testing.T) {
 	def := waiter.Definition{
 		Name:      "Conflict",
 		Acceptors: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnSuccess(true)}},
-		Operation: waiter.Operation{Model: &model.ShapeModel{Output: "Out", Shapes: map[string]model.Shape{
+		Operation: waiter.Operation{Model: &model.Shapes{Output: "Out", Shapes: map[string]model.Shape{
 			"Out": {Type: "structure", Members: map[string]string{"x": "S1", "y": "S2"}},
 			"S1":  {Type: "structure", Members: map[string]string{"a": "String"}},
 			"S2":  {Type: "structure", Members: map[string]string{"b": "String"}},
@@ -158,7 +158,7 @@ func TestModelConflict(t *testing.T) {
 		t.Errorf("New = %v, want a model error naming shapes S1 and S2", err)
 	}
 	// The same shape twice is no conflict.
-	def.Operation.Model.(*model.ShapeModel).Shapes["Out"] = model.Shape{Type: "structure", Members: map[string]string{"x": "S1", "y": "S1"}}
+	def.Operation.Model.(*model.Shapes).Shapes["Out"] = model.Shape{Type: "structure", Members: map[string]string{"x": "S1", "y": "S1"}}
 	if _, err := waiter.New(def, func(context.Context, any) (*Out, error) { return nil, nil }); err != nil {
 		t.Errorf("New with one shape twice = %v", err)
 	}
@@ -208,7 +208,7 @@ func TestLoadBotocoreService(t *testing.T) {
 	if op.ID != "GetThing" || op.Service != "Gadgets" || op.Input != "GetThingRequest" || op.Output != "GetThingResponse" || len(op.Errors) != 1 || op.Errors[0] != "NoSuchThing" {
 		t.Errorf("Operation = %+v", op)
 	}
-	sm, ok := op.Model.(*model.ShapeModel)
+	sm, ok := op.Model.(*model.Shapes)
 	if !ok || sm.Output != "GetThingResponse" || sm.Shapes["Detail"].Type != "union" || sm.Shapes["Parts"].Member != "Part" || sm.Shapes["Tags"].Member != "Part" || len(sm.Shapes) != 6 {
 		t.Errorf("Model = %+v", op.Model)
 	}
@@ -264,17 +264,17 @@ func TestLoadBotocoreServiceErrors(t *testing.T) {
 	}
 }
 
-// TestShapeModelRules: a ShapeModel finds a member's field by package
+// TestShapesRules: a Shapes finds a member's field by package
 // jmespath's Go rule (a json tag of its name too), and leaves the types
 // its shapes do not reach to the Go rule; ParseWaitable gives no Model.
-func TestShapeModelRules(t *testing.T) {
+func TestShapesRules(t *testing.T) {
 	type Extra struct{ Note string }
 	type Out struct {
 		State string `json:"state"`
 		Count int
 		Extra Extra // the model's member extra targets a simple shape
 	}
-	m := &model.ShapeModel{Output: "Out", Shapes: map[string]model.Shape{
+	m := &model.Shapes{Output: "Out", Shapes: map[string]model.Shape{
 		"Out": {Type: "structure", Members: map[string]string{"state": "String", "count": "Integer", "extra": "Document"}},
 	}}
 	names, err := m.MemberNames(nil, reflect.TypeFor[*Out]())
