@@ -35,7 +35,7 @@ type botocoreAcceptor struct {
 }
 
 // LoadBotocore reads a botocore waiters-2.json document (format version 2)
-// and maps each waiter onto a [Definition]:
+// and maps each waiter onto a [waiter.Definition]:
 //
 //   - delay becomes a fixed schedule (MinDelay = MaxDelay = delay), and
 //     maxAttempts (a number of polls) the definition's MaxPolls;
@@ -61,7 +61,7 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 // service's model), which gives each definition what a Smithy model
 // would: Operation.Input, Output and Errors (shape names), Service (the
 // model's serviceId), and Operation.Model, a [*Shapes] of the shapes
-// the operation's input and output reach, whose member names [New] keys
+// the operation's input and output reach, whose member names [waiter.New] keys
 // struct fields by. A waiter of an operation the service does not have,
 // and a path matcher on an operation without output, are errors.
 func LoadBotocoreService(waiters, service io.Reader) (*Catalog, error) {

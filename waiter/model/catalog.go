@@ -11,10 +11,12 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// Catalog holds the waiter definitions of one model, by name. Names are
-// case-insensitively unique within a service, as the specification
-// requires, and a Catalog holds one namespace of names. A Catalog is safe
-// for concurrent reads.
+// Catalog holds the waiter definitions of one model, by name, as
+// [LoadSmithy], [LoadBotocore] and [LoadBotocoreService] return them.
+// Names are case-insensitively unique within a service, as the
+// specification requires, and a Catalog holds one namespace of names. A
+// Catalog is read-only and safe for concurrent use; its zero value is an
+// empty catalog.
 type Catalog struct {
 	defs     map[string]waiter.Definition
 	lower    map[string]string // lower-case name → name
@@ -79,5 +81,5 @@ func (c *Catalog) Names() []string {
 func (c *Catalog) Len() int { return len(c.defs) }
 
 // Warnings returns what the loader found suspicious but allowed (see
-// [Definition.Warnings]), in the order it found it.
+// [waiter.Definition.Warnings]), in the order it found it.
 func (c *Catalog) Warnings() []string { return append([]string(nil), c.warnings...) }

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -72,4 +73,22 @@ func ExampleLoadBotocore() {
 	// HeadBucket 5s 5s 20
 	// success status: 200
 	// retry status: 404
+}
+
+// A name the catalog does not hold is an error matching ErrUnknownWaiter
+// that suggests the nearest name it does hold.
+func ExampleCatalog_Get() {
+	c, err := model.LoadBotocore(strings.NewReader(`{"version": 2, "waiters": {"BucketExists": {
+	  "delay": 5, "maxAttempts": 20, "operation": "HeadBucket",
+	  "acceptors": [{"expected": 200, "matcher": "status", "state": "success"}]}}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = c.Get("BucketExist")
+	fmt.Println(errors.Is(err, model.ErrUnknownWaiter))
+	fmt.Println(err)
+	// Output:
+	// true
+	// model: no waiter "BucketExist" in the model; did you mean BucketExists?
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/waitable/waitable/jmespath"
 )
 
-// Shapes is the [Model] of a model document: the shapes of an
+// Shapes is the [waiter.Model] of a model document: the shapes of an
 // operation's input and output. Its member names reach Go types by their
 // structure: the Go type of the input (or output) stands for the Input (or
 // Output) shape; a struct field stands for the member whose name finds it
@@ -23,7 +23,11 @@ import (
 // array's element for a list's member; a map's value for a map's value. A
 // field of a struct that stands for a structure but for none of its
 // members is no member (aws-sdk-go-v2's ResultMetadata). Types the shapes
-// do not reach keep the Go rule.
+// do not reach keep the Go rule. [LoadSmithy] and [LoadBotocoreService]
+// set one as each definition's Operation.Model; build one yourself for
+// shapes read another way. A Shapes is safe for concurrent use as long as
+// nobody changes it; its zero value names no members (the Go rule
+// throughout).
 type Shapes struct {
 	// Input and Output are the shape IDs of the operation's input and
 	// output; empty for none.

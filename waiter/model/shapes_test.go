@@ -295,3 +295,27 @@ func TestShapesRules(t *testing.T) {
 		t.Errorf("ParseWaitable = %+v, %v; want a definition with no Model", defs, err)
 	}
 }
+
+// TestZeroValues: a zero Shapes names no members (the Go rule throughout)
+// and a zero Catalog is an empty catalog, as their docs say.
+func TestZeroValues(t *testing.T) {
+	type Out struct {
+		State string `json:"state"`
+		Count int
+	}
+	names, err := (&model.Shapes{}).MemberNames(nil, reflect.TypeFor[*Out]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range jmespath.Fields(reflect.TypeFor[Out](), names) {
+		keys = append(keys, f.Key)
+	}
+	if got := strings.Join(keys, " "); got != "state Count" {
+		t.Errorf("keys with a zero Shapes = %s, want state Count (the Go rule)", got)
+	}
+	var c model.Catalog
+	if _, err := c.Get("A"); !errors.Is(err, model.ErrUnknownWaiter) || c.Len() != 0 || len(c.Names()) != 0 || c.Warnings() != nil {
+		t.Errorf("zero Catalog: Get = %v, Len = %d, Names = %v, Warnings = %v; want an empty catalog", err, c.Len(), c.Names(), c.Warnings())
+	}
+}

@@ -153,8 +153,8 @@ const waitableTrait = "smithy.waiters#waitable"
 // every waiter on its operations, each with its operation's shape ID,
 // service, input, output and modelled errors, and its Model: a
 // [*Shapes] of the shapes its input and output reach (mixins'
-// members included), whose member names [New] keys struct fields by. Waiter names must be
-// case-insensitively unique within a service. Problems are reported all at
+// members included), whose member names [waiter.New] keys struct fields
+// by. Waiter names must be case-insensitively unique within a service. Problems are reported all at
 // once; an errorType naming an error the operation does not model is a
 // warning ([Catalog.Warnings]), as in Smithy, not an error.
 func LoadSmithy(r io.Reader) (*Catalog, error) {
