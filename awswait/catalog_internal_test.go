@@ -55,7 +55,7 @@ func TestEveryServiceDecodes(t *testing.T) {
 type DescribeTableInput struct{}
 
 // TestUnknownWaiter: a name the service has no waiter of, or a service
-// with no waiters at all, is an error matching waiter.ErrUnknownWaiter, as
+// with no waiters at all, is an error matching model.ErrUnknownWaiter, as
 // Catalog.Get's is, and suggests the nearest names.
 func TestUnknownWaiter(t *testing.T) {
 	in := reflect.TypeFor[DescribeTableInput]()

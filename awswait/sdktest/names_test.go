@@ -66,7 +66,7 @@ func readMembers(t *testing.T) members {
 // TestMemberNamesAgreeWithModels: for every operation the waiters of six
 // services poll, awswait's member names for the SDK's own Go types (its
 // compact rule, see awswait's names.go) are those the model's shapes give
-// every field they reach, mapped onto the types by waiter.ShapeModel, and,
+// every field they reach, mapped onto the types by model.Shapes, and,
 // for the services whose SDK serializes by smithy-go schemas (DynamoDB,
 // EKS), those of the SDK's own schemas: the rule is right, the SDK's
 // fields are the members' names with the first letter upper-cased, and
