@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitable/waitable/internal/suggest"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // waitersJSON is AWS's published waiter definitions: every waiter of the
@@ -86,7 +87,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 			continue
 		}
 		trait, _ := json.Marshal(map[string]json.RawMessage{s.Name: s.Waiter})
-		defs, err := waiter.ParseWaitable(trait)
+		defs, err := model.ParseWaitable(trait)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -97,7 +98,7 @@ func decodeService(pkg string) ([]waiter.Definition, error) {
 	}
 	doc, ok := e.Botocore[botocoreName(pkg, e.Botocore)]
 	if ok {
-		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
+		c, err := model.LoadBotocore(bytes.NewReader(doc))
 		if err != nil {
 			errs = append(errs, err)
 		} else {
@@ -159,7 +160,7 @@ func servicePackage[In any]() string {
 // Definition returns AWS's waiter named name for the service of method,
 // checking that it polls method's operation. A name the service has no
 // waiter of (or a service with none) is an error matching
-// waiter.ErrUnknownWaiter, as [waiter.Catalog.Get]'s is, that suggests the
+// model.ErrUnknownWaiter, as [model.Catalog.Get]'s is, that suggests the
 // nearest names.
 func Definition[In, Out, Options any](method Method[In, Out, Options], name string) (waiter.Definition, error) {
 	return definition(servicePackage[In](), reflect.TypeFor[In](), name)
@@ -189,7 +190,7 @@ func definition(pkg string, in reflect.Type, name string) (waiter.Definition, er
 }
 
 // unknownWaiterError is a waiter name AWS does not publish for a service:
-// it matches waiter.ErrUnknownWaiter.
+// it matches model.ErrUnknownWaiter.
 type unknownWaiterError struct{ msg string }
 
 func unknownWaiterf(format string, args ...any) error {
@@ -198,8 +199,8 @@ func unknownWaiterf(format string, args ...any) error {
 
 func (e *unknownWaiterError) Error() string { return e.msg }
 
-// Is matches waiter.ErrUnknownWaiter.
-func (e *unknownWaiterError) Is(target error) bool { return target == waiter.ErrUnknownWaiter }
+// Is matches model.ErrUnknownWaiter.
+func (e *unknownWaiterError) Is(target error) bool { return target == model.ErrUnknownWaiter }
 
 // New returns AWS's waiter named name (such as "InstanceRunning") for the
 // service of method (such as client.DescribeInstances), calling it through
@@ -210,7 +211,7 @@ func (e *unknownWaiterError) Is(target error) bool { return target == waiter.Err
 // HTTP response says Retry-After (or x-amz-retry-after) is polled again
 // no sooner (waiter.WithPollHint, reading the output's ResultMetadata).
 // A name AWS publishes no waiter of for the service is an error matching
-// waiter.ErrUnknownWaiter (see [Definition]).
+// model.ErrUnknownWaiter (see [Definition]).
 func New[In, Out, Options any](method Method[In, Out, Options], name string, opts ...waiter.Option) (*waiter.Waiter[*In, *Out], error) {
 	def, err := Definition(method, name)
 	if err != nil {

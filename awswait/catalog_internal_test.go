@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // TestEveryServiceDecodes: each service's embedded waiters decode, found by
@@ -55,7 +55,7 @@ func TestEveryServiceDecodes(t *testing.T) {
 type DescribeTableInput struct{}
 
 // TestUnknownWaiter: a name the service has no waiter of, or a service
-// with no waiters at all, is an error matching waiter.ErrUnknownWaiter, as
+// with no waiters at all, is an error matching model.ErrUnknownWaiter, as
 // Catalog.Get's is, and suggests the nearest names.
 func TestUnknownWaiter(t *testing.T) {
 	in := reflect.TypeFor[DescribeTableInput]()
@@ -71,15 +71,15 @@ func TestUnknownWaiter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := definition(tt.pkg, in, tt.name)
-		if !errors.Is(err, waiter.ErrUnknownWaiter) || err.Error() != tt.want {
-			t.Errorf("definition(%s, %s) = %v, want %q matching waiter.ErrUnknownWaiter", tt.pkg, tt.name, err, tt.want)
+		if !errors.Is(err, model.ErrUnknownWaiter) || err.Error() != tt.want {
+			t.Errorf("definition(%s, %s) = %v, want %q matching model.ErrUnknownWaiter", tt.pkg, tt.name, err, tt.want)
 		}
 	}
 	// A waiter of the service that polls another operation is not an
 	// unknown name.
 	type GetThingInput struct{}
 	_, err := definition("dynamodb", reflect.TypeFor[GetThingInput](), "TableExists")
-	if err == nil || errors.Is(err, waiter.ErrUnknownWaiter) {
+	if err == nil || errors.Is(err, model.ErrUnknownWaiter) {
 		t.Errorf("definition(TableExists) on GetThingInput = %v, want an error that is not ErrUnknownWaiter", err)
 	}
 }

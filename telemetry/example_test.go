@@ -35,7 +35,7 @@ func ExampleObserver() {
 		}
 		return Output{"ACTIVE"}, nil
 	}
-	w, _ := waiter.New(tableActive, op, waiter.WithObserver(attemptPrinter{}),
+	w, _ := waiter.New(tableActive, op, waiter.WithTelemetry(telemetry.Settings{Off: true, Extra: []telemetry.Observer{attemptPrinter{}}}),
 		waiter.WithDelays(time.Microsecond, time.Microsecond)) // short delays keep the example fast
 	w.Wait(context.Background(), "orders", time.Minute)
 	// Output:

@@ -60,7 +60,7 @@ func TestLogger(t *testing.T) {
 			}
 			return a
 		}}))
-		w, _ := waiter.New(tableActive, scriptedOp(), waiter.WithLogger(l), waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithJitter(backoff.Low))
+		w, _ := waiter.New(tableActive, scriptedOp(), waiter.WithTelemetry(telemetry.Settings{Logger: l, Off: true}), waiter.WithJitter(backoff.Low))
 		w.Wait(t.Context(), "orders", time.Minute)
 		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 		if len(lines) != 4 || !strings.HasPrefix(lines[0], "level=DEBUG msg=attempt kind=wait name=TableActive attempt=1") ||

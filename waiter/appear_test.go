@@ -16,6 +16,8 @@ type http404 struct{}
 func (http404) Error() string       { return "404 Not Found" }
 func (http404) HTTPStatusCode() int { return 404 }
 
+func ptr[T any](v T) *T { return &v }
+
 // TestNotFoundLimit: n not-found answers in a row end a wait for a
 // resource to appear with FailureNeverAppeared, though an acceptor says
 // retry on NotFound; an HTTP 404 counts too; any other answer breaks the

@@ -3,18 +3,21 @@ package waiter
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 )
 
 // Definition is one waiter as a model defines it: the rules (acceptors)
 // and the delays between polls, plus where it comes from. Load definitions
-// with [ParseWaitable], [LoadSmithy] or [LoadBotocore], or write them as Go
-// literals; [Definition.Validate] checks them either way.
+// from model files with package [github.com/waitable/waitable/waiter/model],
+// or write them as Go literals; [Definition.Validate] checks them either
+// way.
 type Definition struct {
 	// Name is the waiter's name, UpperCamelCase (e.g. "InstanceRunning").
 	Name string
@@ -53,12 +56,26 @@ type Operation struct {
 	// empty non-nil slice means the model lists none.
 	Errors []string
 	// Model gives the member names of the operation's input and output
-	// (see [Model]): [LoadSmithy] and [LoadBotocoreService] set it from
-	// the model, package awswait for aws-sdk-go-v2's types. Nil (a Go
-	// literal, [ParseWaitable], [LoadBotocore]) means none: expressions
-	// key struct fields by package jmespath's Go rule (jmespath or json
-	// tags, else Go names).
+	// (see [Model]): package model's LoadSmithy and LoadBotocoreService
+	// set it from the model, package awswait for aws-sdk-go-v2's types.
+	// Nil (a Go literal, model.ParseWaitable, model.LoadBotocore) means
+	// none: expressions key struct fields by package jmespath's Go rule
+	// (jmespath or json tags, else Go names).
 	Model Model
+}
+
+// Model is what a model says of the members of an operation's input and
+// output: the names their Go types' fields stand for. A [Definition]
+// carries its model in Operation.Model; [New] compiles every expression
+// with the names it gives for the Waiter's I and O. Package model's
+// LoadSmithy and LoadBotocoreService give definitions a *model.Shapes;
+// package awswait gives its own for aws-sdk-go-v2's types.
+type Model interface {
+	// MemberNames returns the member names of the Go types input and
+	// output and of the types they reach, for package jmespath (nil:
+	// none), or an error naming what in the types does not fit the
+	// model.
+	MemberNames(input, output reflect.Type) (jmespath.MemberNames, error)
 }
 
 // Schedule returns the waiter's delay schedule with its defaults applied.
@@ -126,7 +143,7 @@ func (d Definition) Validate() error {
 }
 
 // problems lists what breaks the specification's rules; successElsewhere
-// reports a success acceptor given in Go (WithMatch, WithAcceptors), which
+// reports a success acceptor given in Go (WithMatch), which
 // New counts as the required one.
 func (d Definition) problems(successElsewhere bool) []error {
 	var errs []error
@@ -139,9 +156,9 @@ func (d Definition) problems(successElsewhere bool) []error {
 	switch {
 	case successElsewhere:
 	case len(d.Acceptors) == 0:
-		bad("acceptors", "there are none: at least one success acceptor is required (in the definition, or given to New with WithMatch or WithAcceptors)")
+		bad("acceptors", "there are none: at least one success acceptor is required (in the definition, or given to New with WithMatch)")
 	case !hasSuccess(d.Acceptors):
-		bad("acceptors", "none has state success: at least one is required (in the definition, or given to New with WithMatch or WithAcceptors)")
+		bad("acceptors", "none has state success: at least one is required (in the definition, or given to New with WithMatch)")
 	}
 	s := d.Schedule()
 	switch {

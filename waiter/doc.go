@@ -1,16 +1,16 @@
 // Package waiter runs Smithy waiters: it polls an operation until the
 // resource reaches the state you want, or provably never will.
 //
-//	catalog, err := waiter.LoadSmithy(modelFile) // or LoadBotocore, ParseWaitable, a Definition literal
-//	def, err := catalog.Get("ClusterActive") // errors.Is(err, waiter.ErrUnknownWaiter) for a misspelled name
+//	catalog, err := model.LoadSmithy(modelFile) // package waiter/model; or write a Definition in Go
+//	def, err := catalog.Get("ClusterActive")
 //	w, err := waiter.New(def, describeCluster) // func(context.Context, *In) (*Out, error)
 //	out, err := w.Wait(ctx, &DescribeClusterInput{Name: &name}, 20*time.Minute)
 //	if errors.Is(err, waiter.ErrTimeout) { /* out shows where the cluster was */ }
 //
 // A waiter starts as a [Definition]: acceptors and delays, written in Go or
-// loaded from a model with [ParseWaitable] (the value of a
-// smithy.waiters#waitable trait), [LoadSmithy] (a whole Smithy JSON AST
-// model) or [LoadBotocore] (botocore's waiters-2.json). [Definition.Validate]
+// loaded from a model file (a Smithy JSON AST model, botocore's
+// waiters-2.json, the value of a smithy.waiters#waitable trait) with
+// package [github.com/waitable/waitable/waiter/model]. [Definition.Validate]
 // checks every rule of the specification and reports all problems at once,
 // each naming the waiter, the acceptor and the rule. [NewFunc] builds a
 // waiter from Go functions alone, in the style of Kubernetes'
@@ -20,11 +20,12 @@
 // operation's input and output, keying struct fields (in keys(), values(),
 // merge(), to_string, and paths) by package jmespath's rule ("Struct
 // fields and their keys") with the member names of the definition's
-// [Model]: a model's member names for the fields that stand for members
-// (see [ShapeModel]), no key for those that do not, for definitions from
-// [LoadSmithy], [LoadBotocoreService] and package awswait; jmespath or json
-// tags, else Go names, for definitions with no Model (Go literals,
-// [ParseWaitable], [LoadBotocore]).
+// [Model]: a model's member names for the fields that stand for members,
+// no key for those that do not, for definitions loaded with a model's
+// shapes (package model's LoadSmithy and LoadBotocoreService, whose Model
+// is a model.Shapes) and those of package awswait; jmespath or json tags,
+// else Go names, for definitions with no Model (Go literals, package
+// model's ParseWaitable and LoadBotocore).
 //
 // # The core and its drivers
 //
@@ -70,13 +71,13 @@
 //
 // # What it deliberately does not do
 //
-// It does not guess. A model that does not decode, a key it does not know
-// in a waiter or an acceptor (other than the "description" some real
-// models use for documentation), an unknown state or comparator: each is
-// an error naming where it is, never a waiter that silently never
-// matches. It does not retry inside a call: the operation is called once
-// per attempt (retry.Do inside it makes a single attempt), and errors no
-// acceptor matches go to the waiter's retry strategy, so that retries are
-// never stacked on retries. And it does not keep what nobody reads: a
+// It does not guess. A definition that breaks a rule of the specification
+// (an unknown state or comparator, a path that does not compile) is an
+// error naming where it is, never a waiter that silently never matches;
+// package model does the same for model files that do not decode. It
+// does not retry inside a call: the operation is called once per attempt
+// (retry.Do inside it makes a single attempt), and errors no acceptor
+// matches go to the waiter's retry strategy, so that retries are never
+// stacked on retries. And it does not keep what nobody reads: a
 // Run keeps at most its event buffer of unread attempts.
 package waiter

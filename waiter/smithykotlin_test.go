@@ -20,6 +20,7 @@ import (
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // The suite's shapes (model/utils/structures.smithy) as Go types of the
@@ -295,7 +296,7 @@ var skCases = []struct {
 // on the last, after exactly as many calls as there are responses. Time is
 // virtual (clocktest.Run): the delays between polls take none.
 func TestSmithyKotlinWaiterSuite(t *testing.T) {
-	cat, err := waiter.LoadSmithy(bytes.NewReader(skModel(t)))
+	cat, err := model.LoadSmithy(bytes.NewReader(skModel(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/waitable/waitable/awswait"
 	"github.com/waitable/waitable/jmespath"
-	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // members is ../../testdata/aws/members.json: the shapes AWS's waiters
@@ -31,7 +31,7 @@ type members map[string]struct {
 		Input  string `json:"input"`
 		Output string `json:"output"`
 	} `json:"operations"`
-	Shapes map[string]waiter.Shape `json:"shapes"`
+	Shapes map[string]model.Shape `json:"shapes"`
 }
 
 func readMembers(t *testing.T) members {
@@ -66,7 +66,7 @@ func readMembers(t *testing.T) members {
 // TestMemberNamesAgreeWithModels: for every operation the waiters of six
 // services poll, awswait's member names for the SDK's own Go types (its
 // compact rule, see awswait's names.go) are those the model's shapes give
-// every field they reach, mapped onto the types by waiter.ShapeModel, and,
+// every field they reach, mapped onto the types by model.Shapes, and,
 // for the services whose SDK serializes by smithy-go schemas (DynamoDB,
 // EKS), those of the SDK's own schemas: the rule is right, the SDK's
 // fields are the members' names with the first letter upper-cased, and
@@ -155,7 +155,7 @@ func agree[In, Out, Options any](t *testing.T, m members, method awswait.Method[
 		if !ok || shapes.Operations[op].Output == "" && shapes.Operations[op].Input == "" {
 			t.Fatalf("members.json has no %s.%s", pkg, op)
 		}
-		sm := &waiter.ShapeModel{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
+		sm := &model.Shapes{Input: shapes.Operations[op].Input, Output: shapes.Operations[op].Output, Shapes: shapes.Shapes}
 		theirs, err := sm.MemberNames(in, out)
 		if err != nil || theirs == nil {
 			t.Fatalf("%s: the model's names: %v", name, err)

@@ -22,6 +22,7 @@ import (
 	"github.com/waitable/waitable/internal/suggest"
 	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 const waitableTrait = "smithy.waiters#waitable"
@@ -119,11 +120,11 @@ func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
 
 // load reads the file as a Smithy model or a botocore document, whichever
 // it is.
-func (l *linter) load() (*waiter.Catalog, error) {
+func (l *linter) load() (*model.Catalog, error) {
 	if l.isSmithy() {
-		return waiter.LoadSmithy(bytes.NewReader(l.data))
+		return model.LoadSmithy(bytes.NewReader(l.data))
 	}
-	return waiter.LoadBotocore(bytes.NewReader(l.data))
+	return model.LoadBotocore(bytes.NewReader(l.data))
 }
 
 // isSmithy reports whether the file is a Smithy model: a JSON object with
@@ -224,7 +225,7 @@ func (l *linter) sorted() []problem {
 // loadProblems records the loader's problems, each where it is.
 func (l *linter) loadProblems(err error) {
 	for _, e := range leaves(err) {
-		var me *waiter.ModelError
+		var me *model.Error
 		var de *waiter.DefinitionError
 		switch {
 		case errors.As(e, &de):
@@ -232,7 +233,7 @@ func (l *linter) loadProblems(err error) {
 		case errors.As(e, &me):
 			l.modelProblem(me)
 		default:
-			l.add(0, strings.TrimPrefix(e.Error(), "waiter: model: "))
+			l.add(0, strings.TrimPrefix(e.Error(), "model: "))
 		}
 	}
 }
@@ -261,7 +262,7 @@ var (
 
 // modelProblem records a problem of the model's form: where the decoder
 // says, or where the model's path leads; named by waiter and acceptor.
-func (l *linter) modelProblem(me *waiter.ModelError) {
+func (l *linter) modelProblem(me *model.Error) {
 	msg := me.Err.Error()
 	var context []string
 	where := me.Where

@@ -8,6 +8,7 @@ import (
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/internal/suggest"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // readWaiters reads the waiters of file, whichever of three forms it
@@ -23,7 +24,7 @@ func readWaiters(file string) ([]waiter.Definition, error) {
 	l := newLinter(file, data)
 	isBotocore := l.root != nil && l.root.get("version") != nil && l.root.get("waiters") != nil
 	if !l.isSmithy() && !isBotocore {
-		defs, err := waiter.ParseWaitable(data)
+		defs, err := model.ParseWaitable(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}

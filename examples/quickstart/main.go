@@ -16,10 +16,11 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 //go:embed eks-cluster-active.json
-var model []byte
+var eksModel []byte
 
 // The Go types of DescribeCluster, shaped as aws-sdk-go-v2 generates them:
 // pointer fields and a typed string enum. The waiter's path is Smithy's
@@ -72,7 +73,7 @@ func main() {
 }
 
 func run(ctx context.Context, stdout io.Writer) error {
-	catalog, err := waiter.LoadSmithy(bytes.NewReader(model))
+	catalog, err := model.LoadSmithy(bytes.NewReader(eksModel))
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 //go:embed s3-waiters.json
@@ -46,7 +47,7 @@ func definitions(op string) (map[string]waiter.Definition, error) {
 	if err := json.Unmarshal(traits, &all); err != nil {
 		return nil, err
 	}
-	defs, err := waiter.ParseWaitable(all[op])
+	defs, err := model.ParseWaitable(all[op])
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func BenchmarkPollTelemetry(b *testing.B) {
 			tp.Shutdown(context.Background())
 			mp.Shutdown(context.Background())
 		})
-		run(b, waiter.WithTracerProvider(tp), waiter.WithMeterProvider(mp))
+		run(b, waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp, MeterProvider: mp}))
 		exp.Reset()
 	})
 }

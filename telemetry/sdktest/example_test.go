@@ -31,7 +31,7 @@ func ExampleOTel() {
 		}
 		return Output{"ACTIVE"}, nil
 	}
-	wt, _ := waiter.New(tableActive, op, waiter.WithTracerProvider(tp), waiter.WithDelays(time.Millisecond, time.Millisecond))
+	wt, _ := waiter.New(tableActive, op, waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp}), waiter.WithDelays(time.Millisecond, time.Millisecond))
 	wt.Wait(context.Background(), "orders", time.Minute)
 	tp.Shutdown(context.Background())
 
@@ -68,7 +68,7 @@ func ExampleContextWithLink() {
 	create.End()
 
 	op := func(ctx context.Context, name string) (Output, error) { return Output{"ACTIVE"}, nil }
-	wt, _ := waiter.New(tableActive, op, waiter.WithTracerProvider(tp))
+	wt, _ := waiter.New(tableActive, op, waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp}))
 	wt.Wait(telemetry.ContextWithLink(context.Background(), create.SpanContext()), "orders", time.Minute)
 
 	for _, s := range rec.Ended() {

@@ -100,7 +100,7 @@ func TestWaitSpansAndMetrics(t *testing.T) {
 		defer tp.Shutdown(context.Background())
 		defer mp.Shutdown(context.Background())
 
-		w, err := waiter.New(tableActive, scriptedOp(tp), waiter.WithTracerProvider(tp), waiter.WithMeterProvider(mp), waiter.WithJitter(backoff.Low))
+		w, err := waiter.New(tableActive, scriptedOp(tp), waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp, MeterProvider: mp}), waiter.WithJitter(backoff.Low))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ func TestWaitLinksToTheStartingCall(t *testing.T) {
 		defer tp.Shutdown(context.Background())
 		_, create := tp.Tracer("caller").Start(t.Context(), "CreateTable")
 		create.End()
-		w, err := waiter.New(tableActive, scriptedOp(tp), waiter.WithTracerProvider(tp), waiter.WithJitter(backoff.Low))
+		w, err := waiter.New(tableActive, scriptedOp(tp), waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp}), waiter.WithJitter(backoff.Low))
 		if err != nil {
 			t.Fatal(err)
 		}

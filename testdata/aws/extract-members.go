@@ -49,7 +49,7 @@ type serviceModel struct {
 	} `json:"shapes"`
 }
 
-// shape is waiter.Shape's JSON.
+// shape is model.Shape's JSON.
 type shape struct {
 	Type    string            `json:"type"`
 	Members map[string]string `json:"members,omitempty"`

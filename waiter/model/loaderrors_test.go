@@ -1,4 +1,4 @@
-package waiter_test
+package model_test
 
 import (
 	"bytes"
@@ -8,18 +8,19 @@ import (
 	"testing"
 
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // TestLoadErrorsSayWhere: what a user gets for a broken or mistaken file:
 // the line and column of a syntax or type error, a hint when the file is
 // of the other kind, and no Go type names of this package.
 func TestLoadErrorsSayWhere(t *testing.T) {
-	model, err := os.ReadFile("../testdata/aws/models/neptune-graph-2023-11-29.json")
+	data, err := os.ReadFile("../../testdata/aws/models/neptune-graph-2023-11-29.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A stray comma on line 3,847.
-	lines := strings.Split(string(model), "\n")
+	lines := strings.Split(string(data), "\n")
 	lines[3846] += ","
 	broken := strings.Join(lines, "\n")
 	botocore := `{"version": 2, "waiters": {"ThingExists": {"delay": 5, "maxAttempts": 10, "operation": "GetThing", "acceptors": []}}}`
@@ -29,31 +30,31 @@ func TestLoadErrorsSayWhere(t *testing.T) {
 		load func() error
 		want []string
 	}{
-		{"syntax error in a model", func() error { _, err := waiter.LoadSmithy(strings.NewReader(broken)); return err }, []string{"line 3847, column"}},
-		{"botocore file to LoadSmithy", func() error { _, err := waiter.LoadSmithy(strings.NewReader(botocore)); return err }, []string{"botocore waiters-2.json", "LoadBotocore"}},
-		{"Smithy model to LoadBotocore", func() error { _, err := waiter.LoadBotocore(strings.NewReader(smithy)); return err }, []string{"Smithy JSON AST model", "LoadSmithy"}},
-		{"Smithy model to ParseWaitable", func() error { _, err := waiter.ParseWaitable([]byte(smithy)); return err }, []string{"Smithy JSON AST model", "LoadSmithy"}},
+		{"syntax error in a model", func() error { _, err := model.LoadSmithy(strings.NewReader(broken)); return err }, []string{"line 3847, column"}},
+		{"botocore file to LoadSmithy", func() error { _, err := model.LoadSmithy(strings.NewReader(botocore)); return err }, []string{"botocore waiters-2.json", "LoadBotocore"}},
+		{"Smithy model to LoadBotocore", func() error { _, err := model.LoadBotocore(strings.NewReader(smithy)); return err }, []string{"Smithy JSON AST model", "LoadSmithy"}},
+		{"Smithy model to ParseWaitable", func() error { _, err := model.ParseWaitable([]byte(smithy)); return err }, []string{"Smithy JSON AST model", "LoadSmithy"}},
 		{"type error", func() error {
-			_, err := waiter.LoadSmithy(strings.NewReader(`{"smithy": "2.0", "shapes": []}`))
+			_, err := model.LoadSmithy(strings.NewReader(`{"smithy": "2.0", "shapes": []}`))
 			return err
 		},
 			[]string{"line 1, column", "shapes", "an array where an object"}},
 		{"type error in botocore", func() error {
-			_, err := waiter.LoadBotocore(strings.NewReader(`{"version": 2, "waiters": {"A": {"delay": "5"}}}`))
+			_, err := model.LoadBotocore(strings.NewReader(`{"version": 2, "waiters": {"A": {"delay": "5"}}}`))
 			return err
 		}, []string{"line 1, column", "delay", "a string where an integer"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.load()
-			if !errors.Is(err, waiter.ErrModel) {
-				t.Fatalf("error %v, want one matching ErrModel", err)
+			if !errors.Is(err, model.ErrInvalid) {
+				t.Fatalf("error %v, want one matching ErrInvalid", err)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
 			}
-			for _, internal := range []string{"waiter.smithy", "waiter.botocore", "json.RawMessage", "Go value of type"} {
+			for _, internal := range []string{"model.smithy", "model.botocore", "model.source", "json.RawMessage", "Go value of type"} {
 				if strings.Contains(err.Error(), internal) {
 					t.Errorf("error %q names %q", err, internal)
 				}
@@ -64,11 +65,11 @@ func TestLoadErrorsSayWhere(t *testing.T) {
 
 // TestCatalogGetSuggests: an unknown name is an error naming the nearest.
 func TestCatalogGetSuggests(t *testing.T) {
-	model, err := os.ReadFile("../testdata/aws/models/neptune-graph-2023-11-29.json")
+	data, err := os.ReadFile("../../testdata/aws/models/neptune-graph-2023-11-29.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := waiter.LoadSmithy(bytes.NewReader(model))
+	c, err := model.LoadSmithy(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestCatalogGetSuggests(t *testing.T) {
 		t.Errorf("Get(GraphAvailable) = %v, %v", d.Name, err)
 	}
 	_, err = c.Get("graphavailable")
-	if !errors.Is(err, waiter.ErrUnknownWaiter) || !strings.Contains(err.Error(), `no waiter "graphavailable"`) || !strings.Contains(err.Error(), "did you mean GraphAvailable?") {
+	if !errors.Is(err, model.ErrUnknownWaiter) || !strings.Contains(err.Error(), `no waiter "graphavailable"`) || !strings.Contains(err.Error(), "did you mean GraphAvailable?") {
 		t.Errorf("Get(graphavailable) = %v, want ErrUnknownWaiter suggesting GraphAvailable", err)
 	}
 }
@@ -89,13 +90,13 @@ func TestSpecRulesOnModels(t *testing.T) {
 	  "example#Things": {"type": "service", "operations": [{"target": "example#Ping"}]},
 	  "example#Ping": {"type": "operation", "traits": {"smithy.waiters#waitable": {"Pinged": {"acceptors": [
 	    {"state": "success", "matcher": {"output": {"path": "ok", "comparator": "booleanEquals", "expected": "true"}}}]}}}}}}`
-	_, err := waiter.LoadSmithy(strings.NewReader(noOutput))
+	_, err := model.LoadSmithy(strings.NewReader(noOutput))
 	if !errors.Is(err, waiter.ErrInvalidDefinition) || !strings.Contains(err.Error(), "waiter Pinged: acceptor 0: matcher: an output matcher on example#Ping, which has no output") {
 		t.Errorf("LoadSmithy(output matcher, no output) = %v", err)
 	}
 	twins := `{"ThingExists": {"acceptors": [{"state": "success", "matcher": {"success": true}}]},
 	           "Thingexists": {"acceptors": [{"state": "success", "matcher": {"success": true}}]}}`
-	_, err = waiter.ParseWaitable([]byte(twins))
+	_, err = model.ParseWaitable([]byte(twins))
 	if !errors.Is(err, waiter.ErrInvalidDefinition) || !strings.Contains(err.Error(), "case-insensitively") {
 		t.Errorf("ParseWaitable(names differing in case) = %v", err)
 	}
@@ -111,7 +112,7 @@ func TestEveryDecodingProblem(t *testing.T) {
 		want []string
 	}{
 		{"waitable trait", func() error {
-			_, err := waiter.ParseWaitable([]byte(`{"A": {"minDelay": "5", "maxDelai": 3, "acceptors": [
+			_, err := model.ParseWaitable([]byte(`{"A": {"minDelay": "5", "maxDelai": 3, "acceptors": [
 				{"state": "done", "matcher": {"success": true}, "mesage": "m"},
 				{"state": "success", "matcher": {"success": "yes"}}]}}`))
 			return err
@@ -123,7 +124,7 @@ func TestEveryDecodingProblem(t *testing.T) {
 			`A.acceptors[1]: line 3, column 53: matcher.success: a string where a boolean is expected`,
 		}},
 		{"Smithy model", func() error {
-			_, err := waiter.LoadSmithy(strings.NewReader(`{"smithy": "2.0", "shapes": {
+			_, err := model.LoadSmithy(strings.NewReader(`{"smithy": "2.0", "shapes": {
 				"ex#S": {"type": "structure", "traits": []},
 				"ex#A": {"type": "operation", "traits": {"smithy.waiters#waitable": {"A": {"acceptors": [{"state": "success", "matcher": {"success": true}}], "minDelay": true}}}}}}`))
 			return err
@@ -132,7 +133,7 @@ func TestEveryDecodingProblem(t *testing.T) {
 			`A: line 3, column 159: minDelay: a boolean where an integer is expected`,
 		}},
 		{"botocore document", func() error {
-			_, err := waiter.LoadBotocore(strings.NewReader(`{"version": 2, "comment": "x", "waiters": {
+			_, err := model.LoadBotocore(strings.NewReader(`{"version": 2, "comment": "x", "waiters": {
 				"A": {"delay": "5", "maxAttempts": 3, "operation": "Op", "acceptors": [
 					{"matcher": "path", "argument": "a", "expected": "x", "state": "succes", "extra": 1}]},
 				"B": {"delay": 5, "maxAttempts": 3, "operation": "Op", "acceptors": [{"matcher": "error", "expected": "E", "state": "success"}]}}}`))
@@ -146,8 +147,8 @@ func TestEveryDecodingProblem(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.load()
-			if !errors.Is(err, waiter.ErrModel) {
-				t.Fatalf("error %v, want one matching ErrModel", err)
+			if !errors.Is(err, model.ErrInvalid) {
+				t.Fatalf("error %v, want one matching ErrInvalid", err)
 			}
 			for _, want := range tt.want {
 				if !strings.Contains(err.Error(), want) {

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
 
 // botocoreFile is botocore's waiters-2.json.
@@ -34,7 +35,7 @@ type botocoreAcceptor struct {
 }
 
 // LoadBotocore reads a botocore waiters-2.json document (format version 2)
-// and maps each waiter onto a [Definition]:
+// and maps each waiter onto a [waiter.Definition]:
 //
 //   - delay becomes a fixed schedule (MinDelay = MaxDelay = delay), and
 //     maxAttempts (a number of polls) the definition's MaxPolls;
@@ -59,25 +60,25 @@ func LoadBotocore(r io.Reader) (*Catalog, error) {
 // [LoadBotocore] does, together with the service-2.json beside it (the
 // service's model), which gives each definition what a Smithy model
 // would: Operation.Input, Output and Errors (shape names), Service (the
-// model's serviceId), and Operation.Model, a [*ShapeModel] of the shapes
-// the operation's input and output reach, whose member names [New] keys
+// model's serviceId), and Operation.Model, a [*Shapes] of the shapes
+// the operation's input and output reach, whose member names [waiter.New] keys
 // struct fields by. A waiter of an operation the service does not have,
 // and a path matcher on an operation without output, are errors.
 func LoadBotocoreService(waiters, service io.Reader) (*Catalog, error) {
 	data, err := io.ReadAll(service)
 	if err != nil {
-		return nil, &ModelError{Where: "service", Err: err}
+		return nil, &Error{Where: "service", Err: err}
 	}
 	ssrc := source{data}
 	if kind := ssrc.sniff(); kind != "botocore-service" && kind != "" {
-		return nil, &ModelError{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
+		return nil, &Error{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
 	}
 	var svc botocoreService
 	if err := json.Unmarshal(data, &svc); err != nil {
-		return nil, &ModelError{Where: "service", Err: ssrc.explain(data, err, 0)}
+		return nil, &Error{Where: "service", Err: ssrc.explain(data, err, 0)}
 	}
 	if svc.Operations == nil || svc.Shapes == nil {
-		return nil, &ModelError{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
+		return nil, &Error{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
 	}
 	return loadBotocore(waiters, &svc)
 }
@@ -107,12 +108,12 @@ type botocoreRef struct {
 }
 
 // operation fills d's Operation from the service model.
-func (svc *botocoreService) operation(d *Definition) error {
+func (svc *botocoreService) operation(d *waiter.Definition) error {
 	op, ok := svc.Operations[d.Operation.ID]
 	if !ok {
-		return &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
+		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
 	}
-	info := Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
+	info := waiter.Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
 	if op.Input != nil {
 		info.Input = op.Input.Shape
 	}
@@ -124,10 +125,10 @@ func (svc *botocoreService) operation(d *Definition) error {
 	}
 	if info.Output == "" {
 		if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-			return &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
+			return &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
 		}
 	}
-	sm := &ShapeModel{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
+	sm := &Shapes{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
 	var visit func(name string)
 	visit = func(name string) {
 		if _, seen := sm.Shapes[name]; seen {
@@ -172,7 +173,7 @@ func (svc *botocoreService) operation(d *Definition) error {
 func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &ModelError{Err: err}
+		return nil, &Error{Err: err}
 	}
 	src := source{data}
 	if kind := src.sniff(); kind != "botocore" && kind != "" {
@@ -180,15 +181,15 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 		if svc != nil {
 			fn = "LoadBotocoreService"
 		}
-		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
+		return nil, &Error{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
 	}
 	var f botocoreFile
 	var errs []error
 	for _, err := range src.decodeEach(data, &f) {
-		errs = append(errs, &ModelError{Err: err})
+		errs = append(errs, &Error{Err: err})
 	}
 	if f.Version != 2 {
-		return nil, errors.Join(append(errs, &ModelError{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
+		return nil, errors.Join(append(errs, &Error{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
 	}
 	names := slices.Sorted(maps.Keys(f.Waiters))
 	c := newCatalog()
@@ -213,43 +214,43 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	return c, nil
 }
 
-func (src source) parseBotocoreWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseBotocoreWaiter(name string, data []byte, where string) (waiter.Definition, error) {
 	var w botocoreWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
 	for _, err := range bad {
-		errs = append(errs, &ModelError{Where: where, Err: err})
+		errs = append(errs, &Error{Where: where, Err: err})
 	}
 	if len(errs) > 0 && w.Acceptors == nil {
-		return Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
+		return waiter.Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
 	}
 	if (w.Delay < 1 || w.Delay > 1<<31) && !failed(bad, "delay") {
-		errs = append(errs, &ModelError{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
+		errs = append(errs, &Error{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
 	}
 	if w.MaxAttempts < 1 && !failed(bad, "maxAttempts") {
-		errs = append(errs, &ModelError{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
+		errs = append(errs, &Error{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
 	}
 	if w.Operation == "" && !failed(bad, "operation") {
-		errs = append(errs, &ModelError{Where: where + ".operation", Err: errors.New("missing")})
+		errs = append(errs, &Error{Where: where + ".operation", Err: errors.New("missing")})
 	}
 	delay := time.Duration(max(w.Delay, 1)) * time.Second
-	d := Definition{
+	d := waiter.Definition{
 		Name: name, Documentation: w.Description,
 		MinDelay: delay, MaxDelay: delay, MaxPolls: max(w.MaxAttempts, 0),
-		Operation: Operation{ID: w.Operation},
+		Operation: waiter.Operation{ID: w.Operation},
 	}
 	for i, raw := range w.Acceptors {
 		at := fmt.Sprintf("%s.acceptors[%d]", where, i)
 		var b botocoreAcceptor
 		if bad := src.decodeEach(raw, &b); bad != nil {
 			for _, err := range bad {
-				errs = append(errs, &ModelError{Where: at, Err: err})
+				errs = append(errs, &Error{Where: at, Err: err})
 			}
 			continue
 		}
 		m, err := b.matcher()
 		if err != nil {
-			errs = append(errs, &ModelError{Where: at, Err: err})
+			errs = append(errs, &Error{Where: at, Err: err})
 			continue
 		}
 		d.Acceptors = append(d.Acceptors, classify.Acceptor{State: b.State, Matcher: m})

@@ -1,4 +1,4 @@
-package waiter_test
+package model_test
 
 import (
 	"bytes"
@@ -10,12 +10,13 @@ import (
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // corpusDir holds AWS's published waiter definitions (see its README for
 // their provenance). It is part of the repository: a missing file fails the
 // test rather than skipping it.
-const corpusDir = "../testdata/aws"
+const corpusDir = "../../testdata/aws"
 
 func corpusFile(t *testing.T, name string) []byte {
 	t.Helper()
@@ -44,7 +45,7 @@ func TestSmithyCorpus(t *testing.T) {
 	acceptors, warnings := 0, 0
 	for _, e := range entries {
 		trait, _ := json.Marshal(map[string]json.RawMessage{e.WaiterName: e.Waiter})
-		defs, err := waiter.ParseWaitable(trait)
+		defs, err := model.ParseWaitable(trait)
 		if err != nil {
 			t.Errorf("%s %s: %v", e.Service, e.WaiterName, err)
 			continue
@@ -100,7 +101,7 @@ func TestBotocoreCorpus(t *testing.T) {
 	waiters, acceptors, found := 0, 0, 0
 	for file, ws := range files {
 		doc, _ := json.Marshal(map[string]any{"version": 2, "waiters": ws})
-		c, err := waiter.LoadBotocore(bytes.NewReader(doc))
+		c, err := model.LoadBotocore(bytes.NewReader(doc))
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue
@@ -136,7 +137,7 @@ func TestSmithyModels(t *testing.T) {
 		{"models/neptune-graph-2023-11-29.json", 10, "com.amazonaws.neptunegraph#AmazonNeptuneGraph"},
 		{"models/opsworks-2013-02-18.json", 6, "com.amazonaws.opsworks#OpsWorks_20130218"},
 	} {
-		c, err := waiter.LoadSmithy(bytes.NewReader(corpusFile(t, tt.file)))
+		c, err := model.LoadSmithy(bytes.NewReader(corpusFile(t, tt.file)))
 		if err != nil {
 			t.Errorf("%s: %v", tt.file, err)
 			continue
@@ -151,7 +152,7 @@ func TestSmithyModels(t *testing.T) {
 			}
 		}
 	}
-	c, err := waiter.LoadSmithy(bytes.NewReader(corpusFile(t, "models/acm-2015-12-08.json")))
+	c, err := model.LoadSmithy(bytes.NewReader(corpusFile(t, "models/acm-2015-12-08.json")))
 	if err != nil {
 		t.Fatal(err)
 	}

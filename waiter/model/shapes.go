@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"fmt"
@@ -13,21 +13,7 @@ import (
 	"github.com/waitable/waitable/jmespath"
 )
 
-// Model is what a model says of the members of an operation's input and
-// output: the names their Go types' fields stand for. A [Definition]
-// carries its model in Operation.Model; [New] compiles every expression
-// with the names it gives for the Waiter's I and O. [LoadSmithy] and
-// [LoadBotocoreService] give definitions a [*ShapeModel]; package awswait
-// gives its own for aws-sdk-go-v2's types.
-type Model interface {
-	// MemberNames returns the member names of the Go types input and
-	// output and of the types they reach, for package jmespath (nil:
-	// none), or an error naming what in the types does not fit the
-	// model.
-	MemberNames(input, output reflect.Type) (jmespath.MemberNames, error)
-}
-
-// ShapeModel is the [Model] of a model document: the shapes of an
+// Shapes is the [waiter.Model] of a model document: the shapes of an
 // operation's input and output. Its member names reach Go types by their
 // structure: the Go type of the input (or output) stands for the Input (or
 // Output) shape; a struct field stands for the member whose name finds it
@@ -37,8 +23,12 @@ type Model interface {
 // array's element for a list's member; a map's value for a map's value. A
 // field of a struct that stands for a structure but for none of its
 // members is no member (aws-sdk-go-v2's ResultMetadata). Types the shapes
-// do not reach keep the Go rule.
-type ShapeModel struct {
+// do not reach keep the Go rule. [LoadSmithy] and [LoadBotocoreService]
+// set one as each definition's Operation.Model; build one yourself for
+// shapes read another way. A Shapes is safe for concurrent use as long as
+// nobody changes it; its zero value names no members (the Go rule
+// throughout).
+type Shapes struct {
 	// Input and Output are the shape IDs of the operation's input and
 	// output; empty for none.
 	Input, Output string
@@ -63,7 +53,7 @@ type Shape struct {
 // (either may be nil) as the type's documentation says. It fails if one Go
 // struct type stands for two shapes whose members name its fields
 // differently.
-func (m *ShapeModel) MemberNames(input, output reflect.Type) (jmespath.MemberNames, error) {
+func (m *Shapes) MemberNames(input, output reflect.Type) (jmespath.MemberNames, error) {
 	if m == nil {
 		return nil, nil
 	}
@@ -83,9 +73,9 @@ func (m *ShapeModel) MemberNames(input, output reflect.Type) (jmespath.MemberNam
 	return n.name, nil
 }
 
-// shapeNames is a ShapeModel mapped onto Go types.
+// shapeNames is a Shapes mapped onto Go types.
 type shapeNames struct {
-	m      *ShapeModel
+	m      *Shapes
 	mu     sync.Mutex
 	types  map[reflect.Type]typeNames // struct types: field name → member name
 	unions map[reflect.Type]string    // interface types that stand for a union → its shape ID

@@ -1,4 +1,4 @@
-package waiter_test
+package model_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 // ACM types as aws-sdk-go-v2 generates them.
@@ -48,7 +49,7 @@ func cert(status CertificateStatus, validations ...DomainValidationStatus) *Desc
 // AWS's ACM model (allStringEquals and anyStringEquals over a projection,
 // stringEquals, errorType) on typed outputs.
 func TestACMCertificateValidated(t *testing.T) {
-	c, err := waiter.LoadSmithy(bytes.NewReader(corpusFile(t, "models/acm-2015-12-08.json")))
+	c, err := model.LoadSmithy(bytes.NewReader(corpusFile(t, "models/acm-2015-12-08.json")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestBotocoreInstanceRunning(t *testing.T) {
 		}
 	}
 	doc, _ := json.Marshal(map[string]any{"version": 2, "waiters": ws})
-	c, err := waiter.LoadBotocore(bytes.NewReader(doc))
+	c, err := model.LoadBotocore(bytes.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

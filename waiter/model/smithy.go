@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"encoding/json"
@@ -11,33 +11,8 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
-
-// ErrModel is matched by errors.Is for every [*ModelError]: input that is
-// not a model this package can read.
-var ErrModel = errors.New("waiter: bad model")
-
-// ModelError is a problem with a model document: where it is (a path such
-// as `shapes["com.example#GetThing"].traits["smithy.waiters#waitable"].ThingExists.acceptors[1]`)
-// and what is wrong.
-type ModelError struct {
-	Where string
-	Err   error
-}
-
-// Error returns "waiter: model: <where>: <problem>".
-func (e *ModelError) Error() string {
-	if e.Where == "" {
-		return fmt.Sprintf("waiter: model: %v", e.Err)
-	}
-	return fmt.Sprintf("waiter: model: %s: %v", e.Where, e.Err)
-}
-
-// Is matches [ErrModel].
-func (e *ModelError) Is(target error) bool { return target == ErrModel }
-
-// Unwrap returns the underlying error.
-func (e *ModelError) Unwrap() error { return e.Err }
 
 // smithyWaiter is a waiter as the waitable trait writes it.
 type smithyWaiter struct {
@@ -55,26 +30,26 @@ type smithyWaiter struct {
 // sorted by name, each validated. It reports every problem at once.
 // Operation is left empty: the trait does not say which operation it is
 // on, nor what its members are named (no Model).
-func ParseWaitable(data []byte) ([]Definition, error) {
+func ParseWaitable(data []byte) ([]waiter.Definition, error) {
 	src := source{data}
 	if kind := src.sniff(); kind == "smithy" || kind == "botocore" || kind == "botocore-service" {
-		return nil, &ModelError{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
+		return nil, &Error{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
 	}
 	return src.parseWaitable(data, "")
 }
 
-func (src source) parseWaitable(data []byte, where string) ([]Definition, error) {
+func (src source) parseWaitable(data []byte, where string) ([]waiter.Definition, error) {
 	var raw map[string]json.RawMessage
 	if err := src.decode(data, &raw); err != nil {
-		return nil, &ModelError{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
+		return nil, &Error{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
 	}
 	names := slices.Sorted(maps.Keys(raw))
-	var defs []Definition
+	var defs []waiter.Definition
 	var errs []error
 	lower := map[string]string{}
 	for _, name := range names {
 		if twin, ok := lower[strings.ToLower(name)]; ok {
-			errs = append(errs, &DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
+			errs = append(errs, &waiter.DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
 			continue
 		}
 		lower[strings.ToLower(name)] = name
@@ -99,14 +74,14 @@ func join(where, name string) string {
 	return where + "." + name
 }
 
-func (src source) parseSmithyWaiter(name string, data []byte, where string) (Definition, error) {
+func (src source) parseSmithyWaiter(name string, data []byte, where string) (waiter.Definition, error) {
 	var w smithyWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
 	for _, err := range bad {
-		errs = append(errs, &ModelError{Where: where, Err: err})
+		errs = append(errs, &Error{Where: where, Err: err})
 	}
-	d := Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
+	d := waiter.Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
 	if d.Documentation == "" {
 		d.Documentation = w.Description
 	}
@@ -115,7 +90,7 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (Def
 			return 0
 		}
 		if *v < 1 || *v > 1<<31 {
-			errs = append(errs, &ModelError{Where: where + "." + field, Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", *v)})
+			errs = append(errs, &Error{Where: where + "." + field, Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", *v)})
 			return 0
 		}
 		return time.Duration(*v) * time.Second
@@ -126,7 +101,7 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (Def
 		var a classify.Acceptor
 		if bad := src.decodeEach(raw, &a); bad != nil {
 			for _, err := range bad {
-				errs = append(errs, &ModelError{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
+				errs = append(errs, &Error{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
 			}
 			continue
 		}
@@ -177,26 +152,26 @@ const waitableTrait = "smithy.waiters#waitable"
 // LoadSmithy reads a whole Smithy JSON AST model and returns a [Catalog] of
 // every waiter on its operations, each with its operation's shape ID,
 // service, input, output and modelled errors, and its Model: a
-// [*ShapeModel] of the shapes its input and output reach (mixins'
-// members included), whose member names [New] keys struct fields by. Waiter names must be
-// case-insensitively unique within a service. Problems are reported all at
+// [*Shapes] of the shapes its input and output reach (mixins'
+// members included), whose member names [waiter.New] keys struct fields
+// by. Waiter names must be case-insensitively unique within a service. Problems are reported all at
 // once; an errorType naming an error the operation does not model is a
 // warning ([Catalog.Warnings]), as in Smithy, not an error.
 func LoadSmithy(r io.Reader) (*Catalog, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &ModelError{Err: err}
+		return nil, &Error{Err: err}
 	}
 	src := source{data}
 	if kind := src.sniff(); kind != "smithy" && kind != "" {
-		return nil, &ModelError{Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy"))}
+		return nil, &Error{Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy"))}
 	}
 	var f smithyFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, &ModelError{Err: src.explain(data, err, 0)}
+		return nil, &Error{Err: src.explain(data, err, 0)}
 	}
 	if !strings.HasPrefix(f.Smithy, "1.") && !strings.HasPrefix(f.Smithy, "2.") {
-		return nil, &ModelError{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", f.Smithy)}
+		return nil, &Error{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", f.Smithy)}
 	}
 	// Each shape on its own: one that does not decode is a problem, and
 	// the others are read.
@@ -206,7 +181,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		var sh smithyShape
 		if bad := src.decodeKnown(f.Shapes[id], &sh); bad != nil {
 			for _, err := range bad {
-				errs = append(errs, &ModelError{Where: fmt.Sprintf("shapes[%q]", id), Err: err})
+				errs = append(errs, &Error{Where: fmt.Sprintf("shapes[%q]", id), Err: err})
 			}
 			continue
 		}
@@ -223,14 +198,14 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		}
 		where := fmt.Sprintf("shapes[%q].traits[%q]", id, waitableTrait)
 		if op.Type != "operation" {
-			errs = append(errs, &ModelError{Where: where, Err: fmt.Errorf("the trait is on a %s, not an operation", op.Type)})
+			errs = append(errs, &Error{Where: where, Err: fmt.Errorf("the trait is on a %s, not an operation", op.Type)})
 			continue
 		}
 		defs, err := src.parseWaitable(trait, where)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		info := Operation{ID: id, Service: services[id], Errors: []string{}}
+		info := waiter.Operation{ID: id, Service: services[id], Errors: []string{}}
 		if op.Input != nil && op.Input.Target != "smithy.api#Unit" {
 			info.Input = op.Input.Target
 		}
@@ -245,7 +220,7 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 			d.Operation = info
 			if info.Output == "" {
 				if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-					errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
+					errs = append(errs, &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
 					continue
 				}
 			}
@@ -262,8 +237,8 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 
 // shapeModel returns the model of an operation whose input and output are
 // shapes in and out (empty: none): the aggregate shapes they reach.
-func (m *smithyModel) shapeModel(in, out string) *ShapeModel {
-	sm := &ShapeModel{Input: in, Output: out, Shapes: map[string]Shape{}}
+func (m *smithyModel) shapeModel(in, out string) *Shapes {
+	sm := &Shapes{Input: in, Output: out, Shapes: map[string]Shape{}}
 	var visit func(id string)
 	visit = func(id string) {
 		if _, seen := sm.Shapes[id]; seen {

@@ -1,4 +1,4 @@
-package waiter
+package model
 
 import (
 	"errors"
@@ -8,28 +8,31 @@ import (
 	"strings"
 
 	"github.com/waitable/waitable/internal/suggest"
+	"github.com/waitable/waitable/waiter"
 )
 
-// Catalog holds the waiter definitions of one model, by name. Names are
-// case-insensitively unique within a service, as the specification
-// requires, and a Catalog holds one namespace of names. A Catalog is safe
-// for concurrent reads.
+// Catalog holds the waiter definitions of one model, by name, as
+// [LoadSmithy], [LoadBotocore] and [LoadBotocoreService] return them.
+// Names are case-insensitively unique within a service, as the
+// specification requires, and a Catalog holds one namespace of names. A
+// Catalog is read-only and safe for concurrent use; its zero value is an
+// empty catalog.
 type Catalog struct {
-	defs     map[string]Definition
+	defs     map[string]waiter.Definition
 	lower    map[string]string // lower-case name → name
 	warnings []string
 }
 
 func newCatalog() *Catalog {
-	return &Catalog{defs: map[string]Definition{}, lower: map[string]string{}}
+	return &Catalog{defs: map[string]waiter.Definition{}, lower: map[string]string{}}
 }
 
 // add adds a validated definition, rejecting a name already taken.
-func (c *Catalog) add(d Definition) error {
+func (c *Catalog) add(d waiter.Definition) error {
 	low := strings.ToLower(d.Name)
 	if prev, ok := c.lower[low]; ok {
 		other := c.defs[prev]
-		return &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name is taken (case-insensitively) by waiter %s on %s", prev, other.Operation.ID)}
+		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name is taken (case-insensitively) by waiter %s on %s", prev, other.Operation.ID)}
 	}
 	c.defs[d.Name] = d
 	c.lower[low] = d.Name
@@ -40,31 +43,25 @@ func (c *Catalog) add(d Definition) error {
 // ErrUnknownWaiter is matched by errors.Is for the error [Catalog.Get]
 // returns when no waiter has the name asked for, and for awswait's (New,
 // Definition) when AWS publishes no waiter of that name for the service.
-var ErrUnknownWaiter = errors.New("waiter: no such waiter")
+var ErrUnknownWaiter = errors.New("model: no such waiter")
 
 // Get returns the definition named name (exactly). For any other name it
 // returns an error matching [ErrUnknownWaiter] that suggests the nearest
 // name the catalog holds.
-func (c *Catalog) Get(name string) (Definition, error) {
+func (c *Catalog) Get(name string) (waiter.Definition, error) {
 	if d, ok := c.defs[name]; ok {
 		return d, nil
 	}
-	return Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
-}
-
-// Has reports whether the catalog holds a waiter named name (exactly).
-func (c *Catalog) Has(name string) bool {
-	_, ok := c.defs[name]
-	return ok
+	return waiter.Definition{}, &unknownWaiterError{name: name, suggestion: c.nearest(name)}
 }
 
 type unknownWaiterError struct{ name, suggestion string }
 
 func (e *unknownWaiterError) Error() string {
 	if e.suggestion == "" {
-		return fmt.Sprintf("waiter: no waiter %q in the model", e.name)
+		return fmt.Sprintf("model: no waiter %q in the model", e.name)
 	}
-	return fmt.Sprintf("waiter: no waiter %q in the model; did you mean %s?", e.name, e.suggestion)
+	return fmt.Sprintf("model: no waiter %q in the model; did you mean %s?", e.name, e.suggestion)
 }
 
 func (e *unknownWaiterError) Is(target error) bool { return target == ErrUnknownWaiter }
@@ -84,5 +81,5 @@ func (c *Catalog) Names() []string {
 func (c *Catalog) Len() int { return len(c.defs) }
 
 // Warnings returns what the loader found suspicious but allowed (see
-// [Definition.Warnings]), in the order it found it.
+// [waiter.Definition.Warnings]), in the order it found it.
 func (c *Catalog) Warnings() []string { return append([]string(nil), c.warnings...) }
