@@ -31,7 +31,7 @@ const (
 )
 
 // ScaleSides names the implementations of the scaling row.
-var ScaleSides = []string{"waitable WaitAll", "waitable WaitAll, telemetry off", "waitable Start (no goroutine while sleeping)", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
+var ScaleSides = []string{"waitable WaitAll", "waitable WaitAll, telemetry off", "waitable Start", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
 
 // ScaleStats is one side at one n.
 type ScaleStats struct {
@@ -127,7 +127,7 @@ func scaleSide(t *testing.T, side string, op *scaleOp, n int) (start, finish fun
 					t.Fatal(err)
 				}
 			}
-	case "waitable Start (no goroutine while sleeping)":
+	case "waitable Start":
 		w, err := waiter.New(readyDef, op.poll, waiter.WithDelays(scaleDelay, scaleDelay))
 		if err != nil {
 			t.Fatal(err)

@@ -27,25 +27,28 @@
 // else Go names, for definitions with no Model (Go literals, package
 // model's ParseWaitable and LoadBotocore).
 //
-// # The core and its drivers
+// # Which entry point
 //
-// The rules of the Smithy waiter workflow live in one place, as pure
-// functions: [Waiter.Judge] applies the acceptors to one call, and
-// [Waiter.Step] applies a judged call (a [Poll]) to a wait's [State] and
-// decides what comes next ([Decision]): success, failure, timeout, or the
-// delay before the next call. They read no clock and start no goroutine.
-// Everything else drives them:
+// Most callers should use [Waiter.Wait]: it waits in the caller's
+// goroutine, with one timer, and returns the last output and nil or an
+// [*Error]. The others:
 //
-//   - [Waiter.Wait] waits in the caller's goroutine, with one timer.
-//   - [Waiter.Start] waits in the background and returns a [Run]: its
-//     attempts as events ([Run.Events], [Run.Attempts]), its checkpoint,
-//     its result. A Run holds no goroutine between calls.
-//   - [WaitAll] and [Group] wait for many resources at once.
-//   - A wait's State is plain data that round-trips through JSON: every
-//     attempt carries it as its Checkpoint, and [Waiter.Resume] or
-//     [Waiter.WaitFrom] carry a wait on from it in another process. A
-//     durable engine or a simulator can call Begin, Judge and Step
-//     themselves (the examples' schedule simulator does).
+//   - [Waiter.Start] waits in a goroutine of its own and returns a [Run]:
+//     its attempts as they happen ([Run.Events]), its latest
+//     [Checkpoint], [Run.Poke] for an event that says the resource may
+//     have changed, and its result.
+//   - [WaitAll] and [Group] wait for many resources at once, a goroutine
+//     each, with a concurrency limit and fail-fast if you ask
+//     ([GroupOptions]).
+//   - [NewBatch] is for thousands of resources, or an API that describes
+//     many in one call: one goroutine and one timer poll them all, in
+//     calls of up to [BatchOptions].Size keys.
+//   - [Waiter.WaitFrom] and [Waiter.StartFrom] carry a wait on from a
+//     Checkpoint saved by another process.
+//   - [Waiter.Begin], [Waiter.Call] and [Waiter.Step] are the core, for a
+//     driver of your own (a durable workflow, a simulator): they read no
+//     clock and start no goroutine, and every rule of the workflow lives
+//     in Step ([Waiter.Judge] applies the acceptors alone).
 //
 // # The caller's budget rules the wait
 //
@@ -67,7 +70,7 @@
 //
 // Time goes through the clock given with [WithClock] (tests use the
 // clocktest package), and each delay's jitter is drawn from a seed kept in
-// the State, so a resumed or replayed wait makes the same delays.
+// the Checkpoint, so a resumed or replayed wait makes the same delays.
 //
 // # What it deliberately does not do
 //
@@ -78,6 +81,8 @@
 // does not retry inside a call: the operation is called once per attempt
 // (retry.Do inside it makes a single attempt), and errors no acceptor
 // matches go to the waiter's retry strategy, so that retries are never
-// stacked on retries. And it does not keep what nobody reads: a
-// Run keeps at most its event buffer of unread attempts.
+// stacked on retries. And it does not keep what nobody reads: a Run keeps
+// at most 16 unread attempts. It does not save nanoseconds in a loop that
+// sleeps for seconds: the loop is one select a reader can follow, and
+// NewBatch, not cleverness, is the tool for mass waits.
 package waiter

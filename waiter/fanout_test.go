@@ -169,8 +169,13 @@ func TestGroupNamesAndWatches(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i) * time.Second }, doomed: func(i int) bool { return i >= 6 }}
 		w := mustNew(t, thingExists, f.op, waiter.WithDelays(time.Second, time.Second))
-		var progress []string
+		var (
+			mu       sync.Mutex // Progress is called from the waits' goroutines
+			progress []string
+		)
 		g := waiter.NewGroup(t.Context(), waiter.GroupOptions{Progress: func(p waiter.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
 			progress = append(progress, fmt.Sprintf("%s %t %d/%d", p.Name, p.Err == nil, p.Done, p.Started))
 		}})
 		runs := map[string]*waiter.Run[*GetThingOutput]{}
@@ -179,7 +184,9 @@ func TestGroupNamesAndWatches(t *testing.T) {
 			runs[name] = waiter.Go(g, name, w, GetThingInput{fmt.Sprint(i)}, time.Minute)
 		}
 		clocktest.Advance(3500 * time.Millisecond)
+		mu.Lock()
 		ended := progressNames(progress)
+		mu.Unlock()
 		slices.Sort(ended)
 		if got := strings.Join(ended, " "); got != "thing-0 thing-1 thing-2 thing-3 thing-6 thing-7 thing-8 thing-9" {
 			t.Errorf("ended after 3.5s: %v, want all but thing-4 and thing-5", got)

@@ -64,7 +64,7 @@ func WithClock(c clock.Clock) Option {
 
 // WithJitter sets how delays are drawn from their range; tests pass
 // backoff.Midpoint, backoff.Low or backoff.High for exact times. By default
-// each wait draws its jitter uniformly from a seed kept in its [State], so
+// each wait draws its jitter uniformly from a seed kept in its [Checkpoint], so
 // that a wait resumed from a checkpoint makes the delays it would have
 // made; a Jitter given here is called instead, and is not replayed.
 func WithJitter(j backoff.Jitter) Option {
@@ -198,7 +198,7 @@ func WithMatch[I, O any](state classify.State, name string, match func(in I, out
 // over before the last (0: no duration). Any other answer breaks the
 // streak. Between the matches of a streak the waiter polls at MinDelay,
 // within the budget. Each attempt's event shows the streak
-// (Attempt.Streak), and the State keeps it, so a resumed wait goes on
+// (Attempt.Streak), and the Checkpoint keeps it, so a resumed wait goes on
 // with it. n must be at least 1 and over not negative; WithStability(1,
 // 0) is the default.
 func WithStability(n int, over time.Duration) Option {

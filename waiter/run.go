@@ -107,17 +107,27 @@ func (c *runControl) poke() {
 // ended before a Run abandons it.
 const abandonGrace = 5 * time.Millisecond
 
+// The ends of Start's call (callAway).
+const (
+	callReturned  = iota
+	callAbandoned // it did not return in time: the wait has ended without it
+	callNotMade   // the wait's context ended before the call could start
+)
+
 // callAway is Start's call: in a goroutine of its own, so that the Run
 // ends at its deadline (or cancellation) even if the call does not. A
 // call that has not returned abandonGrace after its context ended is
-// abandoned (false): what it returns later is discarded, and a panic of it
-// goes to OpenTelemetry's error handler. A panic of a call that returns in
-// time goes on in the loop's goroutine, with the stack of the call's.
-func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) bool {
+// abandoned: what it returns later is discarded, and a panic of it goes
+// to OpenTelemetry's error handler. A panic of a call that returns in
+// time goes on in the loop's goroutine, with the stack of the call's. The
+// goroutine makes no call once the wait's context has ended (a group that
+// fails fast, say, cancelled it since the loop looked).
+func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) int {
 	type result struct {
-		out   O
-		err   error
-		panic *PanicError
+		out     O
+		err     error
+		panic   *PanicError
+		notMade bool
 	}
 	var (
 		mu        sync.Mutex
@@ -139,6 +149,10 @@ func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) bool {
 					value: r.panic.Value, stack: r.panic.Stack})
 			}
 		}()
+		if l.ctx.Err() != nil {
+			r.notMade = true
+			return
+		}
 		r.out, r.err = l.w.op(opCtx, l.in)
 	}()
 	var r result
@@ -158,15 +172,18 @@ func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) bool {
 			}
 			mu.Unlock()
 			if abandoned {
-				return false
+				return callAbandoned
 			}
 		}
 	}
-	if r.panic != nil {
+	switch {
+	case r.panic != nil:
 		panic(r.panic)
+	case r.notMade:
+		return callNotMade
 	}
 	a.Output, a.Err, a.Latency = r.out, r.err, l.clk().Since(a.Start)
-	return true
+	return callReturned
 }
 
 // Done is closed when the wait's outcome is known.

@@ -107,14 +107,19 @@ func (l *loop[I, O]) run() error {
 		a := Attempt[O]{Number: l.s.Attempts + 1, Start: l.clk().Now()}
 		l.callStart = a.Start
 		actx, opCtx, cancel := l.callContext(a.Number, a.Start)
+		ended := callReturned
 		if l.away {
-			ok = l.callAway(&a, opCtx)
+			ended = l.callAway(&a, opCtx)
 		} else {
 			l.callHere(&a, opCtx)
 		}
 		cancel()
-		if !ok {
+		switch ended {
+		case callAbandoned:
 			return l.abandon(actx, a.Start)
+		case callNotMade:
+			l.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Acceptor: -1, State: telemetry.OutcomeCancelled, Tokens: -1}, a.Start)
+			return l.end(l.stopped())
 		}
 		dec := l.complete(actx, &a)
 		if l.publish != nil {

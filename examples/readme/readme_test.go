@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -24,8 +23,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-var update = flag.Bool("update", false, "rewrite the programs from the README's Go blocks")
-
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // repo is the repository's root, seen from this folder.
@@ -36,14 +33,15 @@ var programs = []string{"awswait", "batch", "checkpoint", "fanout", "start", "wa
 
 var (
 	goBlock    = regexp.MustCompile("(?ms)^```go\n(.*?)^```$")
-	programTag = regexp.MustCompile(`^<!-- program: (\S+) -->$`)
+	excerptTag = regexp.MustCompile(`^<!-- excerpt: (\S+) -->$`)
 )
 
-// TestREADMEPrograms: every Go block of the README follows a
-// <!-- program: DIR --> comment and is, byte for byte, DIR/main.go;
-// every program of this folder has its block and a test that runs it.
-// -update rewrites the programs from the README.
-func TestREADMEPrograms(t *testing.T) {
+// TestREADMEExcerpts: every Go block of the README follows an
+// <!-- excerpt: PATH --> comment, and its lines are PATH's: runs of
+// lines, split at "// …" lines, each found in PATH in order, line for
+// line (leading white space aside). Every program of this folder has an
+// excerpt and a test that runs it.
+func TestREADMEExcerpts(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -56,28 +54,20 @@ func TestREADMEPrograms(t *testing.T) {
 	for _, b := range blocks {
 		line := bytes.Count(readme[:b[0]], []byte("\n")) + 1
 		before := strings.TrimRight(string(readme[:b[0]]), "\n")
-		m := programTag.FindStringSubmatch(before[strings.LastIndexByte(before, '\n')+1:])
+		m := excerptTag.FindStringSubmatch(before[strings.LastIndexByte(before, '\n')+1:])
 		if m == nil {
-			t.Errorf("README.md:%d: a Go block with no <!-- program: DIR --> comment before it: every Go block of the README is a program that a test builds and runs", line)
+			t.Errorf("README.md:%d: a Go block with no <!-- excerpt: PATH --> comment before it: "+
+				"every Go block of the README is an excerpt of a program that a test builds and runs", line)
 			continue
 		}
-		dir := m[1]
-		if inREADME[dir] {
-			t.Errorf("README.md:%d: a second block for %s", line, dir)
+		inREADME[m[1]] = true
+		program, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(m[1])))
+		if err != nil {
+			t.Errorf("README.md:%d: %v", line, err)
+			continue
 		}
-		inREADME[dir] = true
-		path := filepath.Join(repo, filepath.FromSlash(dir), "main.go")
-		code := readme[b[2]:b[3]]
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, code, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, code) {
-			t.Errorf("README.md:%d: the block differs from %s (%v): go test ./examples/readme -run TestREADMEPrograms -update rewrites it from the README", line, dir+"/main.go", err)
+		if at, ok := excerptOf(string(readme[b[2]:b[3]]), string(program)); !ok {
+			t.Errorf("README.md:%d: the excerpt's line %d is not in %s, in order", line, at+1, m[1])
 		}
 	}
 	mains, err := filepath.Glob(filepath.Join("*", "main.go"))
@@ -86,13 +76,58 @@ func TestREADMEPrograms(t *testing.T) {
 	}
 	for _, m := range mains {
 		name := filepath.Base(filepath.Dir(m))
-		if !inREADME["examples/readme/"+name] {
-			t.Errorf("examples/readme/%s has no block in the README: remove it, or put its block after <!-- program: examples/readme/%s -->", name, name)
+		if !inREADME["examples/readme/"+name+"/main.go"] {
+			t.Errorf("examples/readme/%s has no excerpt in the README: remove it, or quote it after "+
+				"<!-- excerpt: examples/readme/%s/main.go -->", name, name)
 		}
 		if !slices.Contains(programs, name) {
 			t.Errorf("examples/readme/%s has no test that runs it", name)
 		}
 	}
+}
+
+// excerptOf reports whether excerpt's lines are program's: its runs of
+// lines, split at "// …" lines, each found whole in program, after the
+// run before it. Leading white space and blank lines do not count. at is
+// the excerpt's first line that is not, when ok is false.
+func excerptOf(excerpt, program string) (at int, ok bool) {
+	var lines []string
+	for _, l := range strings.Split(program, "\n") {
+		lines = append(lines, strings.TrimSpace(l))
+	}
+	from := 0 // where the next run may start in program
+	var run []string
+	runStart := 0
+	flush := func() bool {
+		if len(run) == 0 {
+			return true
+		}
+		for i := from; i+len(run) <= len(lines); i++ {
+			if slices.Equal(lines[i:i+len(run)], run) {
+				from, run = i+len(run), nil
+				return true
+			}
+		}
+		return false
+	}
+	for i, l := range strings.Split(strings.TrimRight(excerpt, "\n"), "\n") {
+		switch l = strings.TrimSpace(l); {
+		case l == "// …" || l == "// ...":
+			if !flush() {
+				return runStart, false
+			}
+		case l == "":
+		default:
+			if len(run) == 0 {
+				runStart = i
+			}
+			run = append(run, l)
+		}
+	}
+	if !flush() {
+		return runStart, false
+	}
+	return 0, true
 }
 
 // build builds the program of folder name.
@@ -415,5 +450,29 @@ func TestAWSWait(t *testing.T) {
 	} {
 		mode.Store(c.mode)
 		run(t, env, bin).check(t, c.mode, c.code, regexp.QuoteMeta(c.stdout), c.stderr...)
+	}
+}
+
+// TestExcerptOf: an excerpt matches its program's lines in order, in runs
+// split at "// …", whatever their indentation; a changed, missing or
+// reordered line does not.
+func TestExcerptOf(t *testing.T) {
+	program := "func main() {\n\ta := 1\n\tb := 2\n\tc := 3\n\td := 4\n}\n"
+	for _, tc := range []struct {
+		excerpt string
+		ok      bool
+		at      int
+	}{
+		{"a := 1\nb := 2", true, 0},
+		{"\t\ta := 1\n\t\tb := 2\n", true, 0},
+		{"a := 1\n// …\nd := 4", true, 0},
+		{"a := 1\nc := 3", false, 0},               // a run skips a line
+		{"c := 3\n// …\na := 1", false, 2},         // runs out of order
+		{"a := 1\nb := 2\n// …\ne := 5", false, 3}, // a line the program lacks
+	} {
+		at, ok := excerptOf(tc.excerpt, program)
+		if ok != tc.ok || (!ok && at != tc.at) {
+			t.Errorf("excerptOf(%q) = %d, %t; want %d, %t", tc.excerpt, at, ok, tc.at, tc.ok)
+		}
 	}
 }
