@@ -13,14 +13,14 @@
 // from the seed kept in the wait's [waiter.Checkpoint], so that a replay makes
 // the same decisions. It polls as Temporal advises ([Mode]): while the
 // delay before the next poll is short (under [DefaultHeartbeatBelow]),
-// the polls run inside one activity that heartbeats the wait's State
+// the polls run inside one activity that heartbeats the wait's Checkpoint
 // after every poll and adds no history event per poll; a worker that dies
 // mid-activity costs only the call it had in flight, which another worker
 // makes again from the last heartbeat. While delays are long, each poll is
 // an activity that makes one call and judges it with the waiter's
 // acceptors ([waiter.Waiter.Call]), and each delay a durable timer. A
 // wait continues as new every [DefaultAttemptsPerRun] attempts, carrying
-// its State, so that its history stays bounded however long it polls. [Wait.Progress] queries the attempts so far and the
+// its Checkpoint, so that its history stays bounded however long it polls. [Wait.Progress] queries the attempts so far and the
 // checkpoint; cancelling the workflow cancels the wait and the call in
 // flight.
 //

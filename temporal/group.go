@@ -111,7 +111,7 @@ type MemberProgress struct {
 	// fmt.Stringers, "#n" (its order, from 1) otherwise, as in process
 	// (see [waiter.Go]).
 	Name string
-	// Checkpoint is the wait's State (nil until it begins): its attempts
+	// Checkpoint is the wait's Checkpoint (nil until it begins): its attempts
 	// so far (across runs), deadline and next call.
 	Checkpoint *waiter.Checkpoint `json:",omitempty"`
 	// Attempts are its latest attempts in the current run (at most 20).

@@ -28,7 +28,7 @@ type loopRequest[I any] struct {
 }
 
 // loopResult is what the activity hands back: the wait ended (Done), or
-// its State when the next delay is long or the run's attempts are spent.
+// its Checkpoint when the next delay is long or the run's attempts are spent.
 type loopResult[O any] struct {
 	Output     O
 	HaveOutput bool // Output is the last output observed
@@ -48,7 +48,7 @@ func (r *loopResult[O]) ended(dec decision) {
 	}
 }
 
-// beat is a heartbeat's details: the wait's State after its latest
+// beat is a heartbeat's details: the wait's Checkpoint after its latest
 // attempt, and that attempt.
 type beat struct {
 	State waiter.Checkpoint
@@ -59,7 +59,7 @@ type beat struct {
 // for the activity's cancellation (or no longer knows it).
 var errHandBack = errors.New("temporal: the activity was cancelled")
 
-// loop polls inside one activity, heartbeating the wait's State after
+// loop polls inside one activity, heartbeating the wait's Checkpoint after
 // every attempt, before the next call: a worker lost mid-activity costs
 // at most the call in flight, which the activity's next attempt, on any
 // worker, makes again from the last heartbeat.
@@ -211,7 +211,7 @@ func (h *heartbeats) send(ctx context.Context) error {
 
 // stopped is the loop's error when its context ended. When the server
 // asked to cancel the activity (or, in the SDK's test environment, the
-// SDK did), it is a cancellation whose details are the wait's State, which
+// SDK did), it is a cancellation whose details are the wait's Checkpoint, which
 // the workflow reads. Otherwise the activity's own context ended (its
 // worker stops): a retryable error, and Temporal's next attempt resumes
 // from the last heartbeat.

@@ -197,7 +197,7 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 		return errors.New("temporal: Register needs a waiter and a name")
 	}
 	if w.Schedule().Jitter != nil {
-		return fmt.Errorf("temporal: waiter %s has a jitter of its own (waiter.WithJitter): its delays would differ on replay; use the default jitter, which draws from the wait's State", name)
+		return fmt.Errorf("temporal: waiter %s has a jitter of its own (waiter.WithJitter): its delays would differ on replay; use the default jitter, which draws from the wait's Checkpoint", name)
 	}
 	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout,
 		historyLimit: DefaultGroupHistoryLimit}
@@ -458,7 +458,7 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 		*s = res.State
 		return res, nil
 	}
-	// The activity's last heartbeat holds the State it reached.
+	// The activity's last heartbeat holds the Checkpoint it reached.
 	var b beat
 	var canceled *sdktemporal.CanceledError
 	var timeout *sdktemporal.TimeoutError

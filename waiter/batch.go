@@ -138,8 +138,12 @@ type BatchOptions[K comparable] struct {
 // it found. A key missing from the map was not found; an error fails the
 // call for every key in it. The options are those of [New]; a
 // [WithMatch] with an empty Definition judges each output in Go.
-func NewBatch[K comparable, O any](def Definition, op func(ctx context.Context, keys []K) (map[K]O, error),
-	bo BatchOptions[K], opts ...Option) (*Batch[K, O], error) {
+func NewBatch[K comparable, O any](
+	def Definition,
+	op func(ctx context.Context, keys []K) (map[K]O, error),
+	bo BatchOptions[K],
+	opts ...Option,
+) (*Batch[K, O], error) {
 	w, err := New(def, notCalledDirectly[K, O], opts...)
 	if err != nil {
 		return nil, err
@@ -156,12 +160,24 @@ func notCalledDirectly[K, O any](context.Context, K) (O, error) {
 
 func newBatch[K comparable, O any](w *Waiter[K, O], op func(context.Context, []K) (map[K]O, error),
 	bo BatchOptions[K]) (*Batch[K, O], error) {
-	b := &Batch[K, O]{w: w, op: op, clk: w.cfg.clock, size: bo.Size, calls: bo.Calls, lingerFor: bo.Linger,
-		missing: bo.Missing, members: map[K]*member[K, O]{}, poke: make(chan struct{}, 1),
-		deadlines: memberHeap[K, O]{byDeadline: true}}
+	b := &Batch[K, O]{
+		w:         w,
+		op:        op,
+		clk:       w.cfg.clock,
+		size:      bo.Size,
+		calls:     bo.Calls,
+		lingerFor: bo.Linger,
+		missing:   bo.Missing,
+		members:   map[K]*member[K, O]{},
+		poke:      make(chan struct{}, 1),
+		deadlines: memberHeap[K, O]{byDeadline: true},
+	}
 	var errs []error
 	if op == nil {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: the batch operation is nil", ErrInvalidOption, w.def.Name))
+		errs = append(
+			errs,
+			fmt.Errorf("%w: waiter %s: the batch operation is nil", ErrInvalidOption, w.def.Name),
+		)
 	}
 	if bo.Size < 0 || bo.Calls < 0 {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: BatchOptions{Size: %d, Calls: %d}: negative",
@@ -352,7 +368,8 @@ func (b *Batch[K, O]) end(m *member[K, O], err error) {
 		m.end(err)
 		m.r.finish(m.last, err, m.s)
 	}
-	if o := outcomeOf(err); b.w.giveUp != nil && (o == telemetry.OutcomeTimeout || o == telemetry.OutcomeCancelled) {
+	if o := outcomeOf(err); b.w.giveUp != nil &&
+		(o == telemetry.OutcomeTimeout || o == telemetry.OutcomeCancelled) {
 		go finish()
 		return
 	}

@@ -250,7 +250,14 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 
 // judgeGuarded is judge, with a panic of the acceptors (a WithMatch
 // function) ending that member as a panic of the operation would.
-func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, start time.Time, latency time.Duration, now time.Time) {
+func (b *Batch[K, O]) judgeGuarded(
+	m *member[K, O],
+	outs map[K]O,
+	err error,
+	start time.Time,
+	latency time.Duration,
+	now time.Time,
+) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
@@ -266,7 +273,10 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 
 // invoke calls the BatchOp; a panic of it comes back as a *PanicError
 // with its stack, for every member of the call, as a Run reports one.
-func (b *Batch[K, O]) invoke(ctx context.Context, keys []K) (outs map[K]O, pe *PanicError, err error) {
+func (b *Batch[K, O]) invoke(
+	ctx context.Context,
+	keys []K,
+) (outs map[K]O, pe *PanicError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe = &PanicError{Value: p, Stack: debug.Stack()}
@@ -286,7 +296,14 @@ func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.
 
 // judge applies one member's part of a call's answer and reschedules or
 // ends it.
-func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start time.Time, latency time.Duration, now time.Time) {
+func (b *Batch[K, O]) judge(
+	m *member[K, O],
+	outs map[K]O,
+	err error,
+	start time.Time,
+	latency time.Duration,
+	now time.Time,
+) {
 	out, found := outs[m.in]
 	if err == nil && !found {
 		err = b.missing(m.in)

@@ -110,8 +110,24 @@ func (s Checkpoint) MarshalJSON() ([]byte, error) {
 }
 
 func (s Checkpoint) jsonForm() checkpointJSON {
-	return checkpointJSON{Version: s.Version, Waiter: s.Waiter, Rules: s.Rules, Start: s.Start, Deadline: s.Deadline,
-		Attempts: s.Attempts, Transient: s.Transient, MaxLatency: s.MaxLatency, Seed: s.Seed, Next: s.Next, Streak: s.Streak, StreakStart: s.StreakStart, NotFound: s.NotFound, Identity: s.Identity, Seen: s.Seen, End: s.End}
+	return checkpointJSON{
+		Version:     s.Version,
+		Waiter:      s.Waiter,
+		Rules:       s.Rules,
+		Start:       s.Start,
+		Deadline:    s.Deadline,
+		Attempts:    s.Attempts,
+		Transient:   s.Transient,
+		MaxLatency:  s.MaxLatency,
+		Seed:        s.Seed,
+		Next:        s.Next,
+		Streak:      s.Streak,
+		StreakStart: s.StreakStart,
+		NotFound:    s.NotFound,
+		Identity:    s.Identity,
+		Seen:        s.Seen,
+		End:         s.End,
+	}
 }
 
 // UnmarshalJSON decodes a state and checks its checksum and version: a
@@ -126,19 +142,51 @@ func (s *Checkpoint) UnmarshalJSON(b []byte) error {
 	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(b, &members) == nil && len(members) == 0 {
-		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("empty checkpoint: %s holds no wait", bytes.TrimSpace(b))}
+		return &CheckpointError{
+			Problem: ProblemCorrupt,
+			Err:     fmt.Errorf("empty checkpoint: %s holds no wait", bytes.TrimSpace(b)),
+		}
 	}
 	if j.Version == 0 || j.Sum == "" {
-		return &CheckpointError{Problem: ProblemCorrupt, Err: fmt.Errorf("not a checkpoint: no version or checksum in %.40q", b)}
+		return &CheckpointError{
+			Problem: ProblemCorrupt,
+			Err:     fmt.Errorf("not a checkpoint: no version or checksum in %.40q", b),
+		}
 	}
 	if j.Version != checkpointVersion {
-		return &CheckpointError{Problem: ProblemMismatch, Err: fmt.Errorf("version %d, this package reads version %d", j.Version, checkpointVersion)}
+		return &CheckpointError{
+			Problem: ProblemMismatch,
+			Err: fmt.Errorf(
+				"version %d, this package reads version %d",
+				j.Version,
+				checkpointVersion,
+			),
+		}
 	}
 	if j.Sum == "" || j.Sum != j.sum() {
-		return &CheckpointError{Problem: ProblemCorrupt, Err: errors.New("checksum mismatch: the checkpoint was changed or damaged")}
+		return &CheckpointError{
+			Problem: ProblemCorrupt,
+			Err:     errors.New("checksum mismatch: the checkpoint was changed or damaged"),
+		}
 	}
-	*s = Checkpoint{Version: j.Version, Waiter: j.Waiter, Rules: j.Rules, Start: j.Start, Deadline: j.Deadline,
-		Attempts: j.Attempts, Transient: j.Transient, MaxLatency: j.MaxLatency, Seed: j.Seed, Next: j.Next, Streak: j.Streak, StreakStart: j.StreakStart, NotFound: j.NotFound, Identity: j.Identity, Seen: j.Seen, End: j.End}
+	*s = Checkpoint{
+		Version:     j.Version,
+		Waiter:      j.Waiter,
+		Rules:       j.Rules,
+		Start:       j.Start,
+		Deadline:    j.Deadline,
+		Attempts:    j.Attempts,
+		Transient:   j.Transient,
+		MaxLatency:  j.MaxLatency,
+		Seed:        j.Seed,
+		Next:        j.Next,
+		Streak:      j.Streak,
+		StreakStart: j.StreakStart,
+		NotFound:    j.NotFound,
+		Identity:    j.Identity,
+		Seen:        j.Seen,
+		End:         j.End,
+	}
 	return nil
 }
 
@@ -204,24 +252,61 @@ func (w *Waiter[I, O]) check(s Checkpoint) error {
 	}
 	switch {
 	case s.empty():
-		return bad(ProblemCorrupt, "empty checkpoint: the zero Checkpoint is not a wait (get one from Begin, an attempt's Checkpoint or Run.Checkpoint)")
+		return bad(
+			ProblemCorrupt,
+			"empty checkpoint: the zero Checkpoint is not a wait (get one from Begin, an attempt's Checkpoint or Run.Checkpoint)",
+		)
 	case s.Version != checkpointVersion:
-		return bad(ProblemMismatch, "version %d, this package reads version %d", s.Version, checkpointVersion)
+		return bad(
+			ProblemMismatch,
+			"version %d, this package reads version %d",
+			s.Version,
+			checkpointVersion,
+		)
 	case s.Waiter != w.def.Name:
 		return bad(ProblemMismatch, "the checkpoint is of waiter %q, not %q", s.Waiter, w.def.Name)
 	case s.Rules != w.rules:
-		return bad(ProblemMismatch, "waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)", s.Waiter, s.Rules, w.rules)
+		return bad(
+			ProblemMismatch,
+			"waiter %s's rules changed since the checkpoint (fingerprint %s, now %s)",
+			s.Waiter,
+			s.Rules,
+			w.rules,
+		)
 	case s.End != "":
-		return bad(ProblemEnded, "the wait ended (%s) after %s, at the latest %v", s.End, plural.N(s.Attempts, "poll"), s.Deadline)
+		return bad(
+			ProblemEnded,
+			"the wait ended (%s) after %s, at the latest %v",
+			s.End,
+			plural.N(s.Attempts, "poll"),
+			s.Deadline,
+		)
 	case s.Attempts > 0 && s.Next.IsZero():
 		// An ended wait's checkpoint from before End was kept.
-		return bad(ProblemEnded, "the wait ended after %s: no next call is due", plural.N(s.Attempts, "poll"))
+		return bad(
+			ProblemEnded,
+			"the wait ended after %s: no next call is due",
+			plural.N(s.Attempts, "poll"),
+		)
 	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
-		return bad(ProblemCorrupt, "attempts %d, transient %d, streak %d, max latency %v", s.Attempts, s.Transient, s.Streak, s.MaxLatency)
+		return bad(
+			ProblemCorrupt,
+			"attempts %d, transient %d, streak %d, max latency %v",
+			s.Attempts,
+			s.Transient,
+			s.Streak,
+			s.MaxLatency,
+		)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):
 		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)
 	case s.Attempts > 0 && (s.Next.Before(s.Start) || s.Next.After(s.Deadline)):
-		return bad(ProblemCorrupt, "next call at %v, outside the wait (%v to %v)", s.Next, s.Start, s.Deadline)
+		return bad(
+			ProblemCorrupt,
+			"next call at %v, outside the wait (%v to %v)",
+			s.Next,
+			s.Start,
+			s.Deadline,
+		)
 	}
 	return nil
 }

@@ -82,7 +82,11 @@ type decision struct {
 // WithInitialDelay, not before the Checkpoint's Next. seed draws the
 // jitter of the delays (0: a random seed); a durable driver passes one it
 // can replay.
-func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) (Checkpoint, error) {
+func (w *Waiter[I, O]) Begin(
+	now time.Time,
+	maxWait time.Duration,
+	seed uint64,
+) (Checkpoint, error) {
 	if maxWait <= 0 {
 		return Checkpoint{}, fmt.Errorf("%w: waiter %s: maxWait %v is not positive: "+
 			"the Smithy specification requires a total wait time", ErrInvalidOption, w.def.Name, maxWait)
@@ -146,7 +150,12 @@ func (w *Waiter[I, O]) step(s *Checkpoint, a *Attempt[O], now time.Time) decisio
 }
 
 // decide is Step's decision; it updates s in place.
-func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], now time.Time, v *classify.Verdict) decision {
+func (w *Waiter[I, O]) decide(
+	s *Checkpoint,
+	a *Attempt[O],
+	now time.Time,
+	v *classify.Verdict,
+) decision {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, a.Latency)
 	s.Next = time.Time{}
@@ -162,7 +171,11 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], now time.Time, v *cl
 		if s.Identity != "" && s.Identity != a.Identity {
 			d.state = classify.Failure
 			d = w.end(s, d, now, ErrFailure, FailureRecreated, a)
-			d.err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, a.Identity)
+			d.err.(*Error).Message = fmt.Sprintf(
+				"its identity %s became %s",
+				s.Identity,
+				a.Identity,
+			)
 			return d
 		}
 		s.Identity = a.Identity
@@ -185,7 +198,8 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], now time.Time, v *cl
 			s.StreakStart = a.Start
 		}
 		s.Streak++
-		if !w.stable() || (s.Streak >= w.cfg.stableN && a.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
+		if !w.stable() ||
+			(s.Streak >= w.cfg.stableN && a.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
 			return w.end(s, d, now, nil, 0, a)
 		}
 		d.state, streak = classify.Retry, true // seen, not yet long enough
@@ -196,7 +210,10 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], now time.Time, v *cl
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
 			d = w.end(s, d, now, ErrFailure, FailureLimit, a)
-			d.err.(*Error).Message = plural.N(s.Transient, "transient error") + " in a row, the limit"
+			d.err.(*Error).Message = plural.N(
+				s.Transient,
+				"transient error",
+			) + " in a row, the limit"
 			return d
 		}
 		d.state, d.transient = classify.Retry, true
@@ -252,7 +269,10 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], now time.Time, v *cl
 
 // delay draws the schedule's delay for the attempt just made: from the
 // Checkpoint's seed, or through the Jitter given with WithJitter.
-func (w *Waiter[I, O]) delay(s *Checkpoint, remaining, reserve, latency time.Duration) time.Duration {
+func (w *Waiter[I, O]) delay(
+	s *Checkpoint,
+	remaining, reserve, latency time.Duration,
+) time.Duration {
 	seed := s.Seed
 	if w.schedule.Jitter != nil {
 		seed = 0
@@ -262,14 +282,29 @@ func (w *Waiter[I, O]) delay(s *Checkpoint, remaining, reserve, latency time.Dur
 
 // end returns d as the decision that ends a wait for reason (nil:
 // success).
-func (w *Waiter[I, O]) end(s *Checkpoint, d decision, now time.Time, reason error, why Failure, a *Attempt[O]) decision {
+func (w *Waiter[I, O]) end(
+	s *Checkpoint,
+	d decision,
+	now time.Time,
+	reason error,
+	why Failure,
+	a *Attempt[O],
+) decision {
 	d.done = true
 	if reason == nil {
 		s.End = outcomeOf(nil)
 		return d
 	}
-	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
-		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: a.Err}
+	e := &Error{
+		Waiter:    w.def.Name,
+		Reason:    reason,
+		Failure:   why,
+		Attempts:  s.Attempts,
+		Transient: s.Transient,
+		Elapsed:   now.Sub(s.Start),
+		Acceptor:  -1,
+		Err:       a.Err,
+	}
 	switch {
 	case why == FailureAcceptor:
 		e.Acceptor, e.Matcher, e.Message = a.Acceptor, a.Matcher, a.Message
@@ -323,10 +358,21 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) (reserve, latency time.
 // keep tokens loses only the strategy's backoff growth). attempts is the
 // number of calls made before this one. A panic of the operation goes
 // through.
-func (w *Waiter[I, O]) Call(ctx context.Context, in I, attempts int, tok retry.Token) (Attempt[O], retry.Token) {
+func (w *Waiter[I, O]) Call(
+	ctx context.Context,
+	in I,
+	attempts int,
+	tok retry.Token,
+) (Attempt[O], retry.Token) {
 	start := w.cfg.clock.Now()
 	out, err := w.op(attemptctx.Mark(ctx), in)
-	a := Attempt[O]{Number: attempts + 1, Start: start, Latency: w.cfg.clock.Since(start), Output: out, Err: err}
+	a := Attempt[O]{
+		Number:  attempts + 1,
+		Start:   start,
+		Latency: w.cfg.clock.Since(start),
+		Output:  out,
+		Err:     err,
+	}
 	tok = w.assess(ctx, in, &a, tok)
 	return a, tok
 }
@@ -335,7 +381,12 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, attempts int, tok retry.T
 // itself say of a call that was not cut off: its Judgment, the advice for
 // the next call, WithDelayFunc's delay and the resource's identity. It
 // returns the strategy's token for the next call.
-func (w *Waiter[I, O]) assess(ctx context.Context, in I, a *Attempt[O], tok retry.Token) retry.Token {
+func (w *Waiter[I, O]) assess(
+	ctx context.Context,
+	in I,
+	a *Attempt[O],
+	tok retry.Token,
+) retry.Token {
 	a.Judgment = w.Judge(in, a.Output, a.Err)
 	tok = w.advise(ctx, a, tok)
 	if w.identity != nil && a.Err == nil {
@@ -367,5 +418,6 @@ func (w *Waiter[I, O]) assess(ctx context.Context, in I, a *Attempt[O], tok retr
 // resource does not exist: an error code that says NotFound or begins
 // with NoSuch, or an HTTP 404.
 func notFound(v *classify.Verdict) bool {
-	return v != nil && (v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch"))
+	return v != nil &&
+		(v.StatusCode == 404 || strings.Contains(v.Code, "NotFound") || strings.HasPrefix(v.Code, "NoSuch"))
 }

@@ -148,7 +148,15 @@ func (d Definition) Validate() error {
 func (d Definition) problems(successElsewhere bool) []error {
 	var errs []error
 	bad := func(rule, format string, args ...any) {
-		errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: rule, Err: fmt.Errorf(format, args...)})
+		errs = append(
+			errs,
+			&DefinitionError{
+				Waiter:   d.Name,
+				Acceptor: -1,
+				Rule:     rule,
+				Err:      fmt.Errorf(format, args...),
+			},
+		)
 	}
 	if !waiterName.MatchString(d.Name) {
 		bad("name", "%q is not UpperCamelCase letters and digits (^[A-Z][A-Za-z0-9]*$)", d.Name)
@@ -156,22 +164,36 @@ func (d Definition) problems(successElsewhere bool) []error {
 	switch {
 	case successElsewhere:
 	case len(d.Acceptors) == 0:
-		bad("acceptors", "there are none: at least one success acceptor is required (in the definition, or given to New with WithMatch)")
+		bad(
+			"acceptors",
+			"there are none: at least one success acceptor is required (in the definition, or given to New with WithMatch)",
+		)
 	case !hasSuccess(d.Acceptors):
-		bad("acceptors", "none has state success: at least one is required (in the definition, or given to New with WithMatch)")
+		bad(
+			"acceptors",
+			"none has state success: at least one is required (in the definition, or given to New with WithMatch)",
+		)
 	}
 	s := d.Schedule()
 	switch {
 	case d.MinDelay < 0:
 		bad("minDelay", "%v is negative", d.MinDelay)
 	case s.MinDelay < time.Second:
-		bad("minDelay", "%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)", s.MinDelay)
+		bad(
+			"minDelay",
+			"%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)",
+			s.MinDelay,
+		)
 	}
 	switch {
 	case d.MaxDelay < 0:
 		bad("maxDelay", "%v is negative", d.MaxDelay)
 	case s.MaxDelay < time.Second:
-		bad("maxDelay", "%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)", s.MaxDelay)
+		bad(
+			"maxDelay",
+			"%v is less than 1s, the Smithy specification's minimum for waiters in models (for faster polling from Go, pass waiter.WithDelays to New, or use NewFunc)",
+			s.MaxDelay,
+		)
 	case s.MinDelay > s.MaxDelay:
 		bad("maxDelay", "%v is less than minDelay %v", s.MaxDelay, s.MinDelay)
 	}
@@ -181,7 +203,10 @@ func (d Definition) problems(successElsewhere bool) []error {
 	for _, err := range classify.Validate(d.Acceptors) {
 		var ae *classify.AcceptorError
 		if errors.As(err, &ae) {
-			errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: ae.Index, Rule: ae.Rule, Err: ae.Err})
+			errs = append(
+				errs,
+				&DefinitionError{Waiter: d.Name, Acceptor: ae.Index, Rule: ae.Rule, Err: ae.Err},
+			)
 		} else {
 			errs = append(errs, &DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "acceptors", Err: err})
 		}
@@ -214,7 +239,16 @@ func (d Definition) Warnings() []string {
 	var warns []string
 	for i, a := range d.Acceptors {
 		if t := a.Matcher.ErrorType; t != "" && !known[shapeName(t)] {
-			warns = append(warns, fmt.Sprintf("waiter %s: acceptor %d: errorType %q is not among the errors of %s", d.Name, i, t, d.Operation.ID))
+			warns = append(
+				warns,
+				fmt.Sprintf(
+					"waiter %s: acceptor %d: errorType %q is not among the errors of %s",
+					d.Name,
+					i,
+					t,
+					d.Operation.ID,
+				),
+			)
 		}
 	}
 	return warns

@@ -40,7 +40,13 @@ type driver[I, O any] struct {
 // returns the error that ends the wait before any call: bad arguments, a
 // context already done, no time left. The driver then makes the calls'
 // context (d.ctx) its own way.
-func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
+func (d *driver[I, O]) init(
+	w *Waiter[I, O],
+	parent context.Context,
+	in I,
+	maxWait time.Duration,
+	from *Checkpoint,
+) error {
 	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
@@ -87,7 +93,8 @@ func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
 // deadline passed (its own, or the caller's earlier one it took), not
 // because the wait was cancelled.
 func (d *driver[I, O]) deadlineHit() bool {
-	return d.ctx.Err() == context.DeadlineExceeded || context.Cause(d.ctx) == context.DeadlineExceeded
+	return d.ctx.Err() == context.DeadlineExceeded ||
+		context.Cause(d.ctx) == context.DeadlineExceeded
 }
 
 // stopped returns the error of a wait whose calls' context ended between
@@ -124,7 +131,10 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 // start: the calls' context with the attempt's span and the per-attempt
 // timeout. actx is the attempt's (for telemetry); cancel releases the
 // timeout.
-func (d *driver[I, O]) callContext(n int, start time.Time) (actx, opCtx context.Context, cancel context.CancelFunc) {
+func (d *driver[I, O]) callContext(
+	n int,
+	start time.Time,
+) (actx, opCtx context.Context, cancel context.CancelFunc) {
 	actx = d.ctx
 	if d.obs != nil {
 		actx = d.startAttempt(actx, n, start)
@@ -199,9 +209,13 @@ func (d *driver[I, O]) reportAttempt(actx context.Context, a *Attempt[O], now ti
 	if a.Late {
 		state = telemetry.OutcomeTimeout
 	}
-	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
-		Acceptor: a.Acceptor, State: state, Transient: a.Transient, NextDelay: a.NextDelay, RetryAfter: a.Hint,
-		Tokens: -1}, now)
+	d.endAttempt(
+		actx,
+		telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
+			Acceptor: a.Acceptor, State: state, Transient: a.Transient, NextDelay: a.NextDelay, RetryAfter: a.Hint,
+			Tokens: -1},
+		now,
+	)
 }
 
 // abandoned reports a call still in flight when the calls' context ended
@@ -212,27 +226,47 @@ func (d *driver[I, O]) abandoned(actx context.Context, start, now time.Time) (At
 	d.s.Attempts++
 	d.s.MaxLatency = max(d.s.MaxLatency, now.Sub(start))
 	err := d.stopped()
-	a := Attempt[O]{Number: d.s.Attempts, Start: start, Latency: now.Sub(start), Err: context.Cause(d.ctx),
-		Late: d.deadlineHit(), Abandoned: true, State: classify.Retry, Outcome: outcomeOf(err)}
+	a := Attempt[O]{
+		Number:    d.s.Attempts,
+		Start:     start,
+		Latency:   now.Sub(start),
+		Err:       context.Cause(d.ctx),
+		Late:      d.deadlineHit(),
+		Abandoned: true,
+		State:     classify.Retry,
+		Outcome:   outcomeOf(err),
+	}
 	a.Acceptor = -1
 	d.s.Next, d.s.End = time.Time{}, a.Outcome
 	d.s.Seen = seen(d.s.Seen).add(SeenCount{Acceptor: -1, State: a.Outcome})
 	a.Checkpoint = d.s.clone()
-	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
-		Acceptor: -1, State: a.Outcome, Tokens: -1}, now)
+	d.endAttempt(
+		actx,
+		telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
+			Acceptor: -1, State: a.Outcome, Tokens: -1},
+		now,
+	)
 	return a, err
 }
 
 // panicked ends the wait whose call (or acceptor) panicked: the attempt
 // carries the *PanicError, and the wait's end is the panic.
-func (d *driver[I, O]) panicked(actx context.Context, pe *PanicError, start, now time.Time) Attempt[O] {
+func (d *driver[I, O]) panicked(
+	actx context.Context,
+	pe *PanicError,
+	start, now time.Time,
+) Attempt[O] {
 	d.s.Attempts++
 	d.s.Next, d.s.End = time.Time{}, telemetry.OutcomePanic
 	a := Attempt[O]{Number: d.s.Attempts, Start: start, Latency: now.Sub(start), Err: pe,
 		State: classify.Failure, Outcome: telemetry.OutcomePanic, Checkpoint: d.s.clone()}
 	a.Acceptor = -1
-	d.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe,
-		Acceptor: -1, State: "failure", Tokens: -1}, now)
+	d.endAttempt(
+		actx,
+		telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: pe,
+			Acceptor: -1, State: "failure", Tokens: -1},
+		now,
+	)
 	return a
 }
 
@@ -289,7 +323,16 @@ func (w *Waiter[I, O]) advise(ctx context.Context, a *Attempt[O], tok retry.Toke
 func (d *driver[I, O]) startWait(ctx context.Context, now time.Time) (c context.Context) {
 	c = ctx
 	defer d.guard()
-	c, d.obs = d.w.obs.StartWait(ctx, telemetry.Wait{Kind: "wait", Name: d.w.def.Name, Operation: d.w.def.Operation.ID, MaxWait: d.s.Deadline.Sub(d.s.Start)}, now)
+	c, d.obs = d.w.obs.StartWait(
+		ctx,
+		telemetry.Wait{
+			Kind:      "wait",
+			Name:      d.w.def.Name,
+			Operation: d.w.def.Operation.ID,
+			MaxWait:   d.s.Deadline.Sub(d.s.Start),
+		},
+		now,
+	)
 	return c
 }
 
@@ -320,7 +363,8 @@ func (d *driver[I, O]) end(err error) error {
 		we.Seen = slices.Clone(d.s.Seen)
 	}
 	d.release()
-	if outcome := outcomeOf(err); d.w.giveUp != nil && (outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
+	if outcome := outcomeOf(err); d.w.giveUp != nil &&
+		(outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
 		d.gaveUp(err)
 	}
 	d.endWait(outcomeOf(err), err)
@@ -341,7 +385,14 @@ func (d *driver[I, O]) gaveUp(err error) {
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
-			reportPanic(&survivedPanic{waiter: d.w.def.Name, what: "its WithOnGiveUp hook", value: p, stack: debug.Stack()})
+			reportPanic(
+				&survivedPanic{
+					waiter: d.w.def.Name,
+					what:   "its WithOnGiveUp hook",
+					value:  p,
+					stack:  debug.Stack(),
+				},
+			)
 		}
 	}()
 	d.w.giveUp(ctx, d.in, err)
@@ -353,7 +404,15 @@ func (d *driver[I, O]) endWait(outcome string, err error) {
 	}
 	defer d.guard()
 	now := d.clk().Now()
-	d.obs.EndWait(telemetry.Outcome{Outcome: outcome, Attempts: d.s.Attempts, Elapsed: now.Sub(d.s.Start), Err: err}, now)
+	d.obs.EndWait(
+		telemetry.Outcome{
+			Outcome:  outcome,
+			Attempts: d.s.Attempts,
+			Elapsed:  now.Sub(d.s.Start),
+			Err:      err,
+		},
+		now,
+	)
 	d.obs = nil
 }
 
@@ -381,7 +440,13 @@ type survivedPanic struct {
 }
 
 func (p *survivedPanic) Error() string {
-	return fmt.Sprintf("waiter %s: %s panicked (the wait ended as it would have): %v\n\n%s", p.waiter, p.what, p.value, p.stack)
+	return fmt.Sprintf(
+		"waiter %s: %s panicked (the wait ended as it would have): %v\n\n%s",
+		p.waiter,
+		p.what,
+		p.value,
+		p.stack,
+	)
 }
 
 // Unwrap returns the panic value if it is an error.

@@ -160,7 +160,12 @@ func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
 
 // cancelled is the error of a wait whose context ended (not at its
 // deadline): it matches the context's error (reason) and its cause.
-func (w *Waiter[I, O]) cancelled(reason, cause error, s Checkpoint, now time.Time, last error) *Error {
+func (w *Waiter[I, O]) cancelled(
+	reason, cause error,
+	s Checkpoint,
+	now time.Time,
+	last error,
+) *Error {
 	if cause == nil {
 		cause = reason
 	}
@@ -173,8 +178,15 @@ func (w *Waiter[I, O]) cancelled(reason, cause error, s Checkpoint, now time.Tim
 
 // timedOut is the error of a wait whose deadline passed between calls.
 func (w *Waiter[I, O]) timedOut(s Checkpoint, now time.Time, last error) *Error {
-	return &Error{Waiter: w.def.Name, Reason: ErrTimeout, Attempts: s.Attempts, Transient: s.Transient,
-		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
+	return &Error{
+		Waiter:    w.def.Name,
+		Reason:    ErrTimeout,
+		Attempts:  s.Attempts,
+		Transient: s.Transient,
+		Elapsed:   now.Sub(s.Start),
+		Acceptor:  -1,
+		Err:       last,
+	}
 }
 
 // PanicError is what a wait started with [Waiter.Start] reports when the

@@ -105,7 +105,14 @@ func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Dur
 }
 
 // goEvents is Go, keeping events unread attempts of the wait.
-func goEvents[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration, events int) *Run[O] {
+func goEvents[I, O any](
+	g *Group,
+	name string,
+	w *Waiter[I, O],
+	in I,
+	maxWait time.Duration,
+	events int,
+) *Run[O] {
 	slot := false
 	if g.slots != nil {
 		select {
@@ -234,7 +241,13 @@ func short(err error) string {
 	if !errors.As(err, &we) {
 		return err.Error()
 	}
-	s := fmt.Sprintf("%s: %v after %s in %v", we.Input, we.Reason, plural.N(we.Attempts, "poll"), we.Elapsed)
+	s := fmt.Sprintf(
+		"%s: %v after %s in %v",
+		we.Input,
+		we.Reason,
+		plural.N(we.Attempts, "poll"),
+		we.Elapsed,
+	)
 	if we.Acceptor >= 0 {
 		s += fmt.Sprintf(" (acceptor %d: %s)", we.Acceptor, we.Matcher)
 	} else if we.Err != nil {

@@ -78,7 +78,10 @@ func WithJitter(j backoff.Jitter) Option {
 func WithDelays(minDelay, maxDelay time.Duration) Option {
 	return func(cfg *config) {
 		if minDelay <= 0 || maxDelay <= 0 || minDelay > maxDelay {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithDelays(%v, %v): want 0 < min <= max", minDelay, maxDelay))
+			cfg.errs = append(
+				cfg.errs,
+				fmt.Errorf("WithDelays(%v, %v): want 0 < min <= max", minDelay, maxDelay),
+			)
 		}
 		cfg.minDelay, cfg.maxDelay = minDelay, maxDelay
 	}
@@ -179,7 +182,11 @@ func WithTransientLimit(n int) Option {
 // [New] rejects a WithMatch of other types. A WithMatch with state
 // Success counts as the success acceptor the specification requires, so
 // a Definition with no acceptors of its own is fine with one.
-func WithMatch[I, O any](state classify.State, name string, match func(in I, out O, err error) bool) Option {
+func WithMatch[I, O any](
+	state classify.State,
+	name string,
+	match func(in I, out O, err error) bool,
+) Option {
 	return func(cfg *config) {
 		if match == nil {
 			cfg.errs = append(cfg.errs, fmt.Errorf("WithMatch(%q): function is nil", name))
@@ -204,7 +211,10 @@ func WithMatch[I, O any](state classify.State, name string, match func(in I, out
 func WithStability(n int, over time.Duration) Option {
 	return func(cfg *config) {
 		if n < 1 || over < 0 {
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithStability(%d, %v): want n >= 1 and over >= 0", n, over))
+			cfg.errs = append(
+				cfg.errs,
+				fmt.Errorf("WithStability(%d, %v): want n >= 1 and over >= 0", n, over),
+			)
 		}
 		cfg.stableN, cfg.stableFor = n, over
 	}
@@ -252,7 +262,10 @@ func WithIdentity(path string) Option {
 // input and its error. The wait's end (Wait's return, a Run's Done) waits
 // for f. A panic in f is reported as an observer's is and goes no
 // further. I must be the Waiter's input type.
-func WithOnGiveUp[I any](f func(ctx context.Context, in I, err error), timeout time.Duration) Option {
+func WithOnGiveUp[I any](
+	f func(ctx context.Context, in I, err error),
+	timeout time.Duration,
+) Option {
 	return func(cfg *config) {
 		switch {
 		case f == nil:
@@ -330,7 +343,13 @@ func WithPollRateLimit(lim *rate.Limiter) Option {
 		case lim == nil:
 			cfg.errs = append(cfg.errs, errors.New("WithPollRateLimit: limiter is nil"))
 		case lim.Limit() != rate.Inf && lim.Burst() < 1:
-			cfg.errs = append(cfg.errs, fmt.Errorf("WithPollRateLimit: burst %d allows no call: it must be at least 1", lim.Burst()))
+			cfg.errs = append(
+				cfg.errs,
+				fmt.Errorf(
+					"WithPollRateLimit: burst %d allows no call: it must be at least 1",
+					lim.Burst(),
+				),
+			)
 		}
 		cfg.limiter = lim
 	}

@@ -62,8 +62,15 @@ func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Ru
 // start begins a Run; name names it in its errors (a Group's member),
 // onEnd is called once its outcome is known, and events is how many
 // unread attempts it keeps.
-func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint, name string,
-	onEnd func(error), events int) *Run[O] {
+func (w *Waiter[I, O]) start(
+	ctx context.Context,
+	in I,
+	maxWait time.Duration,
+	from *Checkpoint,
+	name string,
+	onEnd func(error),
+	events int,
+) *Run[O] {
 	r := newRun[O](events, onEnd)
 	l := &loop[I, O]{}
 	l.name = name

@@ -47,7 +47,12 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 	return w.wait(ctx, in, 0, &from)
 }
 
-func (w *Waiter[I, O]) wait(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
+func (w *Waiter[I, O]) wait(
+	ctx context.Context,
+	in I,
+	maxWait time.Duration,
+	from *Checkpoint,
+) (O, error) {
 	var l loop[I, O]
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
@@ -118,7 +123,17 @@ func (l *loop[I, O]) run() error {
 		case callAbandoned:
 			return l.abandon(actx, a.Start)
 		case callNotMade:
-			l.endAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Acceptor: -1, State: telemetry.OutcomeCancelled, Tokens: -1}, a.Start)
+			l.endAttempt(
+				actx,
+				telemetry.Attempt{
+					Number:   a.Number,
+					Start:    a.Start,
+					Acceptor: -1,
+					State:    telemetry.OutcomeCancelled,
+					Tokens:   -1,
+				},
+				a.Start,
+			)
 			return l.end(l.stopped())
 		}
 		dec := l.complete(actx, &a)

@@ -60,7 +60,11 @@ var ErrInvalidOption = errors.New("waiter: invalid option")
 // [Definition.Validate]), compiles every acceptor's JMESPath once and
 // checks its paths against the Go types I and O, applies the options, and
 // returns every problem at once. It rejects a nil op.
-func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts ...Option) (*Waiter[I, O], error) {
+func New[I, O any](
+	def Definition,
+	op func(context.Context, I) (O, error),
+	opts ...Option,
+) (*Waiter[I, O], error) {
 	w, cfg, errs := newWaiter(def, op, opts)
 	hasSuccess := false
 	for _, m := range cfg.matches {
@@ -73,8 +77,18 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 	for _, m := range cfg.matches {
 		fn, ok := m.fn.(func(I, O, error) bool)
 		if !ok {
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithMatch(%q) is for %s, not func(%v, %v, error) bool",
-				ErrInvalidOption, def.Name, m.name, reflect.TypeOf(m.fn), reflect.TypeFor[I](), reflect.TypeFor[O]()))
+			errs = append(
+				errs,
+				fmt.Errorf(
+					"%w: waiter %s: WithMatch(%q) is for %s, not func(%v, %v, error) bool",
+					ErrInvalidOption,
+					def.Name,
+					m.name,
+					reflect.TypeOf(m.fn),
+					reflect.TypeFor[I](),
+					reflect.TypeFor[O](),
+				),
+			)
 			continue
 		}
 		w.custom = append(w.custom, customMatch[I, O]{state: m.state, name: m.name, match: fn})
@@ -98,19 +112,29 @@ func New[I, O any](def Definition, op func(context.Context, I) (O, error), opts 
 // the error's retry-after hint. To leave an error of the call to the retry
 // strategy (retried if transient, a failure otherwise, as for an error no
 // acceptor matches), return that error unchanged.
-func NewFunc[I, O any](name string, op func(context.Context, I) (O, error),
-	cond func(in I, out O, err error) (done bool, failure error), opts ...Option) (*Waiter[I, O], error) {
+func NewFunc[I, O any](
+	name string,
+	op func(context.Context, I) (O, error),
+	cond func(in I, out O, err error) (done bool, failure error),
+	opts ...Option,
+) (*Waiter[I, O], error) {
 	def := Definition{Name: name}
 	w, _, errs := newWaiter(def, op, opts)
 	if name == "" {
 		errs = append(errs, fmt.Errorf("%w: NewFunc: the name is empty", ErrInvalidOption))
 	}
 	if cond == nil {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: the condition is nil", ErrInvalidOption, name))
+		errs = append(
+			errs,
+			fmt.Errorf("%w: waiter %s: the condition is nil", ErrInvalidOption, name),
+		)
 	}
 	if len(w.cfg.matches) > 0 {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: WithMatch does not apply to NewFunc: the condition decides",
-			ErrInvalidOption, name))
+		errs = append(
+			errs,
+			fmt.Errorf("%w: waiter %s: WithMatch does not apply to NewFunc: the condition decides",
+				ErrInvalidOption, name),
+		)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -121,14 +145,21 @@ func NewFunc[I, O any](name string, op func(context.Context, I) (O, error),
 }
 
 // newWaiter applies the options and everything New and NewFunc share.
-func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error), opts []Option) (*Waiter[I, O], config, []error) {
+func newWaiter[I, O any](
+	def Definition,
+	op func(context.Context, I) (O, error),
+	opts []Option,
+) (*Waiter[I, O], config, []error) {
 	cfg := config{clock: clock.New()}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	var errs []error
 	if op == nil {
-		errs = append(errs, fmt.Errorf("%w: waiter %s: the operation is nil", ErrInvalidOption, def.Name))
+		errs = append(
+			errs,
+			fmt.Errorf("%w: waiter %s: the operation is nil", ErrInvalidOption, def.Name),
+		)
 	}
 	for _, e := range cfg.errs {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: %w", ErrInvalidOption, def.Name, e))
@@ -149,7 +180,20 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 	if m := def.Operation.Model; m != nil {
 		names, err := m.MemberNames(reflect.TypeFor[I](), reflect.TypeFor[O]())
 		if err != nil {
-			errs = append(errs, &DefinitionError{Waiter: def.Name, Acceptor: -1, Rule: "model", Err: fmt.Errorf("the model does not fit %v and %v: %w", reflect.TypeFor[I](), reflect.TypeFor[O](), err)})
+			errs = append(
+				errs,
+				&DefinitionError{
+					Waiter:   def.Name,
+					Acceptor: -1,
+					Rule:     "model",
+					Err: fmt.Errorf(
+						"the model does not fit %v and %v: %w",
+						reflect.TypeFor[I](),
+						reflect.TypeFor[O](),
+						err,
+					),
+				},
+			)
 		}
 		w.names = names
 	}
@@ -163,7 +207,16 @@ func newWaiter[I, O any](def Definition, op func(context.Context, I) (O, error),
 			err = e.Check(reflect.TypeFor[O](), classify.StringEquals)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: waiter %s: WithIdentity(%q): %w", ErrInvalidOption, def.Name, cfg.identity, err))
+			errs = append(
+				errs,
+				fmt.Errorf(
+					"%w: waiter %s: WithIdentity(%q): %w",
+					ErrInvalidOption,
+					def.Name,
+					cfg.identity,
+					err,
+				),
+			)
 		}
 		w.identity = e
 	}
@@ -188,7 +241,17 @@ func typed[F any](dst *F, v any, waiter, option string, errs []error) []error {
 	}
 	f, ok := v.(F)
 	if !ok {
-		return append(errs, fmt.Errorf("%w: waiter %s: %s is for %s, not %v", ErrInvalidOption, waiter, option, reflect.TypeOf(v), reflect.TypeFor[F]()))
+		return append(
+			errs,
+			fmt.Errorf(
+				"%w: waiter %s: %s is for %s, not %v",
+				ErrInvalidOption,
+				waiter,
+				option,
+				reflect.TypeOf(v),
+				reflect.TypeFor[F](),
+			),
+		)
 	}
 	*dst = f
 	return errs
@@ -226,13 +289,22 @@ func (w *Waiter[I, O]) judgeCondition(in I, out O, err error) Judgment {
 	return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Failure, Failure: failure}
 }
 
-// fingerprint identifies the rules a State was made under: what a
+// fingerprint identifies the rules a Checkpoint was made under: what a
 // checkpoint needs to resume with the same decisions.
 func (w *Waiter[I, O]) fingerprint() string {
 	h := fnv.New64a()
 	acceptors, _ := json.Marshal(w.def.Acceptors)
-	fmt.Fprintf(h, "%s|%s|%v|%v|%d|%d|%t", w.def.Name, acceptors, w.schedule.MinDelay, w.schedule.MaxDelay,
-		w.maxPolls(), w.transientLimit, w.cond != nil)
+	fmt.Fprintf(
+		h,
+		"%s|%s|%v|%v|%d|%d|%t",
+		w.def.Name,
+		acceptors,
+		w.schedule.MinDelay,
+		w.schedule.MaxDelay,
+		w.maxPolls(),
+		w.transientLimit,
+		w.cond != nil,
+	)
 	for _, c := range w.custom {
 		fmt.Fprintf(h, "|%s=%v", c.name, c.state)
 	}

@@ -71,14 +71,23 @@ func LoadBotocoreService(waiters, service io.Reader) (*Catalog, error) {
 	}
 	ssrc := source{data}
 	if kind := ssrc.sniff(); kind != "botocore-service" && kind != "" {
-		return nil, &Error{Where: "service", Err: fmt.Errorf("this is %s, not a botocore service-2.json document", hint(kind, "LoadBotocoreService"))}
+		return nil, &Error{
+			Where: "service",
+			Err: fmt.Errorf(
+				"this is %s, not a botocore service-2.json document",
+				hint(kind, "LoadBotocoreService"),
+			),
+		}
 	}
 	var svc botocoreService
 	if err := json.Unmarshal(data, &svc); err != nil {
 		return nil, &Error{Where: "service", Err: ssrc.explain(data, err, 0)}
 	}
 	if svc.Operations == nil || svc.Shapes == nil {
-		return nil, &Error{Where: "service", Err: errors.New(`the service model has no "operations" or no "shapes"`)}
+		return nil, &Error{
+			Where: "service",
+			Err:   errors.New(`the service model has no "operations" or no "shapes"`),
+		}
 	}
 	return loadBotocore(waiters, &svc)
 }
@@ -111,9 +120,18 @@ type botocoreRef struct {
 func (svc *botocoreService) operation(d *waiter.Definition) error {
 	op, ok := svc.Operations[d.Operation.ID]
 	if !ok {
-		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "operation", Err: fmt.Errorf("the service model has no operation %s", d.Operation.ID)}
+		return &waiter.DefinitionError{
+			Waiter:   d.Name,
+			Acceptor: -1,
+			Rule:     "operation",
+			Err:      fmt.Errorf("the service model has no operation %s", d.Operation.ID),
+		}
 	}
-	info := waiter.Operation{ID: d.Operation.ID, Service: svc.Metadata.ServiceID, Errors: []string{}}
+	info := waiter.Operation{
+		ID:      d.Operation.ID,
+		Service: svc.Metadata.ServiceID,
+		Errors:  []string{},
+	}
 	if op.Input != nil {
 		info.Input = op.Input.Shape
 	}
@@ -125,7 +143,12 @@ func (svc *botocoreService) operation(d *waiter.Definition) error {
 	}
 	if info.Output == "" {
 		if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-			return &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", info.ID)}
+			return &waiter.DefinitionError{
+				Waiter:   d.Name,
+				Acceptor: i,
+				Rule:     "matcher",
+				Err:      fmt.Errorf("an output matcher on %s, which has no output", info.ID),
+			}
 		}
 	}
 	sm := &Shapes{Input: info.Input, Output: info.Output, Shapes: map[string]Shape{}}
@@ -181,7 +204,9 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 		if svc != nil {
 			fn = "LoadBotocoreService"
 		}
-		return nil, &Error{Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn))}
+		return nil, &Error{
+			Err: fmt.Errorf("this is %s, not a botocore waiters-2.json document", hint(kind, fn)),
+		}
 	}
 	var f botocoreFile
 	var errs []error
@@ -189,7 +214,8 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 		errs = append(errs, &Error{Err: err})
 	}
 	if f.Version != 2 {
-		return nil, errors.Join(append(errs, &Error{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
+		return nil, errors.Join(
+			append(errs, &Error{Where: "version", Err: fmt.Errorf("%d is not 2", f.Version)})...)
 	}
 	names := slices.Sorted(maps.Keys(f.Waiters))
 	c := newCatalog()
@@ -214,7 +240,11 @@ func loadBotocore(r io.Reader, svc *botocoreService) (*Catalog, error) {
 	return c, nil
 }
 
-func (src source) parseBotocoreWaiter(name string, data []byte, where string) (waiter.Definition, error) {
+func (src source) parseBotocoreWaiter(
+	name string,
+	data []byte,
+	where string,
+) (waiter.Definition, error) {
 	var w botocoreWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
@@ -225,10 +255,22 @@ func (src source) parseBotocoreWaiter(name string, data []byte, where string) (w
 		return waiter.Definition{}, errors.Join(errs...) // not a waiter object: nothing more to say
 	}
 	if (w.Delay < 1 || w.Delay > 1<<31) && !failed(bad, "delay") {
-		errs = append(errs, &Error{Where: where + ".delay", Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay)})
+		errs = append(
+			errs,
+			&Error{
+				Where: where + ".delay",
+				Err:   fmt.Errorf("%d seconds is out of range (1 to 2^31)", w.Delay),
+			},
+		)
 	}
 	if w.MaxAttempts < 1 && !failed(bad, "maxAttempts") {
-		errs = append(errs, &Error{Where: where + ".maxAttempts", Err: fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts)})
+		errs = append(
+			errs,
+			&Error{
+				Where: where + ".maxAttempts",
+				Err:   fmt.Errorf("%d is not a positive number of attempts", w.MaxAttempts),
+			},
+		)
 	}
 	if w.Operation == "" && !failed(bad, "operation") {
 		errs = append(errs, &Error{Where: where + ".operation", Err: errors.New("missing")})
@@ -289,7 +331,10 @@ func (b botocoreAcceptor) matcher() (classify.Matcher, error) {
 	case "status":
 		code, ok := literal.(float64)
 		if !ok || code != float64(int(code)) {
-			return classify.Matcher{}, fmt.Errorf("matcher status expects an integer HTTP status, not %s", b.Expected)
+			return classify.Matcher{}, fmt.Errorf(
+				"matcher status expects an integer HTTP status, not %s",
+				b.Expected,
+			)
 		}
 		return classify.OnHTTPStatus(int(code)), nil
 	case "error":
@@ -302,7 +347,13 @@ func (b botocoreAcceptor) matcher() (classify.Matcher, error) {
 		case bool:
 			return classify.OnSuccess(!e), nil // error: true is "any error"
 		}
-		return classify.Matcher{}, fmt.Errorf("matcher error expects an error code or a boolean, not %s", b.Expected)
+		return classify.Matcher{}, fmt.Errorf(
+			"matcher error expects an error code or a boolean, not %s",
+			b.Expected,
+		)
 	}
-	return classify.Matcher{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", b.Matcher)
+	return classify.Matcher{}, fmt.Errorf(
+		"unknown matcher %q (want path, pathAll, pathAny, status or error)",
+		b.Matcher,
+	)
 }

@@ -32,7 +32,16 @@ func (c *Catalog) add(d waiter.Definition) error {
 	low := strings.ToLower(d.Name)
 	if prev, ok := c.lower[low]; ok {
 		other := c.defs[prev]
-		return &waiter.DefinitionError{Waiter: d.Name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name is taken (case-insensitively) by waiter %s on %s", prev, other.Operation.ID)}
+		return &waiter.DefinitionError{
+			Waiter:   d.Name,
+			Acceptor: -1,
+			Rule:     "name",
+			Err: fmt.Errorf(
+				"the name is taken (case-insensitively) by waiter %s on %s",
+				prev,
+				other.Operation.ID,
+			),
+		}
 	}
 	c.defs[d.Name] = d
 	c.lower[low] = d.Name

@@ -99,7 +99,13 @@ func (s source) decodeMembers(part []byte, v any, strict bool) []error {
 		return append(errs, s.explainAt(base, err, dec.InputOffset(), ""))
 	}
 	if dec.More() {
-		errs = append(errs, fmt.Errorf("%s: unexpected data after the JSON value", s.position(s.skipSpace(base+int(dec.InputOffset())))))
+		errs = append(
+			errs,
+			fmt.Errorf(
+				"%s: unexpected data after the JSON value",
+				s.position(s.skipSpace(base+int(dec.InputOffset()))),
+			),
+		)
 	}
 	return errs
 }
@@ -185,12 +191,22 @@ func (s source) explainAt(base int, err error, at int64, field string) error {
 		if typ.Field == "" {
 			start = base // the part is the value
 		}
-		return fmt.Errorf("%s: %s: %s where %s is expected", s.position(start), what, withArticle(typ.Value), jsonKind(typ.Type))
+		return fmt.Errorf(
+			"%s: %s: %s where %s is expected",
+			s.position(start),
+			what,
+			withArticle(typ.Value),
+			jsonKind(typ.Type),
+		)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: the document ends in the middle of a value", s.position(len(s.doc)))
 	}
 	if strings.HasPrefix(err.Error(), "json: unknown field") {
-		return fmt.Errorf("%s: %s", s.position(base+int(at)), strings.TrimPrefix(err.Error(), "json: "))
+		return fmt.Errorf(
+			"%s: %s",
+			s.position(base+int(at)),
+			strings.TrimPrefix(err.Error(), "json: "),
+		)
 	}
 	// A type's own check (an unknown acceptor state): where its value starts.
 	return fmt.Errorf("%s: %w", s.position(base), err)

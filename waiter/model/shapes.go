@@ -119,8 +119,16 @@ func (n *shapeNames) walk(t reflect.Type, id string) []error {
 		if have.shape == id || maps.Equal(have.keys, keys) {
 			return nil
 		}
-		return []error{fmt.Errorf("the Go type %v stands for shapes %s and %s, whose members name its fields differently (%s and %s)",
-			t, have.shape, id, describeKeys(have.keys), describeKeys(keys))}
+		return []error{
+			fmt.Errorf(
+				"the Go type %v stands for shapes %s and %s, whose members name its fields differently (%s and %s)",
+				t,
+				have.shape,
+				id,
+				describeKeys(have.keys),
+				describeKeys(keys),
+			),
+		}
 	}
 	n.types[t] = typeNames{shape: id, keys: keys}
 	var errs []error
@@ -155,11 +163,13 @@ func (n *shapeNames) name(t reflect.Type, f reflect.StructField) string {
 	}
 	// An aws-sdk-go-v2 union member (<Union>Member<Name>, one field
 	// Value) of an interface that stands for a union: f.Name is <Name>.
-	if t.Kind() != reflect.Struct || t.NumField() != 1 || t.Field(0).Name != "Value" || !strings.HasSuffix(t.Name(), "Member"+f.Name) {
+	if t.Kind() != reflect.Struct || t.NumField() != 1 || t.Field(0).Name != "Value" ||
+		!strings.HasSuffix(t.Name(), "Member"+f.Name) {
 		return ""
 	}
 	for _, iface := range slices.SortedFunc(maps.Keys(n.unions), func(a, b reflect.Type) int { return strings.Compare(a.String(), b.String()) }) {
-		if iface.NumMethod() == 0 || !t.Implements(iface) && !reflect.PointerTo(t).Implements(iface) {
+		if iface.NumMethod() == 0 ||
+			!t.Implements(iface) && !reflect.PointerTo(t).Implements(iface) {
 			continue
 		}
 		sh := n.m.Shapes[n.unions[iface]]

@@ -33,7 +33,12 @@ type smithyWaiter struct {
 func ParseWaitable(data []byte) ([]waiter.Definition, error) {
 	src := source{data}
 	if kind := src.sniff(); kind == "smithy" || kind == "botocore" || kind == "botocore-service" {
-		return nil, &Error{Err: fmt.Errorf("this is %s, not the value of a waitable trait", hint(kind, "ParseWaitable"))}
+		return nil, &Error{
+			Err: fmt.Errorf(
+				"this is %s, not the value of a waitable trait",
+				hint(kind, "ParseWaitable"),
+			),
+		}
 	}
 	return src.parseWaitable(data, "")
 }
@@ -41,7 +46,13 @@ func ParseWaitable(data []byte) ([]waiter.Definition, error) {
 func (src source) parseWaitable(data []byte, where string) ([]waiter.Definition, error) {
 	var raw map[string]json.RawMessage
 	if err := src.decode(data, &raw); err != nil {
-		return nil, &Error{Where: where, Err: fmt.Errorf("the waitable trait must be an object of waiter names to waiters: %w", err)}
+		return nil, &Error{
+			Where: where,
+			Err: fmt.Errorf(
+				"the waitable trait must be an object of waiter names to waiters: %w",
+				err,
+			),
+		}
 	}
 	names := slices.Sorted(maps.Keys(raw))
 	var defs []waiter.Definition
@@ -49,7 +60,18 @@ func (src source) parseWaitable(data []byte, where string) ([]waiter.Definition,
 	lower := map[string]string{}
 	for _, name := range names {
 		if twin, ok := lower[strings.ToLower(name)]; ok {
-			errs = append(errs, &waiter.DefinitionError{Waiter: name, Acceptor: -1, Rule: "name", Err: fmt.Errorf("the name equals waiter %s case-insensitively; names must differ in more than case", twin)})
+			errs = append(
+				errs,
+				&waiter.DefinitionError{
+					Waiter:   name,
+					Acceptor: -1,
+					Rule:     "name",
+					Err: fmt.Errorf(
+						"the name equals waiter %s case-insensitively; names must differ in more than case",
+						twin,
+					),
+				},
+			)
 			continue
 		}
 		lower[strings.ToLower(name)] = name
@@ -74,14 +96,23 @@ func join(where, name string) string {
 	return where + "." + name
 }
 
-func (src source) parseSmithyWaiter(name string, data []byte, where string) (waiter.Definition, error) {
+func (src source) parseSmithyWaiter(
+	name string,
+	data []byte,
+	where string,
+) (waiter.Definition, error) {
 	var w smithyWaiter
 	var errs []error
 	bad := src.decodeEach(data, &w)
 	for _, err := range bad {
 		errs = append(errs, &Error{Where: where, Err: err})
 	}
-	d := waiter.Definition{Name: name, Documentation: w.Documentation, Deprecated: w.Deprecated, Tags: w.Tags}
+	d := waiter.Definition{
+		Name:          name,
+		Documentation: w.Documentation,
+		Deprecated:    w.Deprecated,
+		Tags:          w.Tags,
+	}
 	if d.Documentation == "" {
 		d.Documentation = w.Description
 	}
@@ -90,7 +121,13 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (wai
 			return 0
 		}
 		if *v < 1 || *v > 1<<31 {
-			errs = append(errs, &Error{Where: where + "." + field, Err: fmt.Errorf("%d seconds is out of range (1 to 2^31)", *v)})
+			errs = append(
+				errs,
+				&Error{
+					Where: where + "." + field,
+					Err:   fmt.Errorf("%d seconds is out of range (1 to 2^31)", *v),
+				},
+			)
 			return 0
 		}
 		return time.Duration(*v) * time.Second
@@ -101,7 +138,10 @@ func (src source) parseSmithyWaiter(name string, data []byte, where string) (wai
 		var a classify.Acceptor
 		if bad := src.decodeEach(raw, &a); bad != nil {
 			for _, err := range bad {
-				errs = append(errs, &Error{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err})
+				errs = append(
+					errs,
+					&Error{Where: fmt.Sprintf("%s.acceptors[%d]", where, i), Err: err},
+				)
 			}
 			continue
 		}
@@ -164,14 +204,19 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 	}
 	src := source{data}
 	if kind := src.sniff(); kind != "smithy" && kind != "" {
-		return nil, &Error{Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy"))}
+		return nil, &Error{
+			Err: fmt.Errorf("this is %s, not a Smithy JSON AST model", hint(kind, "LoadSmithy")),
+		}
 	}
 	var f smithyFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, &Error{Err: src.explain(data, err, 0)}
 	}
 	if !strings.HasPrefix(f.Smithy, "1.") && !strings.HasPrefix(f.Smithy, "2.") {
-		return nil, &Error{Where: "smithy", Err: fmt.Errorf("version %q is not 1.x or 2.x", f.Smithy)}
+		return nil, &Error{
+			Where: "smithy",
+			Err:   fmt.Errorf("version %q is not 1.x or 2.x", f.Smithy),
+		}
 	}
 	// Each shape on its own: one that does not decode is a problem, and
 	// the others are read.
@@ -198,7 +243,13 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 		}
 		where := fmt.Sprintf("shapes[%q].traits[%q]", id, waitableTrait)
 		if op.Type != "operation" {
-			errs = append(errs, &Error{Where: where, Err: fmt.Errorf("the trait is on a %s, not an operation", op.Type)})
+			errs = append(
+				errs,
+				&Error{
+					Where: where,
+					Err:   fmt.Errorf("the trait is on a %s, not an operation", op.Type),
+				},
+			)
 			continue
 		}
 		defs, err := src.parseWaitable(trait, where)
@@ -220,7 +271,18 @@ func LoadSmithy(r io.Reader) (*Catalog, error) {
 			d.Operation = info
 			if info.Output == "" {
 				if i := slices.IndexFunc(d.Acceptors, func(a classify.Acceptor) bool { return a.Matcher.Output != nil }); i >= 0 {
-					errs = append(errs, &waiter.DefinitionError{Waiter: d.Name, Acceptor: i, Rule: "matcher", Err: fmt.Errorf("an output matcher on %s, which has no output", id)})
+					errs = append(
+						errs,
+						&waiter.DefinitionError{
+							Waiter:   d.Name,
+							Acceptor: i,
+							Rule:     "matcher",
+							Err: fmt.Errorf(
+								"an output matcher on %s, which has no output",
+								id,
+							),
+						},
+					)
 					continue
 				}
 			}
