@@ -226,6 +226,11 @@ func TestBatchMissingDefault(t *testing.T) {
 		if _, err := b.Add(t.Context(), "i-1", time.Minute).Result(); !errors.Is(err, gone) {
 			t.Errorf("Result = %v, want BatchOptions.Missing's error", err)
 		}
+		for _, bo := range []waiter.BatchOptions[string]{{Size: -1}, {Calls: -1}} {
+			if _, err := waiter.NewBatch(def, e.describe, bo); !errors.Is(err, waiter.ErrInvalidOption) {
+				t.Errorf("NewBatch(%+v) = %v, want ErrInvalidOption", bo, err)
+			}
+		}
 	})
 }
 

@@ -90,8 +90,9 @@ func TestWaitCancelledMidSleep(t *testing.T) {
 		begin := time.Now()
 		w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second))
 		_, err := w.Wait(ctx, GetThingInput{"a"}, time.Hour)
-		if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) {
-			t.Fatalf("wait = %v; want context.Canceled with its cause", err)
+		var we *waiter.Error
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, cause) || !errors.As(err, &we) || we.Reason != cause {
+			t.Fatalf("wait = %v; want context.Canceled with its cause as the Error's Reason", err)
 		}
 		if got := time.Since(begin); got != 2500*time.Millisecond || calls != 3 {
 			t.Errorf("ended after %v and %d calls; want 2.5s and 3 calls", got, calls)

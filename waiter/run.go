@@ -197,8 +197,9 @@ func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) int {
 func (r *Run[O]) Done() <-chan struct{} { return r.done }
 
 // Cancel ends the wait: its Result then matches context.Canceled. A wait
-// between calls ends at once; a call in progress gets a few milliseconds
-// to return before it is abandoned.
+// between calls makes no further call; a call in progress gets a few
+// milliseconds to return before it is abandoned. Cancel does not wait
+// for the end: Result and Done do.
 func (r *Run[O]) Cancel() {
 	if c := r.control(); c != nil {
 		c.cancel()
