@@ -194,8 +194,8 @@ type Match struct {
 	State State
 	// Message is the matched failure acceptor's message, if it has one.
 	Message string
-	// Err joins the errors of expressions that failed to evaluate (each an
-	// [*ExprError]); such an acceptor does not match. Nil normally.
+	// Err joins the errors of expressions that failed to evaluate (each
+	// matching [ErrExpression]); such an acceptor does not match. Nil normally.
 	Err error
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 )
 
 // instanceRunning is EC2's InstanceRunning waiter (botocore's acceptors in
@@ -266,6 +267,33 @@ func TestValidate(t *testing.T) {
 	var ae *classify.AcceptorError
 	if !errors.As(errs[5], &ae) || ae.Index != 5 || !errors.Is(errs[5], classify.ErrExpression) {
 		t.Errorf("errs[5] = %v, want an AcceptorError for index 5 wrapping ErrExpression", errs[5])
+	}
+}
+
+// TestErrExpression: an expression that does not parse and one that fails
+// while it is evaluated both match ErrExpression, name the expression in
+// the message, and let errors.As reach the problem.
+func TestErrExpression(t *testing.T) {
+	_, err := classify.CompileExpr("a[")
+	var se *jmespath.SyntaxError
+	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &se) {
+		t.Errorf(`CompileExpr("a[") = %v, want ErrExpression wrapping a *jmespath.SyntaxError`, err)
+	}
+	if want := `classify: JMESPath expression "a[": `; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf(`CompileExpr("a[") = %v, want prefix %q`, err, want)
+	}
+
+	e, err := classify.CompileExpr("abs(@)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Search("x")
+	var je *jmespath.Error
+	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &je) {
+		t.Errorf(`Search("x") = %v, want ErrExpression wrapping a *jmespath.Error`, err)
+	}
+	if want := `classify: JMESPath expression "abs(@)": `; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf(`Search("x") = %v, want prefix %q`, err, want)
 	}
 }
 
