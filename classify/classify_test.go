@@ -3,6 +3,7 @@ package classify_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,27 @@ func TestInstanceRunning(t *testing.T) {
 				t.Errorf("Match() = %+v, want index %d, state %v", m, tt.index, tt.state)
 			}
 		})
+	}
+}
+
+// TestAcceptorsCopy: Acceptors returns the acceptors in order, and a copy:
+// changing it, down to a matcher's path, does not change the Set.
+func TestAcceptorsCopy(t *testing.T) {
+	set, err := classify.Compile[*DescribeInstancesInput, *DescribeInstancesOutput](instanceRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := set.Acceptors()
+	if !reflect.DeepEqual(got, instanceRunning) {
+		t.Fatalf("Acceptors() = %v, want %v", got, instanceRunning)
+	}
+	got[0].State = classify.Failure
+	got[0].Matcher.Output.Expected = "stopped"
+	if again := set.Acceptors(); !reflect.DeepEqual(again, instanceRunning) {
+		t.Errorf("after changing the copy, Acceptors() = %v, want %v", again, instanceRunning)
+	}
+	if m := set.Match(nil, instances("running"), nil); m.Index != 0 || m.State != classify.Success {
+		t.Errorf("after changing the copy, Match = %+v, want acceptor 0, success", m)
 	}
 }
 
@@ -279,7 +301,8 @@ func TestErrExpression(t *testing.T) {
 	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &se) {
 		t.Errorf(`CompileExpr("a[") = %v, want ErrExpression wrapping a *jmespath.SyntaxError`, err)
 	}
-	if want := `classify: JMESPath expression "a[": `; err == nil || !strings.HasPrefix(err.Error(), want) {
+	want := `classify: JMESPath expression "a[": `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf(`CompileExpr("a[") = %v, want prefix %q`, err, want)
 	}
 
@@ -292,7 +315,8 @@ func TestErrExpression(t *testing.T) {
 	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &je) {
 		t.Errorf(`Search("x") = %v, want ErrExpression wrapping a *jmespath.Error`, err)
 	}
-	if want := `classify: JMESPath expression "abs(@)": `; err == nil || !strings.HasPrefix(err.Error(), want) {
+	want = `classify: JMESPath expression "abs(@)": `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf(`Search("x") = %v, want prefix %q`, err, want)
 	}
 }
