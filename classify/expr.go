@@ -44,7 +44,7 @@ type Expr struct {
 // options: [jmespath.WithMemberNames] keys struct fields by a model's
 // member names (see the package documentation). It fails with an error
 // matching [ErrExpression] for one that does not parse, nests deeper than
-// [jmespath.MaxDepth], or calls an unknown function.
+// package [jmespath] allows, or calls an unknown function.
 func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 	jp, err := jmespath.Compile(src, opts...)
 	if err != nil {
