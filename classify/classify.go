@@ -178,11 +178,29 @@ func compileAll(acceptors []Acceptor, names jmespath.MemberNames) ([]compiled, [
 	return out, errs
 }
 
-// Len returns the number of acceptors.
-func (s *Set[I, O]) Len() int { return len(s.acceptors) }
+// Acceptors returns the acceptors as they were given to [Compile], in
+// order. It returns a copy, down to the matchers' pointers, which the
+// caller may change without changing the Set.
+func (s *Set[I, O]) Acceptors() []Acceptor {
+	out := make([]Acceptor, len(s.acceptors))
+	for i, c := range s.acceptors {
+		a := c.Acceptor
+		a.Matcher.Output = clone(a.Matcher.Output)
+		a.Matcher.InputOutput = clone(a.Matcher.InputOutput)
+		a.Matcher.Success = clone(a.Matcher.Success)
+		out[i] = a
+	}
+	return out
+}
 
-// Acceptor returns acceptor i as it was given to [Compile].
-func (s *Set[I, O]) Acceptor(i int) Acceptor { return s.acceptors[i].Acceptor }
+// clone returns a pointer to a copy of *p, or nil.
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
 
 // Match is what the acceptors made of one attempt.
 type Match struct {
@@ -194,8 +212,8 @@ type Match struct {
 	State State
 	// Message is the matched failure acceptor's message, if it has one.
 	Message string
-	// Err joins the errors of expressions that failed to evaluate (each an
-	// [*ExprError]); such an acceptor does not match. Nil normally.
+	// Err joins the errors of expressions that failed to evaluate (each
+	// matching [ErrExpression]); such an acceptor does not match. Nil normally.
 	Err error
 }
 

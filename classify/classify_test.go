@@ -3,11 +3,13 @@ package classify_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
 )
 
 // instanceRunning is EC2's InstanceRunning waiter (botocore's acceptors in
@@ -60,6 +62,27 @@ func TestInstanceRunning(t *testing.T) {
 				t.Errorf("Match() = %+v, want index %d, state %v", m, tt.index, tt.state)
 			}
 		})
+	}
+}
+
+// TestAcceptorsCopy: Acceptors returns the acceptors in order, and a copy:
+// changing it, down to a matcher's path, does not change the Set.
+func TestAcceptorsCopy(t *testing.T) {
+	set, err := classify.Compile[*DescribeInstancesInput, *DescribeInstancesOutput](instanceRunning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := set.Acceptors()
+	if !reflect.DeepEqual(got, instanceRunning) {
+		t.Fatalf("Acceptors() = %v, want %v", got, instanceRunning)
+	}
+	got[0].State = classify.Failure
+	got[0].Matcher.Output.Expected = "stopped"
+	if again := set.Acceptors(); !reflect.DeepEqual(again, instanceRunning) {
+		t.Errorf("after changing the copy, Acceptors() = %v, want %v", again, instanceRunning)
+	}
+	if m := set.Match(nil, instances("running"), nil); m.Index != 0 || m.State != classify.Success {
+		t.Errorf("after changing the copy, Match = %+v, want acceptor 0, success", m)
 	}
 }
 
@@ -266,6 +289,35 @@ func TestValidate(t *testing.T) {
 	var ae *classify.AcceptorError
 	if !errors.As(errs[5], &ae) || ae.Index != 5 || !errors.Is(errs[5], classify.ErrExpression) {
 		t.Errorf("errs[5] = %v, want an AcceptorError for index 5 wrapping ErrExpression", errs[5])
+	}
+}
+
+// TestErrExpression: an expression that does not parse and one that fails
+// while it is evaluated both match ErrExpression, name the expression in
+// the message, and let errors.As reach the problem.
+func TestErrExpression(t *testing.T) {
+	_, err := classify.CompileExpr("a[")
+	var se *jmespath.SyntaxError
+	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &se) {
+		t.Errorf(`CompileExpr("a[") = %v, want ErrExpression wrapping a *jmespath.SyntaxError`, err)
+	}
+	want := `classify: JMESPath expression "a[": `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf(`CompileExpr("a[") = %v, want prefix %q`, err, want)
+	}
+
+	e, err := classify.CompileExpr("abs(@)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Search("x")
+	var je *jmespath.Error
+	if !errors.Is(err, classify.ErrExpression) || !errors.As(err, &je) {
+		t.Errorf(`Search("x") = %v, want ErrExpression wrapping a *jmespath.Error`, err)
+	}
+	want = `classify: JMESPath expression "abs(@)": `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf(`Search("x") = %v, want prefix %q`, err, want)
 	}
 }
 

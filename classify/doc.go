@@ -35,7 +35,7 @@
 //   - It does not call operations, sleep or retry: it only judges an
 //     outcome. The waiter and retry packages act on its verdicts.
 //   - It does not panic on bad input. An expression that does not parse,
-//     or nests deeper than [jmespath.MaxDepth], is an error at [Compile];
+//     or nests deeper than package [jmespath] allows, is an error at [Compile];
 //     one that fails on a particular value (a function given the wrong
 //     type, a cyclic value read whole) does not match, and the failure is
 //     reported in [Match.Err].

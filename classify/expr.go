@@ -11,26 +11,25 @@ import (
 
 // ErrExpression is matched by errors.Is for every error about a JMESPath
 // expression: one that does not parse, and one that fails while it is
-// evaluated.
+// evaluated. The error's message names the expression and the problem, and
+// errors.As reaches the problem (a [*jmespath.SyntaxError], say) through it.
 var ErrExpression = errors.New("classify: bad JMESPath expression")
 
-// ExprError describes a JMESPath expression that failed to compile or to
-// evaluate.
-type ExprError struct {
-	Expr string // the expression
-	Err  error  // what went wrong
+// exprError is a JMESPath expression that failed to compile or to evaluate.
+// It matches [ErrExpression] and unwraps to the problem; callers need no
+// more than that, so the type stays unexported.
+type exprError struct {
+	expr string // the expression
+	err  error  // what went wrong
 }
 
-// Error names the expression and the problem.
-func (e *ExprError) Error() string {
-	return fmt.Sprintf("classify: JMESPath expression %q: %v", e.Expr, e.Err)
+func (e *exprError) Error() string {
+	return fmt.Sprintf("classify: JMESPath expression %q: %v", e.expr, e.err)
 }
 
-// Is matches [ErrExpression].
-func (e *ExprError) Is(target error) bool { return target == ErrExpression }
+func (e *exprError) Is(target error) bool { return target == ErrExpression }
 
-// Unwrap returns the underlying error.
-func (e *ExprError) Unwrap() error { return e.Err }
+func (e *exprError) Unwrap() error { return e.err }
 
 // Expr is a compiled JMESPath expression that reads Go values in place
 // through the Smithy JMESPath data model, with the engine of package
@@ -45,11 +44,11 @@ type Expr struct {
 // options: [jmespath.WithMemberNames] keys struct fields by a model's
 // member names (see the package documentation). It fails with an error
 // matching [ErrExpression] for one that does not parse, nests deeper than
-// [jmespath.MaxDepth], or calls an unknown function.
+// package [jmespath] allows, or calls an unknown function.
 func CompileExpr(src string, opts ...jmespath.Option) (*Expr, error) {
 	jp, err := jmespath.Compile(src, opts...)
 	if err != nil {
-		return nil, &ExprError{Expr: src, Err: err}
+		return nil, &exprError{expr: src, err: err}
 	}
 	return &Expr{src: src, jp: jp}, nil
 }
@@ -63,7 +62,7 @@ func (e *Expr) String() string { return e.src }
 func (e *Expr) Search(v any) (any, error) {
 	res, err := e.jp.Search(v)
 	if err != nil {
-		return nil, &ExprError{Expr: e.src, Err: err}
+		return nil, &exprError{expr: e.src, err: err}
 	}
 	return res, nil
 }
@@ -73,7 +72,7 @@ func (e *Expr) Search(v any) (any, error) {
 func (e *Expr) compare(v any, c Comparator, expected string) (bool, error) {
 	res, err := e.jp.Eval(v)
 	if err != nil {
-		return false, &ExprError{Expr: e.src, Err: err}
+		return false, &exprError{expr: e.src, err: err}
 	}
 	return compareValue(res, c, expected), nil
 }

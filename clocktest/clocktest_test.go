@@ -75,8 +75,8 @@ func TestPollerMock(t *testing.T) {
 	if got := offsets(start, r.polls); !slices.Equal(got, wantOffsets) {
 		t.Errorf("polls at %v, want %v", got, wantOffsets)
 	}
-	if got := m.Armed(); got != 4 {
-		t.Errorf("Armed() = %d, want 4", got)
+	if got := len(m.Armings()); got != 4 {
+		t.Errorf("len(Armings()) = %d, want 4", got)
 	}
 }
 
@@ -199,17 +199,15 @@ func TestMockCounts(t *testing.T) {
 	<-parent.Done()
 }
 
-func TestWaitArmedContext(t *testing.T) {
+// TestWaitArmedBelowOne: WaitArmed treats n < 1 as 1.
+func TestWaitArmedBelowOne(t *testing.T) {
 	m := clocktest.NewMock()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	cause := errors.New("gave up")
-	cancel(cause)
-	if _, err := m.WaitArmedContext(ctx, 1); !errors.Is(err, cause) {
-		t.Errorf("WaitArmedContext on a cancelled context = %v, want its cause", err)
-	}
 	m.Timer(time.Second)
-	if a, err := m.WaitArmedContext(ctx, 0); err != nil || a.Seq != 1 {
-		t.Errorf("WaitArmedContext(ctx, 0) = %+v, %v, want the first arming", a, err)
+	m.Timer(time.Minute)
+	for _, n := range []int{0, -1} {
+		if a := m.WaitArmed(n); a.Seq != 1 || a.Delay != time.Second {
+			t.Errorf("WaitArmed(%d) = %+v, want the first arming", n, a)
+		}
 	}
 }
 

@@ -74,14 +74,8 @@ func (m *Mock) record(kind string, at time.Time, d time.Duration) {
 	m.mu.Unlock()
 }
 
-// Armed returns how many timers have been armed so far.
-func (m *Mock) Armed() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.armings)
-}
-
-// Armings returns every arming so far, in order.
+// Armings returns every arming so far, in order; its length is how many
+// timers have been armed.
 func (m *Mock) Armings() []Arming {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -89,32 +83,21 @@ func (m *Mock) Armings() []Arming {
 }
 
 // WaitArmed blocks until at least n timers have been armed and returns the
-// n-th arming (n counts from 1). It waits without a limit: a test whose code
-// never arms the timer is stopped by go test's -timeout. Use
-// [Mock.WaitArmedContext] for a bound.
+// n-th arming (n counts from 1; n < 1 is treated as 1). It waits without a
+// limit: a test whose code never arms the timer is stopped by go test's
+// -timeout, which names the test and prints every goroutine's stack.
 func (m *Mock) WaitArmed(n int) Arming {
-	a, _ := m.WaitArmedContext(context.Background(), n)
-	return a
-}
-
-// WaitArmedContext is [Mock.WaitArmed] with a context: it returns ctx's
-// error if ctx ends first. n < 1 is treated as 1.
-func (m *Mock) WaitArmedContext(ctx context.Context, n int) (Arming, error) {
 	n = max(n, 1)
 	for {
 		m.mu.Lock()
 		if len(m.armings) >= n {
 			a := m.armings[n-1]
 			m.mu.Unlock()
-			return a, nil
+			return a
 		}
 		changed := m.changed
 		m.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return Arming{}, context.Cause(ctx)
-		}
+		<-changed
 	}
 }
 

@@ -101,7 +101,7 @@ func TestCheck(t *testing.T) {
 		{"Items[?@]", "an array ([]jmespath.ckItem)", ""},
 		{"@.Items | [0] | Count", "a number (int32)", ""},
 	} {
-		e := MustCompile(tt.expr)
+		e := compile(t, tt.expr)
 		rt, err := e.Check(e.GoType(root))
 		got := ""
 		if err != nil {
@@ -122,7 +122,7 @@ func TestCheck(t *testing.T) {
 // TestCheckProblems: every problem is reported, each a *TypeError at the
 // offset of the part at fault, in the order of the expression.
 func TestCheckProblems(t *testing.T) {
-	e := MustCompile("Stauts == 'A' || length(Items[?Cuont > `1`]) > abs(Status)")
+	e := compile(t, "Stauts == 'A' || length(Items[?Cuont > `1`]) > abs(Status)")
 	_, err := e.Check(e.GoType(reflect.TypeFor[ckOutput]()))
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok {
@@ -139,7 +139,7 @@ func TestCheckProblems(t *testing.T) {
 	if want := "0 Sta,31 Cuo,51 Sta"; strings.Join(got, ",") != want {
 		t.Errorf("problems at %q, want %q: %v", strings.Join(got, ","), want, err)
 	}
-	if _, err := MustCompile("Status").Check(nil); err != nil {
+	if _, err := compile(t, "Status").Check(nil); err != nil {
 		t.Errorf("Check(nil) = %v, want nothing checked", err)
 	}
 }
@@ -153,11 +153,11 @@ func TestCheckMemberNames(t *testing.T) {
 		}
 		return ""
 	})
-	e := MustCompile("Items[0].itemCount", names)
+	e := compile(t, "Items[0].itemCount", names)
 	if _, err := e.Check(e.GoType(reflect.TypeFor[ckOutput]())); err != nil {
 		t.Errorf("a member name: %v", err)
 	}
-	e = MustCompile("Items[0].itemCuont", names)
+	e = compile(t, "Items[0].itemCuont", names)
 	if _, err := e.Check(e.GoType(reflect.TypeFor[ckOutput]())); err == nil || !strings.Contains(err.Error(), "did you mean itemCount?") {
 		t.Errorf("a misspelt member name: %v, want the member name suggested", err)
 	}
@@ -321,7 +321,7 @@ func TestGoTypeAgreesWithEval(t *testing.T) {
 	members := 0
 	for _, name := range names {
 		quoted, _ := json.Marshal(name)
-		e := MustCompile(string(quoted))
+		e := compile(t, string(quoted))
 		got, err := e.Eval(&v)
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +340,7 @@ func TestGoTypeAgreesWithEval(t *testing.T) {
 		t.Errorf("%d names are members, want most", members)
 	}
 	for _, k := range typeOfKeys(t, &v) {
-		if _, ok := MustCompile("@").GoType(rv.Type()).Member(k); !ok && k != "Other" {
+		if _, ok := compile(t, "@").GoType(rv.Type()).Member(k); !ok && k != "Other" {
 			t.Errorf("keys() lists %q, which Member does not find", k)
 		}
 	}
@@ -349,7 +349,7 @@ func TestGoTypeAgreesWithEval(t *testing.T) {
 // typeOfKeys returns keys(@) of v.
 func typeOfKeys(t *testing.T, v any) []string {
 	t.Helper()
-	res, err := MustCompile("keys(@)").Search(v)
+	res, err := compile(t, "keys(@)").Search(v)
 	if err != nil {
 		t.Fatal(err)
 	}

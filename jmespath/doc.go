@@ -30,10 +30,18 @@
 //	anything else (chan, func, complex)       null
 //
 // The grammar and the functions are those of the JMESPath specification
-// (jmespath.org), checked against its compliance suite. Expressions nest at
-// most MaxDepth levels; an evaluation that would read more than MaxNodes
-// values whole (a cycle of pointers, or widely shared pointers, under
-// to_string or ==) fails with ErrTooLarge instead of running without end.
+// (jmespath.org), checked against its compliance suite.
+//
+// # Limits
+//
+// An expression nests at most 256 levels (parentheses, brackets,
+// sub-expressions, operators); a deeper one is a [*SyntaxError]. Real
+// waiters nest fewer than 10. An evaluation that reads a value whole
+// (comparing with ==, to_string, sort, a result returned by [Expr.Search])
+// reads at most 1,048,576 (2^20) values, nested at most 512 levels deep;
+// a larger or deeper one (a cycle of pointers, or pointers shared so widely
+// that the value expands exponentially) fails with [ErrTooLarge] instead of
+// running without end.
 //
 // # Struct fields and their keys
 //

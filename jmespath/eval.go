@@ -10,19 +10,21 @@ import (
 	"sync/atomic"
 )
 
-// MaxNodes bounds the values one evaluation may expand where it reads a
-// value whole (comparing with ==, to_string, sort, a result returned by
-// Search): a cycle of pointers, or pointers shared so widely that the value
-// expands exponentially, fails with ErrTooLarge in time linear in this
-// bound instead of running without end.
-const MaxNodes = 1 << 20
+// maxNodes bounds the values one evaluation may expand where it reads a
+// value whole, and maxValueDepth how deeply such a value may nest: the
+// limits the package documentation states. Beyond them an evaluation fails
+// with ErrTooLarge, in time linear in maxNodes, instead of running without
+// end.
+const (
+	maxNodes      = 1 << 20
+	maxValueDepth = 512
+)
 
-// ErrTooLarge is matched by errors.Is when an evaluation would expand more
-// than MaxNodes values, or nest deeper than MaxValueDepth.
+// ErrTooLarge is matched by errors.Is when an evaluation would read a value
+// whole that is larger, or nests deeper, than the package documentation's
+// limits allow: a cycle of pointers, or pointers shared so widely that the
+// value expands exponentially.
 var ErrTooLarge = errors.New("jmespath: value too large or cyclic")
-
-// MaxValueDepth is how deeply a value read whole may nest.
-const MaxValueDepth = 512
 
 // Error is an expression that failed on a value: a function given an
 // argument of the wrong type, or a value too large to read.
@@ -64,8 +66,9 @@ func WithMemberNames(names MemberNames) Option {
 }
 
 // Compile parses a JMESPath expression. It returns a *SyntaxError for one
-// that does not parse, nests deeper than MaxDepth, calls an unknown
-// function or calls one with the wrong number of arguments.
+// that does not parse, nests deeper than the package documentation's
+// limit, calls an unknown function or calls one with the wrong number of
+// arguments.
 func Compile(src string, opts ...Option) (*Expr, error) {
 	n, err := parse(src)
 	if err != nil {
@@ -76,16 +79,6 @@ func Compile(src string, opts ...Option) (*Expr, error) {
 		o(e)
 	}
 	return e, nil
-}
-
-// MustCompile is Compile for expressions known to be valid; it panics on
-// an error.
-func MustCompile(src string, opts ...Option) *Expr {
-	e, err := Compile(src, opts...)
-	if err != nil {
-		panic(err)
-	}
-	return e
 }
 
 // String returns the expression's source.
@@ -124,8 +117,8 @@ type evaluator struct {
 
 func (ev *evaluator) spend(n int) error {
 	ev.nodes += n
-	if ev.nodes > MaxNodes {
-		return fmt.Errorf("%w: more than %d values", ErrTooLarge, MaxNodes)
+	if ev.nodes > maxNodes {
+		return fmt.Errorf("%w: more than %d values", ErrTooLarge, maxNodes)
 	}
 	return nil
 }
@@ -312,8 +305,8 @@ func (ev *evaluator) equal(a, b any, depth int) (bool, error) {
 	if err := ev.spend(1); err != nil {
 		return false, err
 	}
-	if depth > MaxValueDepth {
-		return false, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, MaxValueDepth)
+	if depth > maxValueDepth {
+		return false, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, maxValueDepth)
 	}
 	ka, kb := kindOf(a), kindOf(b)
 	if ka != kb {
@@ -386,8 +379,8 @@ func (ev *evaluator) materialize(x any, depth int) (any, error) {
 	if err := ev.spend(1); err != nil {
 		return nil, err
 	}
-	if depth > MaxValueDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, MaxValueDepth)
+	if depth > maxValueDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", ErrTooLarge, maxValueDepth)
 	}
 	switch kindOf(x) {
 	case Array:

@@ -20,7 +20,10 @@ func ExampleExpr_Eval() {
 		{Instances: []Instance{{InstanceId: &id, State: &InstanceState{Name: "running"}}}},
 		{Instances: []Instance{{State: &InstanceState{Name: "pending"}}}},
 	}}
-	e := jmespath.MustCompile("Reservations[].Instances[].State.Name")
+	e, err := jmespath.Compile("Reservations[].Instances[].State.Name")
+	if err != nil {
+		panic(err)
+	}
 	v, err := e.Eval(out) // reads out in place, allocating nothing
 	if err != nil {
 		panic(err)
@@ -41,7 +44,10 @@ func ExampleExpr_Search() {
 	out := &DescribeInstancesOutput{Reservations: []Reservation{
 		{Instances: []Instance{{State: &InstanceState{Name: "running"}}, {State: &InstanceState{Name: "pending"}}}},
 	}}
-	e := jmespath.MustCompile("length(Reservations[].Instances[?State.name == 'pending'][])")
+	e, err := jmespath.Compile("length(Reservations[].Instances[?State.name == 'pending'][])")
+	if err != nil {
+		panic(err)
+	}
 	n, err := e.Search(out)
 	fmt.Println(n, err)
 	// Output: 1 <nil>

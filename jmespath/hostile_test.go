@@ -26,7 +26,7 @@ func TestDeepNesting(t *testing.T) {
 			t.Errorf("%s: Compile = %v, want a syntax error naming the limit", name, err)
 		}
 	}
-	if _, err := Compile(strings.Repeat("(", MaxDepth-2) + "a" + strings.Repeat(")", MaxDepth-2)); err != nil {
+	if _, err := Compile(strings.Repeat("(", maxDepth-2) + "a" + strings.Repeat(")", maxDepth-2)); err != nil {
 		t.Errorf("nesting within the limit: %v", err)
 	}
 }
@@ -58,16 +58,50 @@ func TestCyclesAndSharing(t *testing.T) {
 		{shared, "L == R"},
 		{shared, "@"},
 	} {
-		_, err := MustCompile(tt.expr).Search(tt.v)
+		_, err := compile(t, tt.expr).Search(tt.v)
 		if !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s: Search = %v, want ErrTooLarge", tt.expr, err)
 		}
 	}
-	if got, err := MustCompile("Next.Next.Next.Name").Search(loop); err != nil || got != "a" {
+	if got, err := compile(t, "Next.Next.Next.Name").Search(loop); err != nil || got != "a" {
 		t.Errorf("Next.Next.Next.Name = %v, %v", got, err)
 	}
-	if got, err := MustCompile("length(L.L.R.L)").Search(shared); err != nil || got != 4.0 {
+	if got, err := compile(t, "length(L.L.R.L)").Search(shared); err != nil || got != 4.0 {
 		t.Errorf("length(L.L.R.L) = %v, %v", got, err)
+	}
+}
+
+// TestLimitsAsDocumented: the limits the package documentation states by
+// number (256 levels of expression, 2^20 values and 512 levels read whole)
+// are the ones enforced and named in the errors.
+func TestLimitsAsDocumented(t *testing.T) {
+	if maxDepth != 256 || maxNodes != 1<<20 || maxValueDepth != 512 {
+		t.Errorf("limits = %d, %d, %d, want 256, 1<<20, 512 as the package doc says",
+			maxDepth, maxNodes, maxValueDepth)
+	}
+	deep := any("x")
+	for range maxValueDepth + 1 {
+		deep = []any{deep}
+	}
+	shared := &cyclic{Name: "leaf"}
+	for range 30 {
+		shared = &cyclic{Name: "n", L: shared, R: shared}
+	}
+	for _, tt := range []struct {
+		v    any
+		want string
+	}{
+		{deep, "nested deeper than 512 levels"},
+		{shared, "more than 1048576 values"},
+	} {
+		_, err := compile(t, "to_string(@)").Search(tt.v)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("to_string(@) = %v, want ErrTooLarge saying %q", err, tt.want)
+		}
+	}
+	deep = deep.([]any)[0]
+	if _, err := compile(t, "to_string(@)").Search(deep); err != nil {
+		t.Errorf("to_string(@) on a value 512 levels deep = %v, want no error", err)
 	}
 }
 
@@ -119,7 +153,7 @@ func TestDataModel(t *testing.T) {
 		"status":                    `"ok"`,
 		"type(merge(Shape, Shape))": `"object"`,
 	} {
-		got, err := MustCompile(expr).Search(v)
+		got, err := compile(t, expr).Search(v)
 		if err != nil {
 			t.Errorf("%s: %v", expr, err)
 			continue
@@ -132,14 +166,14 @@ func TestDataModel(t *testing.T) {
 
 // TestMemberNames: with names from a model, keys are member names.
 func TestMemberNames(t *testing.T) {
-	e := MustCompile("keys(@)", WithMemberNames(func(_ reflect.Type, f reflect.StructField) string {
+	e := compile(t, "keys(@)", WithMemberNames(func(_ reflect.Type, f reflect.StructField) string {
 		return strings.ToLower(f.Name[:1]) + f.Name[1:]
 	}))
 	got, err := e.Search(&struct{ Status, ClusterName string }{})
 	if err != nil || canonical(t, got) != `["status","clusterName"]` {
 		t.Errorf("keys = %v, %v", got, err)
 	}
-	got, err = MustCompile("keys(@)").Search(&struct{ Status, ClusterName string }{})
+	got, err = compile(t, "keys(@)").Search(&struct{ Status, ClusterName string }{})
 	if err != nil || canonical(t, got) != `["Status","ClusterName"]` {
 		t.Errorf("keys without names = %v, %v", got, err)
 	}
@@ -161,7 +195,7 @@ func TestEmbeddedNilPointer(t *testing.T) {
 			"length(values(@))": "1",
 			"A":                 "null",
 		} {
-			got, err := MustCompile(expr).Search(v)
+			got, err := compile(t, expr).Search(v)
 			if err != nil {
 				t.Errorf("%T %s: %v", v, expr, err)
 				continue
@@ -172,7 +206,7 @@ func TestEmbeddedNilPointer(t *testing.T) {
 		}
 	}
 	v := &Outer{Inner: &Inner{A: 2}, C: 1}
-	if got, _ := MustCompile("length(@)").Search(v); canonical(t, got) != "3" {
+	if got, _ := compile(t, "length(@)").Search(v); canonical(t, got) != "3" {
 		t.Errorf("with Inner set: length(@) = %s, want 3", canonical(t, got))
 	}
 }

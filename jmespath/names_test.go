@@ -25,7 +25,7 @@ func newTagged() *tagged {
 
 func search(t *testing.T, expr string, v any, opts ...Option) string {
 	t.Helper()
-	got, err := MustCompile(expr, opts...).Search(v)
+	got, err := compile(t, expr, opts...).Search(v)
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
@@ -195,7 +195,7 @@ func TestModelRulePlanned(t *testing.T) {
 		"items[0]":      `{"state":"a"}`,
 		"items[]":       `[{"state":"a"},{"state":"b"}]`,
 	} {
-		e := MustCompile(expr, names)
+		e := compile(t, expr, names)
 		if e.plan(reflect.ValueOf(v)) == nil && expr != "items[]" {
 			t.Errorf("%s: no plan with member names", expr)
 		}
@@ -243,10 +243,10 @@ func TestFieldsAndLookup(t *testing.T) {
 		t.Error("Lookup on an int")
 	}
 	fn := lowerFirst(nil)
-	if got := MustCompile("a", WithMemberNames(fn)).MemberNames(); got == nil {
+	if got := compile(t, "a", WithMemberNames(fn)).MemberNames(); got == nil {
 		t.Error("MemberNames() = nil for an expression compiled with names")
 	}
-	if got := MustCompile("a").MemberNames(); got != nil {
+	if got := compile(t, "a").MemberNames(); got != nil {
 		t.Error("MemberNames() != nil for an expression compiled without")
 	}
 }

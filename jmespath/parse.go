@@ -7,11 +7,10 @@ import (
 	"strings"
 )
 
-// MaxDepth is how deeply an expression may nest (parentheses, brackets,
-// sub-expressions, operators): deeper ones are a *SyntaxError rather than
-// a parser that recurses without bound. Real waiters nest fewer than 10
-// levels.
-const MaxDepth = 256
+// maxDepth is how deeply an expression may nest, as the package
+// documentation states: deeper ones are a *SyntaxError rather than a parser
+// that recurses without bound.
+const maxDepth = 256
 
 type op uint8
 
@@ -112,8 +111,8 @@ func parse(src string) (*node, error) {
 	if t := p.cur(); t.kind != tEOF {
 		return nil, p.errAt(t, "unexpected %s", t.kind)
 	}
-	if height(n) > MaxDepth {
-		return nil, syntaxErr(src, 0, "expression nested deeper than %d levels", MaxDepth)
+	if height(n) > maxDepth {
+		return nil, syntaxErr(src, 0, "expression nested deeper than %d levels", maxDepth)
 	}
 	return n, nil
 }
@@ -134,8 +133,8 @@ func (p *parser) expect(k tokKind) error {
 func (p *parser) expression(bp int) (*node, error) {
 	p.depth++
 	defer func() { p.depth-- }()
-	if p.depth > MaxDepth {
-		return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", MaxDepth)
+	if p.depth > maxDepth {
+		return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", maxDepth)
 	}
 	left, err := p.nud(p.advance())
 	if err != nil {
@@ -144,8 +143,8 @@ func (p *parser) expression(bp int) (*node, error) {
 	for steps := 1; bp < bindingPower[p.cur().kind]; steps++ {
 		// Each step nests the tree one level deeper: a.a.a… is as deep
 		// as it is long.
-		if p.depth+steps > MaxDepth {
-			return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", MaxDepth)
+		if p.depth+steps > maxDepth {
+			return nil, p.errAt(p.cur(), "expression nested deeper than %d levels", maxDepth)
 		}
 		if left, err = p.led(p.advance(), left); err != nil {
 			return nil, err

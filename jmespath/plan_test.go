@@ -144,7 +144,7 @@ var unplanned = map[string]bool{
 func checkShapes(t *testing.T, out *cOutput) {
 	var nilOut *cOutput
 	for _, expr := range shapeExprs {
-		e := MustCompile(expr)
+		e := compile(t, expr)
 		if p := e.plan(reflect.ValueOf(out)); p == nil && !unplanned[expr] {
 			t.Errorf("%s: no plan for %T", expr, out)
 		}

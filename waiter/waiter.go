@@ -269,8 +269,10 @@ func (w *Waiter[I, O]) compile() []error {
 		errs = append(errs, e)
 	}
 	w.set = set
-	for i := 0; set != nil && i < set.Len(); i++ {
-		w.descs = append(w.descs, set.Acceptor(i).Matcher.String())
+	if set != nil {
+		for _, a := range set.Acceptors() {
+			w.descs = append(w.descs, a.Matcher.String())
+		}
 	}
 	return errs
 }

@@ -109,7 +109,7 @@ func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
 			}
 		}
 		if c != nil && !list && len(l.problems) == 0 {
-			fmt.Fprintf(stdout, "%s: %s, ok%s\n", file, plural.N(c.Len(), "waiter"), l.note)
+			fmt.Fprintf(stdout, "%s: %s, ok%s\n", file, plural.N(len(c.Names()), "waiter"), l.note)
 		}
 	}
 	if problems > 0 {

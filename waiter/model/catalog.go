@@ -81,13 +81,11 @@ func (c *Catalog) nearest(name string) string {
 	return suggest.Nearest(name, c.Names(), len(name)/3)
 }
 
-// Names returns the names of every definition, sorted.
+// Names returns the names of every definition, sorted; its length is the
+// number of definitions.
 func (c *Catalog) Names() []string {
 	return slices.Sorted(maps.Keys(c.defs))
 }
-
-// Len returns the number of definitions.
-func (c *Catalog) Len() int { return len(c.defs) }
 
 // Warnings returns what the loader found suspicious but allowed (see
 // [waiter.Definition.Warnings]), in the order it found it.
