@@ -31,10 +31,11 @@ func waitReady(ctx context.Context, clk clock.Clock, ready func() bool) error {
 // clocktest.Run with the real clock is simpler still: see the package doc.)
 func ExampleMock_Step() {
 	m := clocktest.NewMock()
+	start := m.Now()
 	checks := 0
 	ready := func() bool {
 		checks++
-		fmt.Printf("check %d at +%v\n", checks, m.Since(clocktest.Epoch))
+		fmt.Printf("check %d at +%v\n", checks, m.Since(start))
 		return checks == 3
 	}
 	done := make(chan error)

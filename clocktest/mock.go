@@ -23,9 +23,6 @@ type Arming struct {
 	Delay time.Duration
 }
 
-// Deadline returns the mock time at which the timer first fires.
-func (a Arming) Deadline() time.Time { return a.At.Add(a.Delay) }
-
 // Mock is a [clock.Clock] for tests, driven by hand like [clock.Mock], that
 // also tells the test when the code under test has armed a timer.
 //
@@ -54,13 +51,13 @@ type Mock struct {
 
 var _ clock.Clock = (*Mock)(nil)
 
-// Epoch is the time at which a new [Mock] starts: 2026-01-01 00:00:00 UTC.
-var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+// epoch is the time at which a new Mock starts.
+var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// NewMock returns a Mock whose time is [Epoch].
+// NewMock returns a Mock whose time is 2026-01-01 00:00:00 UTC.
 func NewMock() *Mock {
 	inner := clock.NewMock()
-	inner.Set(Epoch)
+	inner.Set(epoch)
 	return &Mock{inner: inner, changed: make(chan struct{})}
 }
 
@@ -118,7 +115,7 @@ func (m *Mock) Step() Arming {
 	n := m.stepped
 	m.mu.Unlock()
 	a := m.WaitArmed(n)
-	if d := a.Deadline(); d.After(m.Now()) {
+	if d := a.At.Add(a.Delay); d.After(m.Now()) {
 		m.Set(d)
 	}
 	return a

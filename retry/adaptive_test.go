@@ -22,7 +22,7 @@ func TestAdaptiveRateEvolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	at := func(sec float64) { m.Set(clocktest.Epoch.Add(time.Duration(sec * float64(time.Second)))) }
+	at := func(sec float64) { m.Set(epoch.Add(time.Duration(sec * float64(time.Second)))) }
 	succeed := func(sec float64) {
 		at(sec)
 		tok, _ := a.AcquireInitialToken(ctx, "")
@@ -82,12 +82,12 @@ func TestAdaptiveWaitsForCapacity(t *testing.T) {
 	a, _ := retry.NewAdaptive(retry.WithClock(m), retry.WithJitter(backoff.Low), retry.WithMaxAttempts(100),
 		retry.WithThrottleBackoff(backoff.Immediate()))
 	ctx := context.Background()
-	m.Set(clocktest.Epoch.Add(time.Second))
+	m.Set(epoch.Add(time.Second))
 	for range 4 {
 		tok, _ := a.AcquireInitialToken(ctx, "")
 		a.RecordSuccess(tok)
 	}
-	m.Set(clocktest.Epoch.Add(1500 * time.Millisecond))
+	m.Set(epoch.Add(1500 * time.Millisecond))
 	tok, _ := a.AcquireInitialToken(ctx, "")
 	if _, err := a.RefreshToken(ctx, tok, throttle{}); err != nil {
 		t.Fatal(err)
@@ -139,3 +139,6 @@ func TestAdaptiveDo(t *testing.T) {
 		}
 	})
 }
+
+// epoch is when a new clocktest.Mock starts.
+var epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)

@@ -19,6 +19,7 @@ func (unavailable) HTTPStatusCode() int { return 503 }
 // example instant; in production leave WithClock out.
 func ExampleDo() {
 	m := clocktest.NewMock()
+	start := m.Now()
 	s, err := retry.NewStandard(retry.WithClock(m), retry.WithJitter(backoff.High))
 	if err != nil {
 		fmt.Println(err)
@@ -28,7 +29,7 @@ func ExampleDo() {
 	calls := 0
 	out, err := retry.Do(context.Background(), s, func(ctx context.Context) (string, error) {
 		calls++
-		fmt.Printf("attempt %d at +%v\n", calls, m.Since(clocktest.Epoch))
+		fmt.Printf("attempt %d at +%v\n", calls, m.Since(start))
 		if calls < 3 {
 			return "", unavailable{}
 		}

@@ -45,7 +45,7 @@
 //	waitable.transient     bool    attempt         whether its error was retried as transient
 //	waitable.retry_after   float   attempt         the error's retry-after hint (retries, if any)
 //	waitable.retry.tokens  int     attempt         the retry bucket's tokens after it (retries)
-//	error.type             string  attempt         the error's code or Go type (see ErrorType)
+//	error.type             string  attempt         the error's code, else its Go type
 //	waitable.delay         float   delay           the wait before the next attempt
 //
 // # Metrics

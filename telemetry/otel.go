@@ -70,7 +70,7 @@ func OTel(scope string, tp trace.TracerProvider, mp metric.MeterProvider) (Obser
 		mp = otel.GetMeterProvider()
 	}
 	meter := mp.Meter(scope, metric.WithInstrumentationVersion(version))
-	o := &otelObserver{tp: given, mp: givenMP, errorTypeFn: ErrorType,
+	o := &otelObserver{tp: given, mp: givenMP, errorTypeFn: errorType,
 		tracer: tp.Tracer(scope, trace.WithInstrumentationVersion(version))}
 	var err, e error
 	o.duration, e = meter.Float64Histogram(metricWaitDuration, metric.WithUnit("s"),
@@ -290,11 +290,11 @@ func (ow *otelWait) EndWait(o Outcome, end time.Time) {
 	ow.span.End(trace.WithTimestamp(end))
 }
 
-// ErrorType names an error for the error.type attribute, with low
+// errorType names an error for the error.type attribute, with low
 // cardinality: the ErrorCode() of the first error on its chain that has
 // one (what AWS SDK errors carry), else the Go type of the innermost error
 // that is not a wrapper of another.
-func ErrorType(err error) string {
+func errorType(err error) string {
 	if err == nil {
 		return ""
 	}

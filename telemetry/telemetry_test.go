@@ -97,22 +97,6 @@ func TestNothingToRecord(t *testing.T) {
 	}
 }
 
-func TestErrorType(t *testing.T) {
-	for _, tt := range []struct {
-		err  error
-		want string
-	}{
-		{nil, ""},
-		{throttled{}, "ThrottlingException"},
-		{context.DeadlineExceeded, "context.deadlineExceededError"},
-		{wrap{context.Canceled}, "*errors.errorString"},
-	} {
-		if got := telemetry.ErrorType(tt.err); got != tt.want {
-			t.Errorf("ErrorType(%v) = %q, want %q", tt.err, got, tt.want)
-		}
-	}
-}
-
 type wrap struct{ err error }
 
 func (w wrap) Error() string { return "wrapped: " + w.err.Error() }

@@ -475,7 +475,7 @@ func TestMockDrivesWaiter(t *testing.T) {
 	for n := 1; len(delays) < 4; n++ {
 		if a := m.WaitArmed(n); a.Delay < time.Minute {
 			delays = append(delays, fmt.Sprint(a.Kind, " ", a.Delay))
-			m.Set(a.Deadline())
+			m.Set(a.At.Add(a.Delay))
 		}
 	}
 	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[Timer 2s Reset 2s Reset 2s Reset 2s]" {
