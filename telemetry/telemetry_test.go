@@ -96,8 +96,3 @@ func TestNothingToRecord(t *testing.T) {
 		}
 	}
 }
-
-type wrap struct{ err error }
-
-func (w wrap) Error() string { return "wrapped: " + w.err.Error() }
-func (w wrap) Unwrap() error { return w.err }
