@@ -11,7 +11,7 @@ require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/jmespath/go-jmespath v0.4.0
 	github.com/sethvargo/go-retry v0.5.0
-	github.com/waitable/waitable v0.1.0
+	github.com/waitable/waitable v0.2.0
 	github.com/waitable/waitable/awswait v0.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.15.0

@@ -9,7 +9,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/eks v1.105.4
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.114.8
 	github.com/johannesboyne/gofakes3 v1.2.0
-	github.com/waitable/waitable v0.1.0
+	github.com/waitable/waitable v0.2.0
 	github.com/waitable/waitable/awswait v0.1.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.46.0
 	go.opentelemetry.io/otel/sdk v1.46.0

@@ -3,7 +3,7 @@ module github.com/waitable/waitable/telemetry/sdktest
 go 1.25.0
 
 require (
-	github.com/waitable/waitable v0.1.0
+	github.com/waitable/waitable v0.2.0
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.46.0
 	go.opentelemetry.io/otel/sdk v1.46.0
