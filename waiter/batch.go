@@ -242,7 +242,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	m.name = fmt.Sprint(key)
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
-		r.finish(m.last, err, m.s)
+		r.finish(m.last, err, &m.s)
 		return r
 	}
 	// The member's context has no deadline of its own: the scheduler ends
@@ -366,7 +366,7 @@ func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 func (b *Batch[K, O]) end(m *member[K, O], err error) {
 	finish := func() {
 		m.end(err)
-		m.r.finish(m.last, err, m.s)
+		m.r.finish(m.last, err, &m.s)
 	}
 	if o := outcomeOf(err); b.w.giveUp != nil &&
 		(o == telemetry.OutcomeTimeout || o == telemetry.OutcomeCancelled) {

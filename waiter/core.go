@@ -142,7 +142,7 @@ func (w *Waiter[I, O]) step(s *Checkpoint, a *Attempt[O], now time.Time) decisio
 		v = &verdict
 	}
 	d := w.decide(s, a, now, v)
-	s.Seen = seen(s.Seen).add(seenKind(a, d.state, v))
+	count(&s.Seen, seenKind(a, d.state, v))
 	if e, ok := d.err.(*Error); ok {
 		e.Seen = slices.Clone(s.Seen)
 	}

@@ -76,12 +76,12 @@ func (d *driver[I, O]) init(
 	}
 	if err := parent.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return d.end(d.w.timedOut(d.s, now, nil))
+			return d.end(d.w.timedOut(&d.s, now, nil))
 		}
-		return d.end(d.w.cancelled(err, context.Cause(parent), d.s, now, nil))
+		return d.end(d.w.cancelled(err, context.Cause(parent), &d.s, now, nil))
 	}
 	if !now.Before(d.s.Deadline) {
-		return d.end(d.w.timedOut(d.s, now, nil))
+		return d.end(d.w.timedOut(&d.s, now, nil))
 	}
 	return nil
 }
@@ -102,9 +102,9 @@ func (d *driver[I, O]) deadlineHit() bool {
 func (d *driver[I, O]) stopped() error {
 	now := d.clk().Now()
 	if d.deadlineHit() {
-		return d.w.timedOut(d.s, now, d.lastErr)
+		return d.w.timedOut(&d.s, now, d.lastErr)
 	}
-	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), d.s, now, d.lastErr)
+	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
 }
 
 // admit takes a token from the poll rate limit (WithPollRateLimit) and
@@ -129,8 +129,8 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 
 // callContext returns the context of the call numbered n, starting at
 // start: the calls' context with the attempt's span and the per-attempt
-// timeout. actx is the attempt's (for telemetry); cancel releases the
-// timeout.
+// timeout. actx is the attempt's (for telemetry); cancel, if not nil,
+// releases the timeout.
 func (d *driver[I, O]) callContext(
 	n int,
 	start time.Time,
@@ -139,7 +139,7 @@ func (d *driver[I, O]) callContext(
 	if d.obs != nil {
 		actx = d.startAttempt(actx, n, start)
 	}
-	opCtx, cancel = actx, func() {}
+	opCtx = actx
 	if t := d.w.cfg.attemptTimeout; t > 0 {
 		opCtx, cancel = d.clk().WithTimeout(actx, t)
 	}
@@ -189,8 +189,8 @@ func (d *driver[I, O]) cancelledDuring(a *Attempt[O], now time.Time) decision {
 	}
 	k := seenKind(a, classify.Retry, v)
 	k.State = telemetry.OutcomeCancelled
-	d.s.Seen = seen(d.s.Seen).add(k)
-	err := d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), d.s, now, a.Err)
+	count(&d.s.Seen, k)
+	err := d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, a.Err)
 	return decision{done: true, state: classify.Retry, err: err}
 }
 
@@ -238,7 +238,7 @@ func (d *driver[I, O]) abandoned(actx context.Context, start, now time.Time) (At
 	}
 	a.Acceptor = -1
 	d.s.Next, d.s.End = time.Time{}, a.Outcome
-	d.s.Seen = seen(d.s.Seen).add(SeenCount{Acceptor: -1, State: a.Outcome})
+	count(&d.s.Seen, SeenCount{Acceptor: -1, State: a.Outcome})
 	a.Checkpoint = d.s.clone()
 	d.endAttempt(
 		actx,
@@ -458,8 +458,8 @@ func (p *survivedPanic) Unwrap() error {
 // outcomeOf names how a wait that ended with err ended, as the telemetry
 // package's Outcome constants do.
 func outcomeOf(err error) string {
-	var e *Error
-	if !errors.As(err, &e) {
+	e, ok := err.(*Error) // the waiter's own errors, never wrapped
+	if !ok {
 		if _, ok := err.(*PanicError); ok {
 			return telemetry.OutcomePanic
 		}

@@ -162,7 +162,7 @@ func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
 // deadline): it matches the context's error (reason) and its cause.
 func (w *Waiter[I, O]) cancelled(
 	reason, cause error,
-	s Checkpoint,
+	s *Checkpoint,
 	now time.Time,
 	last error,
 ) *Error {
@@ -177,7 +177,7 @@ func (w *Waiter[I, O]) cancelled(
 }
 
 // timedOut is the error of a wait whose deadline passed between calls.
-func (w *Waiter[I, O]) timedOut(s Checkpoint, now time.Time, last error) *Error {
+func (w *Waiter[I, O]) timedOut(s *Checkpoint, now time.Time, last error) *Error {
 	return &Error{
 		Waiter:    w.def.Name,
 		Reason:    ErrTimeout,

@@ -75,22 +75,21 @@ func (w *Waiter[I, O]) start(
 	l := &loop[I, O]{}
 	l.name = name
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, l.s)
+		r.finish(l.last, err, &l.s)
 		return r
 	}
 	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
 	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
 	l.ctx, l.stop = ctx, func() { stop(); cancel(context.Canceled) }
-	ctl := &runControl{cancelCause: cancel, pokes: make(chan struct{}, 1)}
-	l.poke, l.away, l.publish = ctl.pokes, true, r.record
+	ctl := &runControl{cancelCause: cancel}
+	if events > 0 { // a Run whose attempts and pokes nobody has (WaitAll's) keeps neither
+		ctl.pokes = make(chan struct{}, 1)
+		l.poke, l.publish = ctl.pokes, r.record
+	}
 	r.ctl, r.cp = ctl, l.s.clone()
 	go func() {
-		var err error
-		func() {
-			defer l.recoverPanic(&err)
-			err = l.run()
-		}()
-		r.finish(l.last, err, l.s)
+		err := l.run(l.pollAway)
+		r.finish(l.last, err, &l.s)
 	}()
 	return r
 }
@@ -114,33 +113,38 @@ func (c *runControl) poke() {
 // ended before a Run abandons it.
 const abandonGrace = 5 * time.Millisecond
 
-// The ends of Start's call (callAway).
-const (
-	callReturned  = iota
-	callAbandoned // it did not return in time: the wait has ended without it
-	callNotMade   // the wait's context ended before the call could start
-)
-
-// callAway is Start's call: in a goroutine of its own, so that the Run
-// ends at its deadline (or cancellation) even if the call does not. A
-// call that has not returned abandonGrace after its context ended is
-// abandoned: what it returns later is discarded, and a panic of it goes
-// to OpenTelemetry's error handler. A panic of a call that returns in
-// time goes on in the loop's goroutine, with the stack of the call's. The
-// goroutine makes no call once the wait's context has ended (a group that
-// fails fast, say, cancelled it since the loop looked).
-func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) int {
+// pollAway is Start's poll: the call and its judging run in a goroutine
+// of their own, so that the Run ends at its deadline (or cancellation)
+// even if the call does not, and so that the loop's goroutine, which
+// holds the wait while it sleeps, stays small. A call that has not
+// returned abandonGrace after its context ended is abandoned: what it
+// returns later is discarded, and a panic of it goes to OpenTelemetry's
+// error handler. A panic of a call (or of a WithMatch function) that
+// returns in time ends the wait, and Result panics with it. The
+// goroutine makes no call once the wait's context has ended (a group
+// that fails fast, say, cancelled it since the loop looked). While it
+// runs, the loop's goroutine only waits for it: the two never touch the
+// loop at once.
+func (l *loop[I, O]) pollAway() (delay time.Duration, done bool, err error) {
 	type result struct {
-		out     O
+		delay   time.Duration
+		done    bool
 		err     error
 		panic   *PanicError
 		notMade bool
 	}
 	var (
 		mu        sync.Mutex
-		abandoned bool
-		done      = make(chan result, 1)
+		abandoned bool            // the loop gave up on the call
+		judging   bool            // the call returned in time: the goroutine applies it
+		actx      context.Context // the attempt's context, for telemetry
+		results   = make(chan result, 1)
 	)
+	start := l.woke
+	if l.woke = (time.Time{}); start.IsZero() {
+		start = l.clk().Now()
+	}
+	l.callStart = start
 	go func() {
 		var r result
 		defer func() {
@@ -150,7 +154,7 @@ func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) int {
 			mu.Lock()
 			defer mu.Unlock()
 			if !abandoned {
-				done <- r
+				results <- r
 			} else if r.panic != nil {
 				reportPanic(&survivedPanic{waiter: l.w.def.Name, what: "a call it had abandoned",
 					value: r.panic.Value, stack: r.panic.Stack})
@@ -160,37 +164,53 @@ func (l *loop[I, O]) callAway(a *Attempt[O], opCtx context.Context) int {
 			r.notMade = true
 			return
 		}
-		r.out, r.err = l.w.op(opCtx, l.in)
+		a := Attempt[O]{Number: l.s.Attempts + 1, Start: start}
+		callCtx, opCtx, cancel := l.callContext(a.Number, start)
+		mu.Lock()
+		actx = callCtx
+		mu.Unlock()
+		a.Output, a.Err = l.w.op(opCtx, l.in)
+		a.Latency = l.clk().Since(start)
+		if cancel != nil {
+			cancel()
+		}
+		mu.Lock()
+		if judging = !abandoned; !judging {
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
+		r.delay, r.done, r.err = l.apply(callCtx, &a)
 	}()
 	var r result
 	select {
-	case r = <-done:
+	case r = <-results:
 	case <-l.ctx.Done():
 		grace := l.clk().Timer(abandonGrace)
 		select {
-		case r = <-done:
+		case r = <-results:
 			grace.Stop()
 		case <-grace.C:
 			mu.Lock()
-			select {
-			case r = <-done: // it returned just now
-			default:
-				abandoned = true
-			}
+			abandoned = !judging
+			spanCtx := actx
 			mu.Unlock()
 			if abandoned {
-				return callAbandoned
+				if spanCtx == nil { // the goroutine has yet to start the call
+					spanCtx = l.ctx
+				}
+				return 0, true, l.abandon(spanCtx, start)
 			}
+			r = <-results // it returned in time, and is being applied
 		}
 	}
 	switch {
 	case r.panic != nil:
-		panic(r.panic)
+		return 0, true, l.panicked(r.panic)
 	case r.notMade:
-		return callNotMade
+		return 0, true, l.end(l.stopped())
 	}
-	a.Output, a.Err, a.Latency = r.out, r.err, l.clk().Since(a.Start)
-	return callReturned
+	return r.delay, r.done, r.err
 }
 
 // Done is closed when the wait's outcome is known.
@@ -260,7 +280,7 @@ func (r *Run[O]) record(a Attempt[O]) {
 }
 
 // finish records the outcome: Done closes, then the events channel.
-func (r *Run[O]) finish(out O, err error, s Checkpoint) {
+func (r *Run[O]) finish(out O, err error, s *Checkpoint) {
 	r.mu.Lock()
 	r.out, r.err, r.ctl = out, err, nil
 	if s.Version != 0 {

@@ -33,26 +33,29 @@ type SeenCount struct {
 // entry whose State and Code are "other".
 const maxSeen = 32
 
-// add returns s with one more answer of kind k (k.N is ignored),
-// counted in place: a wait's own Seen is its alone (Step, the events and
-// errors take copies).
-func (s seen) add(k SeenCount) seen {
-	i := s.index(k)
-	if i < 0 && len(s) >= maxSeen-1 {
+// count counts one more answer of kind k (k.N is ignored) in *s, in
+// place: a wait's own counts are its alone (Step, the events and errors
+// take copies).
+func count(s *[]SeenCount, k SeenCount) {
+	i := index(*s, k)
+	if i < 0 && len(*s) >= maxSeen-1 {
 		k = SeenCount{Acceptor: -1, State: "other", Code: "other"}
-		i = s.index(k)
+		i = index(*s, k)
 	}
-	if i < 0 {
-		k.N = 1
-		return append(s, k)
+	if i >= 0 {
+		(*s)[i].N++
+		return
 	}
-	s[i].N++
-	return s
+	k.N = 1
+	if *s == nil {
+		*s = make([]SeenCount, 0, 2) // most waits see two kinds: what they waited through, and their end
+	}
+	*s = append(*s, k)
 }
 
 // index returns where the kind of k is in s, -1 if it is not: the last
 // first, as the answers of a wait mostly repeat.
-func (s seen) index(k SeenCount) int {
+func index(s []SeenCount, k SeenCount) int {
 	for i := len(s) - 1; i >= 0; i-- {
 		if c := &s[i]; c.Acceptor == k.Acceptor && c.State == k.State && c.Code == k.Code {
 			return i
@@ -60,9 +63,6 @@ func (s seen) index(k SeenCount) int {
 	}
 	return -1
 }
-
-// seen is a wait's counts of answers, kept in place by the drivers.
-type seen []SeenCount
 
 // String reads like "3 × acceptor 1 retry": a count of one kind of
 // answer; several counts read "3 × acceptor 1 retry, 2 ×

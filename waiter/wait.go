@@ -2,7 +2,6 @@ package waiter
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -66,7 +65,7 @@ func (w *Waiter[I, O]) wait(
 			l.endWait(telemetry.OutcomePanic, nil)
 		}
 	}()
-	err := l.run()
+	err := l.run(l.poll)
 	returned = true
 	return l.last, err
 }
@@ -77,18 +76,20 @@ func (w *Waiter[I, O]) wait(
 type loop[I, O any] struct {
 	driver[I, O]
 	timer *clock.Timer
-	// Start's: each call in a goroutine of its own (see callAway), pokes,
-	// and where each attempt goes.
-	away    bool
+	woke  time.Time // when the timer that ended the last sleep fired: the next call's start
+	// Start's: pokes, and where each attempt goes.
 	poke    <-chan struct{}
 	publish func(a Attempt[O])
 	// callStart is when the latest call started.
 	callStart time.Time
 }
 
-// run makes attempts until the wait ends, sleeping between them, and
-// returns how it ended.
-func (l *loop[I, O]) run() error {
+// run makes attempts with poll until the wait ends, sleeping between
+// them, and returns how it ended. poll makes one call and returns the
+// delay before the next one or, done, how the wait ended: Wait's calls in
+// the caller's goroutine (loop.poll), Start's in one of their own
+// (loop.pollAway).
+func (l *loop[I, O]) run(poll func() (delay time.Duration, done bool, err error)) error {
 	defer l.stopTimer()
 	if !l.s.Next.IsZero() { // resumed, or an initial delay: the first call is due at s.Next
 		if !l.sleep(l.s.Next.Sub(l.clk().Now()), true) {
@@ -98,7 +99,7 @@ func (l *loop[I, O]) run() error {
 	for {
 		wait, ok := l.admit()
 		if !ok {
-			return l.end(l.w.timedOut(l.s, l.clk().Now(), l.lastErr))
+			return l.end(l.w.timedOut(&l.s, l.clk().Now(), l.lastErr))
 		}
 		if wait > 0 {
 			if !l.sleep(wait, false) {
@@ -109,45 +110,45 @@ func (l *loop[I, O]) run() error {
 		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.stopped())
 		}
-		a := Attempt[O]{Number: l.s.Attempts + 1, Start: l.clk().Now()}
-		l.callStart = a.Start
-		actx, opCtx, cancel := l.callContext(a.Number, a.Start)
-		ended := callReturned
-		if l.away {
-			ended = l.callAway(&a, opCtx)
-		} else {
-			l.callHere(&a, opCtx)
+		delay, done, err := poll()
+		if done {
+			return err
 		}
-		cancel()
-		switch ended {
-		case callAbandoned:
-			return l.abandon(actx, a.Start)
-		case callNotMade:
-			l.endAttempt(
-				actx,
-				telemetry.Attempt{
-					Number:   a.Number,
-					Start:    a.Start,
-					Acceptor: -1,
-					State:    telemetry.OutcomeCancelled,
-					Tokens:   -1,
-				},
-				a.Start,
-			)
-			return l.end(l.stopped())
-		}
-		dec := l.complete(actx, &a)
-		if l.publish != nil {
-			a.Checkpoint = l.s.clone()
-			l.publish(a)
-		}
-		if dec.done { // a cancellation during the call included
-			return l.end(dec.err)
-		}
-		if !l.sleep(dec.delay, true) {
+		if !l.sleep(delay, true) {
 			return l.end(l.stopped())
 		}
 	}
+}
+
+// poll is Wait's poll: one call in the caller's goroutine, applied to
+// the wait (see apply).
+func (l *loop[I, O]) poll() (delay time.Duration, done bool, err error) {
+	a := Attempt[O]{Number: l.s.Attempts + 1, Start: l.woke}
+	if l.woke = (time.Time{}); a.Start.IsZero() {
+		a.Start = l.clk().Now()
+	}
+	l.callStart = a.Start
+	actx, opCtx, cancel := l.callContext(a.Number, a.Start)
+	l.callHere(&a, opCtx)
+	if cancel != nil {
+		cancel()
+	}
+	return l.apply(actx, &a)
+}
+
+// apply judges the call just made (a), applies it to the wait, and
+// publishes it; it returns the delay before the next call or, done, how
+// the wait ended.
+func (l *loop[I, O]) apply(actx context.Context, a *Attempt[O]) (delay time.Duration, done bool, err error) {
+	dec := l.complete(actx, a)
+	if l.publish != nil {
+		a.Checkpoint = l.s.clone()
+		l.publish(*a)
+	}
+	if dec.done { // a cancellation during the call included
+		return 0, true, l.end(dec.err)
+	}
+	return dec.delay, false, nil
 }
 
 // callHere is Wait's call: in the caller's goroutine.
@@ -168,14 +169,14 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	} else {
 		timers.Reset(l.clk(), l.timer, d)
 	}
-	due := l.clk().Now().Add(d)
 	var poke <-chan struct{}
-	if pokable {
-		poke = l.poke
+	var due time.Time // the timer's, once a poke needs it
+	if pokable && l.poke != nil {
+		poke, due = l.poke, l.clk().Now().Add(d)
 	}
 	for {
 		select {
-		case <-l.timer.C:
+		case l.woke = <-l.timer.C:
 			return true
 		case <-l.ctx.Done():
 			l.stopTimer()
@@ -223,26 +224,19 @@ func (l *loop[I, O]) dropPoke() {
 // ended (Start's).
 func (l *loop[I, O]) abandon(actx context.Context, start time.Time) error {
 	a, err := l.abandoned(actx, start, l.clk().Now())
-	l.publish(a)
+	if l.publish != nil {
+		l.publish(a)
+	}
 	return l.end(err)
 }
 
-// panicked is called with a panic of the operation (or of a WithMatch
-// function) in a Start's loop: it reports the attempt and returns the
-// *PanicError that ends the wait.
-func (l *loop[I, O]) panicked(p any, stack []byte) error {
-	pe, ok := p.(*PanicError)
-	if !ok {
-		pe = &PanicError{Value: p, Stack: stack}
-	}
+// panicked ends a Start's wait whose call (or a WithMatch function)
+// panicked: it reports the attempt and returns the *PanicError that ends
+// the wait.
+func (l *loop[I, O]) panicked(pe *PanicError) error {
 	a := l.driver.panicked(l.ctx, pe, l.callStart, l.clk().Now())
-	l.publish(a)
-	return l.end(pe)
-}
-
-// recoverPanic is deferred by Start's goroutine: see panicked.
-func (l *loop[I, O]) recoverPanic(err *error) {
-	if p := recover(); p != nil {
-		*err = l.panicked(p, debug.Stack())
+	if l.publish != nil {
+		l.publish(a)
 	}
+	return l.end(pe)
 }
