@@ -151,11 +151,13 @@ func (m Matcher) String() string {
 type Acceptor struct {
 	State   State   `json:"state"`
 	Matcher Matcher `json:"matcher"`
-	// Message is an optional JMESPath expression, allowed on failure
-	// acceptors only, whose result explains the failure. It is evaluated
-	// against {"input": ..., "output": ...} (output is null when the call
-	// failed); a string result is the message, any other non-null result
-	// its JSON text.
+	// Message is an optional JMESPath expression that extracts a
+	// human-readable message from the operation's output
+	// (smithy-lang/smithy#3151). It is allowed on failure acceptors only,
+	// is checked against the output's type (or a model's output shape),
+	// and must resolve to a string or an array of strings, whose items the
+	// message joins with ", ". When the call failed (an errorType failure
+	// acceptor), there is no output and so no message.
 	Message string `json:"message,omitempty"`
 }
 

@@ -44,33 +44,39 @@ func (e *Expr) checkType(root jmespath.Type, c Comparator) error {
 // CheckTypes checks the paths and messages of acceptors against the
 // abstract types of an operation's input and output (a model's shapes;
 // see [Expr.Check]), as [Compile] checks them against Go types: output
-// paths on output, inputOutput paths and messages on an object of the
+// paths and messages on output, inputOutput paths on an object of the
 // members input and output. A nil type is not checked. It returns every
 // problem, each an [*AcceptorError] (rule "path" or "message"); an
 // acceptor that does not compile is left to [Validate].
 func CheckTypes(acceptors []Acceptor, input, output jmespath.Type) []error {
 	cs, _ := compileAll(acceptors, nil)
 	io := ioType{input: input, output: output}
-	return checkAll(cs, func(*Expr, bool) jmespath.Type { return io }, func(*Expr) jmespath.Type { return output })
+	return checkAll(cs, func(*Expr) jmespath.Type { return io }, func(*Expr) jmespath.Type { return output })
 }
 
-// checkAll checks compiled acceptors: output paths on the type out gives,
-// inputOutput paths and messages on the one io gives (each for the
+// checkAll checks compiled acceptors: output paths and messages on the
+// type out gives, inputOutput paths on the one io gives (each for the
 // expression, which reads struct fields by its own member names).
-func checkAll(cs []compiled, io func(e *Expr, message bool) jmespath.Type, out func(*Expr) jmespath.Type) []error {
+func checkAll(cs []compiled, io, out func(e *Expr) jmespath.Type) []error {
 	var errs []error
 	for i, c := range cs {
 		if c.expr != nil {
 			root := out(c.expr)
 			if c.Matcher.InputOutput != nil {
-				root = io(c.expr, false)
+				root = io(c.expr)
 			}
 			for _, err := range errjoin.Split(c.expr.checkType(root, c.path.Comparator)) {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "path", Err: fmt.Errorf("%s: %w", c.path.Path, err)})
 			}
 		}
 		if c.message != nil {
-			for _, err := range errjoin.Split(c.message.checkType(io(c.message, true), "")) {
+			rt, err := c.message.jp.Check(out(c.message))
+			problems := errjoin.Split(err)
+			if err == nil && !messageType(rt) {
+				problems = append(problems, fmt.Errorf("a message must resolve to a string or an array of "+
+					"strings, but the expression gives %s", jmespath.Describe(rt)))
+			}
+			for _, err := range problems {
 				errs = append(errs, &AcceptorError{Index: i, Rule: "message", Err: fmt.Errorf("%s: %w", c.Message, err)})
 			}
 		}
@@ -78,8 +84,21 @@ func checkAll(cs []compiled, io func(e *Expr, message bool) jmespath.Type, out f
 	return errs
 }
 
-// ioType is the object an inputOutput matcher and a message read: input
-// and output.
+// messageType reports whether a message's result type t can be a
+// message: a string, an array of strings, null, or unknown.
+func messageType(t jmespath.Type) bool {
+	k, ok := t.Kind()
+	switch {
+	case !ok, k == jmespath.String, k == jmespath.Null:
+		return true
+	case k != jmespath.Array:
+		return false
+	}
+	ek, ok := t.Elem().Kind()
+	return !ok || ek == jmespath.String || ek == jmespath.Null
+}
+
+// ioType is the object an inputOutput matcher reads: input and output.
 type ioType struct{ input, output jmespath.Type }
 
 func (ioType) Kind() (jmespath.Kind, bool) { return jmespath.Object, true }

@@ -81,36 +81,34 @@ func WithMemberNames(names jmespath.MemberNames) Option {
 
 // Compile validates acceptors, compiles their expressions (with opts'
 // member names, if any), and checks their paths and messages against the
-// Go types I and O (see [Expr.Check]): an output path on O, an inputOutput
-// path and a message on an object of the members input (I) and output
-// (O), by the names the expressions run with. It returns every problem at
-// once, joined. What is read through an interface type (such as any) is
-// not checked.
+// Go types I and O (see [Expr.Check]): an output path and a message on O,
+// an inputOutput path on an object of the members input (I) and output
+// (O), by the names the expressions run with; a message must resolve to
+// a string or an array of strings. It returns every problem at once,
+// joined. What is read through an interface type (such as any) is not
+// checked.
 func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	io, ioMessage := reflect.TypeFor[ioDoc[I, O]](), reflect.TypeFor[ioDoc[I, *O]]()
+	io := reflect.TypeFor[ioDoc[I, O]]()
 	if names := o.names; names != nil {
-		// The {input, output} documents are this package's: their keys
-		// are their tags, whatever a model says.
+		// The {input, output} document is this package's: its keys are its
+		// tags, whatever a model says.
 		o.names = func(t reflect.Type, f reflect.StructField) string {
-			if t == io || t == ioMessage {
+			if t == io {
 				return ""
 			}
 			return names(t, f)
 		}
 	}
 	cs, errs := compileAll(acceptors, o.names)
-	out := reflect.TypeFor[O]()
+	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
 	errs = append(errs, checkAll(cs,
-		func(e *Expr, message bool) jmespath.Type {
-			if message {
-				return e.jp.GoType(ioMessage)
-			}
-			return e.jp.GoType(io)
-		},
+		// Checked as {input, output} of the user's types, so that an error
+		// names those types, not this package's document.
+		func(e *Expr) jmespath.Type { return ioType{input: e.jp.GoType(in), output: e.jp.GoType(out)} },
 		func(e *Expr) jmespath.Type { return e.jp.GoType(out) })...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -250,8 +248,8 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		}
 		if ok {
 			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
-			if c.message != nil {
-				msg, e := message(c, in, out, err)
+			if c.message != nil && err == nil { // a failed call has no output: no message
+				msg, e := message(c, out)
 				r.Message, r.Err = msg, errors.Join(r.Err, e)
 			}
 			return r
@@ -264,13 +262,9 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 	return r
 }
 
-// message evaluates a failure acceptor's message on {input, output}.
-func message[I, O any](c *compiled, in I, out O, err error) (string, error) {
-	doc := ioDoc[I, *O]{Input: in}
-	if err == nil {
-		doc.Output = &out
-	}
-	res, e := c.message.Search(doc)
+// message evaluates a failure acceptor's message on the output.
+func message[O any](c *compiled, out O) (string, error) {
+	res, e := c.message.Search(out)
 	return messageOf(res), e
 }
 

@@ -230,7 +230,7 @@ func TestInputOutputAndMessage(t *testing.T) {
 		Reason *string
 	}
 	set, err := classify.Compile[In, Out]([]classify.Acceptor{
-		{State: classify.Failure, Matcher: classify.OnOutput("Status", classify.StringEquals, "FAILED"), Message: "output.Reason"},
+		{State: classify.Failure, Matcher: classify.OnOutput("Status", classify.StringEquals, "FAILED"), Message: "Reason"},
 		{State: classify.Success, Matcher: classify.OnInputOutput("length(input.Groups) == length(output.Groups)", classify.BooleanEquals, "true")},
 	})
 	if err != nil {
@@ -453,3 +453,77 @@ func TestMatchStructOutput(t *testing.T) {
 		t.Errorf("Match on a struct output, three acceptors tried: %v allocations, want 1", n)
 	}
 }
+
+// TestMessage: a failure acceptor's message reads the output, as
+// smithy-lang/smithy#3151 defines it; it must resolve to a string or an
+// array of strings (joined with ", "), checked when the set is compiled;
+// a call that failed has no output, and so no message.
+func TestMessage(t *testing.T) {
+	type Out struct {
+		Status  string
+		Reasons []string
+		Flags   []bool
+		Done    bool
+	}
+	compile := func(message string, m classify.Matcher) (*classify.Set[string, Out], error) {
+		return classify.Compile[string, Out]([]classify.Acceptor{{State: classify.Failure, Matcher: m, Message: message}})
+	}
+	failed := classify.OnOutput("Status", classify.StringEquals, "failed")
+	for _, tt := range []struct {
+		message, want string
+	}{
+		{"Status", "failed"},
+		{"Reasons", "quota, limit"},
+		{"join(' and ', Reasons)", "quota and limit"},
+		{"'no more capacity'", "no more capacity"},
+	} {
+		set, err := compile(tt.message, failed)
+		if err != nil {
+			t.Errorf("Compile(message %q) = %v", tt.message, err)
+			continue
+		}
+		m := set.Match("a", Out{Status: "failed", Reasons: []string{"quota", "limit"}}, nil)
+		if m.Index != 0 || m.Message != tt.want || m.Err != nil {
+			t.Errorf("message %q: %+v, want %q", tt.message, m, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		message, want string
+	}{
+		{"Done", "message: Done: a message must resolve to a string or an array of strings, but the expression gives a boolean"},
+		{"Flags", "but the expression gives an array of booleans"},
+		{"input", `field "input" does not exist`},
+		{"Statsu", `field "Statsu" does not exist`},
+	} {
+		_, err := compile(tt.message, failed)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, classify.ErrInvalidAcceptor) ||
+			strings.Contains(err.Error(), "classify.") {
+			t.Errorf("Compile(message %q) = %v, want an error with %q that names no type of this package", tt.message, err, tt.want)
+		}
+	}
+	set, err := compile("Status", classify.OnErrorType("Boom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := set.Match("a", Out{Status: "x"}, boom{}); m.Index != 0 || m.Message != "" {
+		t.Errorf("errorType failure: %+v, want a match with no message (no output)", m)
+	}
+}
+
+// TestInputOutputErrorsNameUserTypes: a type error in an inputOutput path
+// names {input, output} and the user's types, never this package's own.
+func TestInputOutputErrorsNameUserTypes(t *testing.T) {
+	type In struct{ Name string }
+	type Out struct{ Status string }
+	_, err := classify.Compile[In, Out]([]classify.Acceptor{{State: classify.Success,
+		Matcher: classify.OnInputOutput("input.Nmae == output.Status", classify.BooleanEquals, "true")}})
+	if err == nil || strings.Contains(err.Error(), "ioDoc") || strings.Contains(err.Error(), "classify.") {
+		t.Errorf("Compile = %v, want an error that names no type of package classify", err)
+	}
+}
+
+// boom is a service error whose code is Boom.
+type boom struct{}
+
+func (boom) Error() string     { return "boom" }
+func (boom) ErrorCode() string { return "Boom" }

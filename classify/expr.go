@@ -106,15 +106,34 @@ func compareValue(res jmespath.Value, c Comparator, expected string) bool {
 	return false
 }
 
-// messageOf renders a message expression's result: a string as is, any
-// other non-null value as JSON.
+// messageOf renders a message expression's result: a string as is, an
+// array of strings joined with ", ", null as no message, and anything
+// else as JSON.
 func messageOf(res any) string {
 	switch r := res.(type) {
 	case nil:
 		return ""
 	case string:
 		return r
+	case []any:
+		parts := make([]string, 0, len(r))
+		for _, v := range r {
+			switch v := v.(type) {
+			case nil:
+			case string:
+				parts = append(parts, v)
+			default:
+				return jsonText(res)
+			}
+		}
+		return strings.Join(parts, ", ")
 	}
+	return jsonText(res)
+}
+
+// jsonText is a result the type check could not see (read through an
+// interface) as JSON.
+func jsonText(res any) string {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Sprint(res)

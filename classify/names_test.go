@@ -51,7 +51,7 @@ func TestCompileWithMemberNames(t *testing.T) {
 	}
 
 	io := []classify.Acceptor{
-		{State: classify.Failure, Matcher: classify.OnInputOutput("to_string(output) == to_string(input)", classify.BooleanEquals, "true"), Message: "to_string(output)"},
+		{State: classify.Failure, Matcher: classify.OnInputOutput("to_string(output) == to_string(input)", classify.BooleanEquals, "true"), Message: "to_string(@)"},
 		{State: classify.Success, Matcher: classify.OnSuccess(true)},
 	}
 	set, err = classify.Compile[*clusterOut, *clusterOut](io, classify.WithMemberNames(lowered))

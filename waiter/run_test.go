@@ -32,7 +32,7 @@ func status(s string) *GetThingOutput { return &GetThingOutput{Status: &s} }
 var thingExists = waiter.Definition{
 	Name: "ThingExists",
 	Acceptors: []classify.Acceptor{
-		{State: classify.Failure, Matcher: classify.OnOutput("status", classify.StringEquals, "failed"), Message: "output.Reason"},
+		{State: classify.Failure, Matcher: classify.OnOutput("status", classify.StringEquals, "failed"), Message: "Reason"},
 		{State: classify.Success, Matcher: classify.OnOutput("status", classify.StringEquals, "success")},
 		{State: classify.Retry, Matcher: classify.OnErrorType("NotFound")},
 	},

@@ -39,7 +39,7 @@ func TestLintChecksPaths(t *testing.T) {
 		"testdata/typos-smithy.json:9:76: waiter ThingReady: acceptor 3: path: length(items[?stauts == 'BROKEN']) > `0`: type error at offset 14: field \"stauts\" does not exist on example#Item (did you mean status?)",
 		"testdata/typos-smithy.json:10:66: waiter ThingReady: acceptor 4: path: abs(status) > `1`: type error at offset 4: argument 1 of abs() must be a number, but status is a string (smithy.api#String)",
 		`testdata/typos-smithy.json:11:70: waiter ThingReady: acceptor 5: path: items[]."i\u0064s": type error at offset 8: field "ids" does not exist on example#Item (did you mean id?)`,
-		`testdata/typos-smithy.json:11:157: waiter ThingReady: acceptor 5: message: output.staus: type error at offset 7: field "staus" does not exist on example#GetThingOutput (did you mean status?)`,
+		`testdata/typos-smithy.json:11:157: waiter ThingReady: acceptor 5: message: staus: type error at offset 0: field "staus" does not exist on example#GetThingOutput (did you mean status?)`,
 	)
 }
 

@@ -123,7 +123,7 @@ func TestModelMemberNamesToString(t *testing.T) {
 	def.Acceptors = []classify.Acceptor{{
 		State:   classify.Failure,
 		Matcher: classify.OnSuccess(true),
-		Message: "to_string(output)",
+		Message: "to_string(@)",
 	}}
 	def.Acceptors = append(def.Acceptors, classify.Acceptor{State: classify.Success, Matcher: classify.OnErrorType("Never")})
 	w, err := waiter.New(def, func(context.Context, *GetGadgetInput) (*GetGadgetOutput, error) { return nil, nil })
