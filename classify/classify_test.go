@@ -491,7 +491,7 @@ func TestMessage(t *testing.T) {
 		message, want string
 	}{
 		{"Done", "message: Done: a message must resolve to a string or an array of strings, but the expression gives a boolean"},
-		{"Flags", "but the expression gives an array of booleans"},
+		{"Flags", "but the expression gives an array ([]bool)"},
 		{"input", `field "input" does not exist`},
 		{"Statsu", `field "Statsu" does not exist`},
 	} {

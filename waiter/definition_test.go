@@ -1,13 +1,16 @@
 package waiter_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
+	"github.com/waitable/waitable/waiter/model"
 )
 
 func TestValidate(t *testing.T) {
@@ -62,3 +65,43 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageReadsTheOutput: a failure acceptor's message reads the
+// output, as smithy-lang/smithy#3151 defines it: a trait whose message
+// names an output field is accepted by New, and the failure's Error
+// carries the message. An errorType failure has no output, so no message.
+func TestMessageReadsTheOutput(t *testing.T) {
+	type Out struct{ Status *string }
+	defs, err := model.ParseWaitable([]byte(`{"ThingReady": {"acceptors": [
+		{"state": "failure", "message": "Status", "matcher": {"output": {"path": "Status", "expected": "failed", "comparator": "stringEquals"}}},
+		{"state": "failure", "message": "Status", "matcher": {"errorType": "Boom"}},
+		{"state": "success", "matcher": {"output": {"path": "Status", "expected": "ready", "comparator": "stringEquals"}}}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		out     *Out
+		err     error
+		message string
+	}{
+		{&Out{Status: ptr("failed")}, nil, "failed"},
+		{nil, boomCode{}, ""},
+	} {
+		w, err := waiter.New(defs[0], func(context.Context, string) (*Out, error) { return tt.out, tt.err },
+			waiter.WithTelemetry(telemetry.Settings{Off: true}))
+		if err != nil {
+			t.Fatalf("New = %v, want the trait accepted", err)
+		}
+		_, err = w.Wait(t.Context(), "a", time.Minute)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureAcceptor || we.Message != tt.message {
+			t.Errorf("Wait = %v, want a failure acceptor's with message %q", err, tt.message)
+		}
+	}
+}
+
+// boomCode is a service error whose code is Boom.
+type boomCode struct{}
+
+func (boomCode) Error() string     { return "boom" }
+func (boomCode) ErrorCode() string { return "Boom" }

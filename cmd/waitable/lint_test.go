@@ -39,7 +39,7 @@ func TestLintChecksPaths(t *testing.T) {
 		"testdata/typos-smithy.json:9:76: waiter ThingReady: acceptor 3: path: length(items[?stauts == 'BROKEN']) > `0`: type error at offset 14: field \"stauts\" does not exist on example#Item (did you mean status?)",
 		"testdata/typos-smithy.json:10:66: waiter ThingReady: acceptor 4: path: abs(status) > `1`: type error at offset 4: argument 1 of abs() must be a number, but status is a string (smithy.api#String)",
 		`testdata/typos-smithy.json:11:70: waiter ThingReady: acceptor 5: path: items[]."i\u0064s": type error at offset 8: field "ids" does not exist on example#Item (did you mean id?)`,
-		`testdata/typos-smithy.json:11:157: waiter ThingReady: acceptor 5: message: staus: type error at offset 0: field "staus" does not exist on example#GetThingOutput (did you mean status?)`,
+		`testdata/typos-smithy.json:11:150: waiter ThingReady: acceptor 5: message: staus: type error at offset 0: field "staus" does not exist on example#GetThingOutput (did you mean status?)`,
 	)
 }
 
@@ -271,4 +271,22 @@ func writeFileJSON(t *testing.T, file string, v any) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// TestLintMessages: an acceptor's message (smithy-lang/smithy#3151) reads
+// the operation's output and must resolve to a string or an array of
+// strings, as Smithy's validator says: its valid cases (a string, an array
+// of strings, an errorType failure's) pass, and its four refusals fail,
+// each where it is.
+func TestLintMessages(t *testing.T) {
+	code, lines := lintLines(t, "testdata/messages-smithy.json")
+	wantLines(t, code, lines, 0, "testdata/messages-smithy.json: 1 waiter, ok")
+	code, lines = lintLines(t, "testdata/messages-invalid-smithy.json")
+	f := "testdata/messages-invalid-smithy.json"
+	wantLines(t, code, lines, exitLint,
+		f+`:39:20: waiter MessageOnSuccess: acceptor 0: message: a message is allowed on failure acceptors only, not on success`,
+		f+`:64:20: waiter MessageSyntax: acceptor 1: message: classify: JMESPath expression "reason.@@invalid": syntax error at offset 7: expected a name, "*", "[" or "{" after ".", found "@"`,
+		f+`:89:20: waiter MessageBoolean: acceptor 1: message: done: a message must resolve to a string or an array of strings, but the expression gives a boolean (smithy.api#Boolean)`,
+		f+`:114:20: waiter MessageArrayOfBooleans: acceptor 1: message: flags: a message must resolve to a string or an array of strings, but the expression gives an array (example#Booleans)`,
+	)
 }
