@@ -100,6 +100,9 @@ type member[K comparable, O any] struct {
 	// mutex.
 	lastStart time.Time
 	pokeLater bool
+	// notBefore is the end of its last error's retry-after, which a poke
+	// does not undercut; guarded by the Batch's mutex.
+	notBefore time.Time
 }
 
 // batchCall is one call in flight.
@@ -300,6 +303,9 @@ func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	at := m.lastStart.Add(b.w.pokeGap())
 	if now := b.clk.Now(); at.Before(now) {
 		at = now
+	}
+	if at.Before(m.notBefore) { // the service asked for time: a poke waits too
+		at = m.notBefore
 	}
 	if at.Before(m.s.Next) {
 		m.s.Next = at

@@ -324,7 +324,7 @@ func (b *Batch[K, O]) judge(
 		}
 		return
 	}
-	m.lastStart = start
+	m.lastStart, m.notBefore = start, a.retryAfter()
 	if m.pokeLater {
 		b.pokeNext(m)
 	}

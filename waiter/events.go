@@ -49,7 +49,9 @@ type Attempt[O any] struct {
 	MinDelay time.Duration
 	// Hint is the service's hint of when to call again, if it gave one: a
 	// retry-after on an error, or a pending answer's own (WithPollHint).
-	// NextDelay is never shorter.
+	// NextDelay is never shorter. A poke ([Run.Poke]) never brings the
+	// next call before an error's retry-after; it may bring forward a
+	// pending answer's hint.
 	Hint time.Duration
 	// Delay is the delay WithDelayFunc chose for the next call (0: the
 	// schedule's).
@@ -79,6 +81,15 @@ type Attempt[O any] struct {
 	// Checkpoint is the wait's Checkpoint after this attempt: resume from
 	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
 	Checkpoint Checkpoint
+}
+
+// retryAfter returns when an error's retry-after hint ends (zero if the
+// call did not fail, or its error gave none).
+func (a *Attempt[O]) retryAfter() time.Time {
+	if a.Err == nil || a.Hint <= 0 {
+		return time.Time{}
+	}
+	return a.Start.Add(a.Latency + a.Hint)
 }
 
 // defaultEventBuffer is how many unread attempts a wait keeps (see

@@ -317,10 +317,12 @@ func WithDelayFunc[O any](f func(attempt int, out O, err error) time.Duration) O
 // WithPollHint sets how the waiter reads a pending answer's own hint of
 // when to poll again (an HTTP 202's Retry-After, a long-running
 // operation's poll interval): f returns it, 0 for none. The next call then
-// comes no sooner than the hint; a hint past the deadline ends the wait at
-// once with [ErrTimeout] saying so, as a retry-after on an error does. By
-// default, an output with a RetryAfter() time.Duration method gives its
-// hint. O must be the Waiter's output type.
+// comes no sooner than the hint, unless a poke ([Run.Poke]) brings it
+// forward: the event is news the hint could not know. A hint past the
+// deadline ends the wait at once with [ErrTimeout] saying so, as a
+// retry-after on an error does. By default, an output with a
+// RetryAfter() time.Duration method gives its hint. O must be the
+// Waiter's output type.
 func WithPollHint[O any](f func(out O) time.Duration) Option {
 	return func(cfg *config) {
 		if f == nil {

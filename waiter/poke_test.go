@@ -239,3 +239,75 @@ func TestInitialDelayWithinTheBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestPokeNeverUndercutsRetryAfter: a poke never brings a call before an
+// error's retry-after (a throttle asking for 30s, on a 2s schedule, poked
+// at +5s, is called at +30s), in a Start and in a Batch; it may bring
+// forward a pending answer's own poll hint (the event is news the hint
+// could not know); and after a poke, the next answer's hint is honoured as
+// always.
+func TestPokeNeverUndercutsRetryAfter(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == 1 {
+				return nil, throttled{after: 30 * sec}
+			}
+			return status("success"), nil
+		})
+		r := mustNew(t, thingExists, rec.op, waiter.WithDelays(2*sec, 2*sec)).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(5 * sec)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rec.times(), []time.Duration{0, 30 * sec}; !equalDurations(got, want) {
+			t.Errorf("throttled, poked at +5s: calls at %v, want %v", got, want)
+		}
+
+		hinted := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == 1 {
+				return status("creating"), nil
+			}
+			return status("success"), nil
+		})
+		hint := waiter.WithPollHint(func(out *GetThingOutput) time.Duration { return 30 * sec })
+		r = mustNew(t, thingExists, hinted.op, waiter.WithDelays(2*sec, 2*sec), hint).Start(t.Context(), GetThingInput{"a"}, time.Hour)
+		clocktest.Advance(5 * sec)
+		r.Poke()
+		if _, err := r.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := hinted.times(), []time.Duration{0, 5 * sec}; !equalDurations(got, want) {
+			t.Errorf("pending with a 30s hint, poked at +5s: calls at %v, want %v", got, want)
+		}
+
+		start := time.Now()
+		calls := 0
+		var mu sync.Mutex
+		var at []time.Duration
+		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls++
+			at = append(at, time.Since(start))
+			if calls == 1 {
+				return nil, throttled{after: 30 * sec}
+			}
+			inst := BatchInstance{InstanceId: "i-1"}
+			inst.State.Name = "running"
+			return map[string]BatchInstance{"i-1": inst}, nil
+		}
+		b := newBatchOp(t, op, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(2*sec, 2*sec))
+		br := b.Add(t.Context(), "i-1", time.Hour)
+		clocktest.Advance(5 * sec)
+		br.Poke()
+		if _, err := br.Result(); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []time.Duration{0, 30 * sec}; !equalDurations(at, want) {
+			t.Errorf("batch, throttled, poked at +5s: calls at %v, want %v", at, want)
+		}
+	})
+}

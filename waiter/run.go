@@ -230,9 +230,12 @@ func (r *Run[O]) Cancel() {
 // said the resource may have changed: a webhook, a queue or EventBridge
 // message, a watch. A wait between calls makes its next call at once, but
 // no sooner than a second (or MinDelay, if shorter) after its last call
-// started, so that a burst of events makes one call, and subject to the
-// poll rate limit; the schedule goes on after it as before, the fallback
-// for events that never come. A poke during a call takes effect when the call returns (its
+// started, so that a burst of events makes one call, never before the end
+// of the last error's retry-after (a throttle or a 503 is the service
+// asking for time), and subject to the poll rate limit; the schedule goes
+// on after it as before, the fallback for events that never come. A
+// pending answer's own poll hint ([WithPollHint]) does not hold a poke
+// back: the event is news the hint could not know. A poke during a call takes effect when the call returns (its
 // answer may predate the event); a wait already waiting for a rate-limit
 // token, or ended, ignores it. Poke never blocks; it is safe to call from
 // any goroutine, any number of times.

@@ -80,8 +80,9 @@ type loop[I, O any] struct {
 	// Start's: pokes, and where each attempt goes.
 	poke    <-chan struct{}
 	publish func(a Attempt[O])
-	// callStart is when the latest call started.
-	callStart time.Time
+	// callStart is when the latest call started, and notBefore the end of
+	// its error's retry-after, which a poke does not undercut.
+	callStart, notBefore time.Time
 }
 
 // run makes attempts with poll until the wait ends, sleeping between
@@ -141,6 +142,7 @@ func (l *loop[I, O]) poll() (delay time.Duration, done bool, err error) {
 // the wait ended.
 func (l *loop[I, O]) apply(actx context.Context, a *Attempt[O]) (delay time.Duration, done bool, err error) {
 	dec := l.complete(actx, a)
+	l.notBefore = a.retryAfter()
 	if l.publish != nil {
 		a.Checkpoint = l.s.clone()
 		l.publish(*a)
@@ -186,6 +188,9 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 			at := now
 			if !l.callStart.IsZero() {
 				at = l.callStart.Add(l.w.pokeGap())
+			}
+			if at.Before(l.notBefore) { // the service asked for time: a poke waits too
+				at = l.notBefore
 			}
 			if !at.Before(due) {
 				continue // the schedule's call comes first
