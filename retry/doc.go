@@ -19,6 +19,22 @@
 // Time goes through the strategy's injected clock ([WithClock]), so tests
 // of retrying code run in virtual time (see package clocktest).
 //
+// # AWS's 2026 retry behaviour
+//
+// [Standard]'s defaults are the AWS SDKs' 2026 retry behaviour, the
+// default of aws-sdk-go-v2 from v1.48.0: a retry costs 14 tokens of a
+// 500-token bucket and a throttle 5, a success refunds what its retry
+// paid, transient errors back off from 50ms and throttles from 1s to at
+// most 20s, 3 attempts ([WithService] gives DynamoDB's 25ms and 4), and a
+// long poll that gives up on an empty quota first waits the ordinary
+// backoff ([WithLongPoll]). AWS's vectors for it pass, but for one rule
+// on purpose: AWS's SDKs count a retry-after hint (x-amz-retry-after,
+// Retry-After) at most as the backoff plus 5s, where this package never
+// undercuts it by default, because the Smithy retry guide says a hint is
+// "information directly from the service": a service that asks for a
+// minute gets a minute. [WithRetryAfterClamp](5 * time.Second) gives
+// AWS's rule.
+//
 // What the package deliberately does not do:
 //   - It does not retry inside a waiter: [Do] called in a waiter's
 //     operation makes one attempt, because the waiter's schedule already

@@ -41,8 +41,9 @@ const (
 // (ErrMaxAttempts), or when the bucket cannot pay (ErrQuotaExceeded).
 // Otherwise the next token's delay is the backoff for the attempt, raised
 // to the error's retry-after hint when there is one: never sooner than the
-// service asked, as the Smithy retry guide says (a cap is opt-in:
-// [WithRetryAfterCap]). A refusal for the attempts or the quota says in
+// service asked, as the Smithy retry guide says. AWS's SDKs bound the
+// hint to the backoff plus 5s since their 2026 retry behaviour;
+// [WithRetryAfterClamp] gives that rule. A refusal for the attempts or the quota says in
 // its Delay what that delay would have been. Success refunds what the
 // token paid (1 when it paid nothing).
 //
@@ -67,7 +68,7 @@ type standardConfig struct {
 	throttleCost    int
 	timeoutCost     int           // 0: same as retryCost
 	fixedRefund     int           // 0: refund what the token paid (1 if nothing)
-	retryAfterCap   time.Duration // 0: hints are never cut
+	retryAfterClamp time.Duration // 0: hints are never cut
 	classifier      func(error) classify.Verdict
 	clock           clock.Clock
 	telemetry       telemetry.Settings
@@ -119,9 +120,9 @@ var serviceDefaults = map[string]struct {
 
 // WithLongPoll marks calls that wait on the server (SQS ReceiveMessage,
 // Step Functions GetActivityTask): when the retry quota is empty, Do
-// waits the backoff delay before returning the error, instead of
-// returning at once, so that a loop of long polls does not spin against
-// a failing service.
+// waits the ordinary backoff delay (after a throttle too, as AWS's SDKs
+// do) before returning the error, instead of returning at once, so that a
+// loop of long polls does not spin against a failing service.
 func WithLongPoll() Option {
 	return func(c *standardConfig) { c.longPoll = true }
 }
@@ -183,18 +184,21 @@ func WithLegacyCosts() Option {
 	}
 }
 
-// WithRetryAfterCap caps the service's retry-after hints at d: a hint
-// longer than d counts as d. By default there is no cap: a retry never
-// comes sooner than the service's Retry-After (or x-amz-retry-after), as
-// the Smithy retry guide says ("it is information directly from the
-// service"). Cap hints only for a service known to overstate them. d must
-// be positive.
-func WithRetryAfterCap(d time.Duration) Option {
+// WithRetryAfterClamp bounds the service's retry-after hints (Retry-After,
+// x-amz-retry-after) as AWS's SDKs do since their 2026 retry behaviour
+// (aws-sdk-go-v2 v1.48.0 and later): a hint counts at least the backoff
+// and at most the backoff plus margin, which is 5s in AWS's SDKs. By
+// default a hint is never cut: a retry never comes sooner than the
+// service asked, as the Smithy retry guide says ("it is information
+// directly from the service"); a service that asks for an hour is waited
+// on for an hour. Clamp hints to behave as AWS's SDKs do, or for a service
+// known to overstate them. margin must be positive.
+func WithRetryAfterClamp(margin time.Duration) Option {
 	return func(c *standardConfig) {
-		if d <= 0 {
-			c.errs = append(c.errs, fmt.Errorf("retry-after cap %v is not positive", d))
+		if margin <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("retry-after clamp %v is not positive", margin))
 		}
-		c.retryAfterCap = d
+		c.retryAfterClamp = margin
 	}
 }
 
@@ -437,15 +441,18 @@ func (s *Standard) refresh(ctx context.Context, cur state, v *classify.Verdict) 
 	}
 	delay := min(policy.Delay(cur.count+1, cur.delay), s.cfg.maxBackoff)
 	hint := v.RetryAfter
-	if s.cfg.retryAfterCap > 0 {
-		hint = min(hint, s.cfg.retryAfterCap)
+	if s.cfg.retryAfterClamp > 0 {
+		hint = min(hint, delay+s.cfg.retryAfterClamp)
 	}
 	delay = max(delay, hint) // never sooner than the service asked
 	if cur.count+1 >= s.cfg.maxAttempts {
 		return state{delay: delay}, ErrMaxAttempts
 	}
 	if !cur.bucket.take(cost) {
-		return state{delay: delay}, ErrQuotaExceeded
+		// The wait of a long poll that gives up (see WithLongPoll) is the
+		// ordinary backoff, after a throttle too, as AWS's SDKs wait.
+		wait := min(s.cfg.backoff.Delay(cur.count+1, cur.delay), s.cfg.maxBackoff)
+		return state{delay: max(wait, hint)}, ErrQuotaExceeded
 	}
 	return state{bucket: cur.bucket, count: cur.count + 1, delay: delay, cost: cost}, nil
 }

@@ -74,10 +74,10 @@ func TestStandardSequences(t *testing.T) {
 			{err: throttle{after: 30 * time.Second}, delay: 30 * time.Second, available: 476},
 			{err: throttle{after: time.Hour}, delay: time.Hour, available: 471},
 		}},
-		{"retry-after cap is opt-in", []retry.Option{retry.WithMaxAttempts(5), retry.WithRetryAfterCap(10 * time.Second)}, []step{
+		{"retry-after clamp is opt-in", []retry.Option{retry.WithMaxAttempts(5), retry.WithRetryAfterClamp(5 * time.Second)}, []step{
 			{err: throttle{after: 3 * time.Second}, delay: 3 * time.Second, available: 495},
-			{err: throttle{after: 30 * time.Second}, delay: 10 * time.Second, available: 490},
-			{err: throttle{after: time.Hour}, delay: 10 * time.Second, available: 485},
+			{err: throttle{after: 30 * time.Second}, delay: 7 * time.Second, available: 490},
+			{err: throttle{after: time.Hour}, delay: 9 * time.Second, available: 485},
 		}},
 		{"not retryable", nil, []step{
 			{err: fatal{}, reason: retry.ErrNotRetryable, available: 500},
@@ -245,7 +245,7 @@ func TestOptionErrors(t *testing.T) {
 		{retry.WithCosts(-1, 0, 0), "none may be negative"},
 		{retry.WithClassifier(nil), "classifier is nil"},
 		{retry.WithClock(nil), "clock is nil"},
-		{retry.WithRetryAfterCap(-1), "retry-after cap -1ns is not positive"},
+		{retry.WithRetryAfterClamp(-1), "retry-after clamp -1ns is not positive"},
 	} {
 		_, err := retry.NewStandard(tt.opt)
 		if !errors.Is(err, retry.ErrInvalidOption) || !contains(err, tt.want) {
