@@ -135,7 +135,7 @@ func TestCheckExpressions(t *testing.T) {
 		{"cluster.logging.*", classify.AnyStringEquals, ""}, // a struct's values: of no one type
 		{"cluster.status.*", classify.AnyStringEquals, "a value projection * is applied to cluster.status"},
 		// Refused: functions' arguments.
-		{"length(cluster.createdAt) > `0`", classify.BooleanEquals, "argument 1 of length() must be a string, an array or an object, but cluster.createdAt is a number (time.Time)"},
+		{"length(cluster.createdAt) > `0`", classify.BooleanEquals, "argument 1 of length() must be a string, an array or an object, but cluster.createdAt is a timestamp (time.Time, read as a number of epoch seconds)"},
 		{"starts_with(cluster.tags, 'x')", classify.BooleanEquals, "argument 1 of starts_with() must be a string, but cluster.tags is an object (map[string]string)"},
 		{"join(',', cluster.logging.clusterLogging[].enabled)", classify.StringEquals, "argument 2 of join() must be an array of strings, but cluster.logging.clusterLogging[].enabled is an array of booleans"},
 		{"sum(cluster.logging.clusterLogging[].types[])", classify.BooleanEquals, "argument 1 of sum() must be an array of numbers"},

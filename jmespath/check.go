@@ -207,6 +207,10 @@ func Describe(t Type) string {
 	switch t := t.(type) {
 	case scalarType, objectType, openObjectType:
 		return d
+	case goType:
+		if t.t == timeType { // a number in the data model, but not to its reader
+			return "a timestamp (time.Time, read as a number of epoch seconds)"
+		}
 	case arrayType:
 		if ek, ok := elemOf(t).Kind(); ok {
 			return d + " of " + plural(ek)

@@ -59,7 +59,7 @@ func TestCheck(t *testing.T) {
 		{"length(Items[].ID)", "a number", `type error at offset 15: Items[].ID: field "ID" does not exist on jmespath.ckItem (did you mean id?)`},
 		{"Items[0].Count", "a number (int32)", ""},
 		{"Items[0].Raw", "a string ([]uint8)", ""},
-		{"Items[0].When", "a number (time.Time)", ""},
+		{"Items[0].When", "a timestamp (time.Time, read as a number of epoch seconds)", ""},
 		{"Items[0].Big", "a number (big.Int)", ""},
 		{"Items[].Tags[]", "an array of arrays", ""},
 		{"Items[].Tags[][]", "an array of strings", ""},

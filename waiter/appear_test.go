@@ -1,6 +1,7 @@
 package waiter_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -101,4 +102,45 @@ func TestAppearBadValues(t *testing.T) {
 func withAcceptors(def waiter.Definition, acceptors ...classify.Acceptor) waiter.Definition {
 	def.Acceptors = append(acceptors, def.Acceptors...)
 	return def
+}
+
+// TestIdentityTimestamp: a creation time is an identity, as WithIdentity's
+// doc says: a *time.Time path is accepted, compared as an instant (the
+// same instant in another location is the same resource), and a new
+// instant is a resource recreated. A path that gives an object is refused,
+// naming what it gives.
+func TestIdentityTimestamp(t *testing.T) {
+	type Out struct {
+		Status       *string
+		CreationTime *time.Time
+		Tags         map[string]string
+	}
+	created := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
+	def := waiter.Definition{Name: "ThingExists", Acceptors: []classify.Acceptor{
+		{State: classify.Success, Matcher: classify.OnOutput("Status", classify.StringEquals, "ready")}}}
+	clocktest.Run(t, func(t *testing.T) {
+		n := 0
+		op := func(context.Context, string) (*Out, error) {
+			n++
+			at := created.In(time.FixedZone("CET", 3600)) // the same instant
+			if n >= 3 {
+				at = created.Add(time.Minute) // recreated
+			}
+			return &Out{Status: ptr("creating"), CreationTime: &at}, nil
+		}
+		w, err := waiter.New(def, op, waiter.WithIdentity("CreationTime"), waiter.WithDelays(sec, sec))
+		if err != nil {
+			t.Fatalf("New(WithIdentity(CreationTime)) = %v, want a timestamp accepted", err)
+		}
+		_, err = w.Wait(t.Context(), "a", time.Hour)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureRecreated || n != 3 ||
+			!strings.Contains(err.Error(), "1772366400.5 became 1772366460.5") {
+			t.Fatalf("Wait = %v after %d calls, want FailureRecreated on the 3rd (the creation time moved)", err, n)
+		}
+	})
+	_, err := waiter.New(def, func(context.Context, string) (*Out, error) { return nil, nil }, waiter.WithIdentity("Tags"))
+	if !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "must be a string, a number or a timestamp, but the path gives an object") {
+		t.Errorf("New(WithIdentity(Tags)) = %v, want an identity that is an object refused", err)
+	}
 }

@@ -391,7 +391,7 @@ func (w *Waiter[I, O]) assess(
 	tok = w.advise(ctx, a, tok)
 	if w.identity != nil && a.Err == nil {
 		if v, err := w.identity.Search(a.Output); err == nil && v != nil {
-			a.Identity = fmt.Sprint(v)
+			a.Identity = identityOf(v)
 		}
 	}
 	if a.Judgment.State != classify.Retry && !(a.Judgment.unmatched(a.Err) && a.Retry) {

@@ -240,7 +240,9 @@ func WithNotFoundLimit(n int) Option {
 
 // WithIdentity names what identifies the resource in an output (an ARN,
 // a UID, a creation time): a JMESPath expression, checked against the
-// output type at [New]. When its value changes between two answers, the
+// output type at [New], which must give a string, a number or a timestamp
+// (a time.Time, compared as an instant). When its value changes between
+// two answers, the
 // resource was deleted and created again under the same name, and the
 // wait ends with [ErrFailure] (Error.Failure is FailureRecreated), as
 // kubectl wait does when a UID changes. An answer without it (an error,

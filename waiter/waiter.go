@@ -40,7 +40,7 @@ type Waiter[I, O any] struct {
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
-	identity       *classify.Expr       // WithIdentity's, compiled
+	identity       *jmespath.Expr       // WithIdentity's, compiled
 	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
 }
@@ -198,25 +198,10 @@ func newWaiter[I, O any](
 		w.names = names
 	}
 	if cfg.identity != "" {
-		var opts []jmespath.Option
-		if w.names != nil {
-			opts = append(opts, jmespath.WithMemberNames(w.names))
-		}
-		e, err := classify.CompileExpr(cfg.identity, opts...)
-		if err == nil {
-			err = e.Check(reflect.TypeFor[O](), classify.StringEquals)
-		}
+		e, err := identityExpr[O](cfg.identity, w.names)
 		if err != nil {
-			errs = append(
-				errs,
-				fmt.Errorf(
-					"%w: waiter %s: WithIdentity(%q): %w",
-					ErrInvalidOption,
-					def.Name,
-					cfg.identity,
-					err,
-				),
-			)
+			errs = append(errs, fmt.Errorf("%w: waiter %s: WithIdentity(%q): %w",
+				ErrInvalidOption, def.Name, cfg.identity, err))
 		}
 		w.identity = e
 	}
@@ -349,4 +334,35 @@ func (w *Waiter[I, O]) maxPolls() int {
 		return *w.cfg.maxPolls
 	}
 	return w.def.MaxPolls
+}
+
+// identityExpr compiles WithIdentity's path and checks it against O: an
+// identity is a string (an ARN, a UID), a number or a timestamp.
+func identityExpr[O any](path string, names jmespath.MemberNames) (*jmespath.Expr, error) {
+	var opts []jmespath.Option
+	if names != nil {
+		opts = append(opts, jmespath.WithMemberNames(names))
+	}
+	e, err := jmespath.Compile(path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.Check(e.GoType(reflect.TypeFor[O]()))
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := t.Kind(); ok && k != jmespath.String && k != jmespath.Number && k != jmespath.Null {
+		return nil, fmt.Errorf("an identity must be a string, a number or a timestamp, but the path gives %s",
+			jmespath.Describe(t))
+	}
+	return e, nil
+}
+
+// identityOf is an identity's value as text: numbers (timestamps too, as
+// epoch seconds) in full, never in exponent form.
+func identityOf(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
