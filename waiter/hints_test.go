@@ -142,3 +142,31 @@ func TestWithDelayFunc(t *testing.T) {
 		t.Errorf("New with a nil WithPollHint = %v, want ErrInvalidOption", err)
 	}
 }
+
+// TestDelayFuncNotDuringAStreak: WithDelayFunc's f is not called for the
+// successes of a WithStability streak, which are confirmed at MinDelay,
+// as its doc says; it is called for the answers before.
+func TestDelayFuncNotDuringAStreak(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n <= 2 {
+				return status("creating"), nil
+			}
+			return status("success"), nil
+		})
+		var attempts []int
+		f := func(attempt int, out *GetThingOutput, err error) time.Duration {
+			attempts = append(attempts, attempt)
+			return 7 * sec
+		}
+		_, err := mustNew(t, thingExists, rec.op, waiter.WithDelayFunc(f), waiter.WithStability(3, 0),
+			waiter.WithDelays(sec, 10*sec)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []time.Duration{0, 7 * sec, 14 * sec, 15 * sec, 16 * sec} // f's 7s, then MinDelay
+		if got := rec.times(); !equalDurations(got, want) || fmt.Sprint(attempts) != "[1 2]" {
+			t.Errorf("calls at %v, f called for attempts %v; want %v and [1 2]", got, attempts, want)
+		}
+	})
+}

@@ -301,9 +301,11 @@ func WithInitialDelay(d time.Duration) Option {
 // returns, the next call comes no sooner than the service's hint (see
 // [WithPollHint]) or the retry strategy's delay, and within the budget: a
 // delay that would leave no room for the call is shortened to the final
-// call's. f is called after each attempt that did not reach a terminal
-// state (a transient error included). O must be the
-// Waiter's output type: [New] rejects a WithDelayFunc of another. Delays
+// call's. f is called after each answer the acceptors judged retry (or
+// none matched and the call was polled again) and after each error
+// retried as transient; it is not called for the successes of a
+// [WithStability] streak, whose confirmations come at MinDelay. O must be
+// the Waiter's output type: [New] rejects a WithDelayFunc of another. Delays
 // drawn by f are not replayed from a checkpoint unless f is a function of
 // its arguments alone.
 func WithDelayFunc[O any](f func(attempt int, out O, err error) time.Duration) Option {
