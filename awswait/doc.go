@@ -19,11 +19,22 @@
 // response's Retry-After or x-amz-retry-after. The calls carry the
 // user-agent feature the SDK's generated waiters send.
 //
-// The waiters behave as aws-sdk-go-v2's generated ones do, response for
-// response: the parity test runs 15 of them across DynamoDB, S3, EKS,
-// RDS, CloudFormation and EC2 against both, on the same scripted
-// responses, and lists where the SDK departs from the Smithy
-// specification. It and the other tests that need the SDK's service
+// The waiters judge each response as aws-sdk-go-v2's generated ones do:
+// the parity test runs 15 of them across DynamoDB, S3, EKS, RDS,
+// CloudFormation and EC2 against both, on the same scripted responses, and
+// lists where the SDK departs from the Smithy specification. Their timing
+// differs on purpose, in two ways. Errors no acceptor matches (a throttle,
+// a 503) are retried within the budget where the SDK's waiter fails.
+// And the final poll: the SDK's waiter follows the specification's first
+// last-attempt rule and polls MinDelay before the deadline, even when
+// that breaks the MinDelay spacing; Waitable follows the current rule and
+// makes its final poll at the end of the budget, less the latency it has
+// seen (see waiter.WithFinalReserve). Both make the same number of
+// requests; a resource that becomes ready early in a long last delay is
+// seen later by Waitable (DynamoDB's TableExists with a 30s budget, the
+// table ACTIVE at +3s: Waitable reports success at about 29.98s, the
+// SDK's waiter at 10s, each with 2 requests). waiter.WithFinalReserve(
+// MinDelay) gives the SDK's rule. It and the other tests that need the SDK's service
 // clients are in the module awswait/sdktest, so that this module's
 // go.mod requires none: its users get only the clients they import.
 //
