@@ -137,6 +137,9 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	writeOutage(w, o.OutageN, outages)
 
 	fmt.Fprintln(w)
+	writeLastPoll(w, append(RunLastPoll(30*time.Second, 20), RunLastPoll(2*time.Minute, 20)...))
+
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Scaling: n concurrent waits in virtual time, each succeeding on its %dth poll, polls %v apart; b fits CPU ∝ n^b:\n\n", scalePolls, scaleDelay)
 	fmt.Fprintln(w, "| implementation | n | CPU per poll | bytes per sleeping wait | GC share of CPU | longest GC pause |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
