@@ -22,6 +22,11 @@ func dynamo(t *testing.T, transition time.Duration) (*dynamodb.Client, *counter)
 		Region: "us-east-1", Credentials: creds, HTTPClient: c.client()}), c
 }
 
+// dynamoAt returns a DynamoDB client of the dynalite at endpoint.
+func dynamoAt(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds})
+}
+
 // createTable creates a table with a string key, as a user would.
 func createTable(t *testing.T, client *dynamodb.Client, name string) {
 	t.Helper()
