@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitable/waitable/awswait/emulatortest/node"
 )
 
 // describeTable is a node one-liner that describes a table of the dynalite
@@ -53,24 +55,24 @@ func run(t *testing.T, bin string, args ...string) (int, string) {
 // times out on one that stays missing without it (exit 2); `waitable http`
 // waits on the emulator's endpoint (exit 0), as the README documents.
 func TestCommandOnDynalite(t *testing.T) {
-	endpoint := start(t, "dynalite", time.Second)
+	endpoint := node.Start(t, "dynalite", time.Second)
 	bin := waitable(t)
-	node := node(t)
+	nodeBin := node.Node(t)
 	port := endpoint[strings.LastIndexByte(endpoint, ':')+1:]
 	direct := dynamoAt(endpoint)
 	createTable(t, direct, "orders")
 	exists := []string{"exec", "--success", "Table.TableStatus == 'ACTIVE'", "--min-delay", "200ms", "--max-delay", "200ms"}
 
-	code, out := run(t, bin, append(exists, "--max-wait", "30s", "--", node, "-e", describeTable, port, "orders")...)
+	code, out := run(t, bin, append(exists, "--max-wait", "30s", "--", nodeBin, "-e", describeTable, port, "orders")...)
 	if code != 0 || !strings.Contains(out, `"TableStatus":"ACTIVE"`) || !strings.Contains(out, "waitable: success") {
 		t.Errorf("exec on a table being created: exit %d\n%s\nwant exit 0, the table ACTIVE", code, out)
 	}
 	code, out = run(t, bin, append(exists, "--failure", "contains(__type, 'ResourceNotFound')", "--max-wait", "30s",
-		"--", node, "-e", describeTable, port, "missing")...)
+		"--", nodeBin, "-e", describeTable, port, "missing")...)
 	if code != 1 || !strings.Contains(out, "failure after 1 poll") {
 		t.Errorf("exec with a failure condition on a missing table: exit %d\n%s\nwant exit 1 after one poll", code, out)
 	}
-	code, out = run(t, bin, append(exists, "--max-wait", "1s", "--", node, "-e", describeTable, port, "missing")...)
+	code, out = run(t, bin, append(exists, "--max-wait", "1s", "--", nodeBin, "-e", describeTable, port, "missing")...)
 	if code != 2 || !strings.Contains(out, "timed out") {
 		t.Errorf("exec on a missing table: exit %d\n%s\nwant exit 2, a timeout", code, out)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/awswait/emulatortest/node"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -18,7 +19,7 @@ import (
 // CREATING and DELETING for transition, and the counter of its requests.
 func dynamo(t *testing.T, transition time.Duration) (*dynamodb.Client, *counter) {
 	c := &counter{}
-	return dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(start(t, "dynalite", transition)),
+	return dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(node.Start(t, "dynalite", transition)),
 		Region: "us-east-1", Credentials: creds, HTTPClient: c.client()}), c
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/awswait/emulatortest/node"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -76,7 +77,7 @@ func (p *faultProxy) times() []time.Duration {
 // makes one request a poll (the client's own retries are off), and calls
 // again no sooner than the throttle's hint.
 func TestFaultsBeforeDynalite(t *testing.T) {
-	target, err := url.Parse(start(t, "dynalite", 0))
+	target, err := url.Parse(node.Start(t, "dynalite", 0))
 	if err != nil {
 		t.Fatal(err)
 	}

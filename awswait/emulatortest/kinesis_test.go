@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/awswait/emulatortest/node"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -17,7 +18,7 @@ import (
 // StreamNotExists through DELETING to gone.
 func TestStreamExistsOnKinesalite(t *testing.T) {
 	requests := &counter{}
-	client := kinesis.New(kinesis.Options{BaseEndpoint: aws.String(start(t, "kinesalite", time.Second)),
+	client := kinesis.New(kinesis.Options{BaseEndpoint: aws.String(node.Start(t, "kinesalite", time.Second)),
 		Region: "us-east-1", Credentials: creds, HTTPClient: requests.client()})
 	if _, err := client.CreateStream(t.Context(), &kinesis.CreateStreamInput{StreamName: aws.String("clicks"), ShardCount: aws.Int32(1)}); err != nil {
 		t.Fatal(err)
