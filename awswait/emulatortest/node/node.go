@@ -43,7 +43,10 @@ const server = require(name)({createTableMs: n, deleteTableMs: n, updateTableMs:
 server.listen(0, '127.0.0.1', () => console.log(server.address().port))
 `
 
-// installed guards the one npm ci of a test run.
+// nodeMissing says what to install when node is missing.
+const nodeMissing = "node is not on the PATH: install Node 20 or later (Debian: apt-get install nodejs npm) to run the emulator tests"
+
+// installed guards the one npm ci of a process.
 var installed struct {
 	once sync.Once
 	dir  string
@@ -58,20 +61,17 @@ func Node(t testing.TB) string {
 	if err == nil {
 		return path
 	}
-	const how = "node is not on the PATH: install Node 20 or later (Debian: apt-get install nodejs npm) to run the emulator tests"
 	if os.Getenv("CI") == "true" {
-		t.Fatal(how)
+		t.Fatal(nodeMissing)
 	}
-	t.Skip(how)
+	t.Skip(nodeMissing)
 	return ""
 }
 
-// emulators returns the folder where the pinned emulators are installed,
+// install returns the folder where the pinned emulators are installed,
 // installing them with npm ci the first time: in the user's cache, one
 // folder per lockfile, never in the repository.
-func emulators(t testing.TB) string {
-	t.Helper()
-	Node(t)
+func install() (string, error) {
 	installed.once.Do(func() {
 		lock, err := pinned.ReadFile("package-lock.json")
 		if err != nil {
@@ -112,37 +112,55 @@ func emulators(t testing.TB) string {
 			installed.err = fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out)
 		}
 	})
-	if installed.err != nil {
-		t.Fatal(installed.err)
-	}
-	return installed.dir
+	return installed.dir, installed.err
 }
 
-// Start starts an emulator ("dynalite" or "kinesalite") whose resources
-// stay in their transitional states for transition, and returns its
-// endpoint. The emulator is stopped, by the PID the test started, when the
-// test ends.
-func Start(t testing.TB, name string, transition time.Duration) string {
-	t.Helper()
-	dir := emulators(t)
-	cmd := exec.Command(Node(t), "-e", startScript, name, strconv.FormatInt(transition.Milliseconds(), 10))
+// Launch starts an emulator ("dynalite" or "kinesalite") whose resources
+// stay in their transitional states for transition, installing it first
+// if need be, and returns its endpoint and the function that stops it (by
+// the PID it started).
+func Launch(name string, transition time.Duration) (endpoint string, stop func(), err error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", nodeMissing, err)
+	}
+	dir, err := install()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(node, "-e", startScript, name, strconv.FormatInt(transition.Milliseconds(), 10))
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
-	t.Cleanup(func() {
+	stop = func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-	})
+	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	port, perr := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || perr != nil {
-		t.Fatalf("%s did not print its port: %q, %v", name, line, err)
+		stop()
+		return "", nil, fmt.Errorf("%s did not print its port: %q, %v", name, line, err)
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
+	return fmt.Sprintf("http://127.0.0.1:%d", port), stop, nil
+}
+
+// Start is Launch for a test: it skips the test when node is missing
+// (fails it under CI=true), fails it when the emulator does not start, and
+// stops the emulator when the test ends.
+func Start(t testing.TB, name string, transition time.Duration) string {
+	t.Helper()
+	Node(t)
+	endpoint, stop, err := Launch(name, transition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return endpoint
 }
