@@ -175,10 +175,17 @@ func TestRDSOnKumo(t *testing.T) {
 
 // TestBatchOnKumo: NewBatch waits for 200 of kumo's EC2 instances with
 // DescribeInstances calls of up to 100 IDs: each instance has its own
-// wait and outcome, in a handful of calls.
+// wait and outcome (three terminated ones fail, the rest run), in a
+// handful of calls.
 func TestBatchOnKumo(t *testing.T) {
 	client, requests := ec2Client(t, kumoServer(t))
 	ids := append(runInstances(t, client, 100), runInstances(t, client, 100)...)
+	// Three are terminated first: InstanceRunning's failure acceptor
+	// ends their waits, and only theirs.
+	terminated := map[string]bool{ids[5]: true, ids[150]: true, ids[199]: true}
+	if _, err := client.TerminateInstances(t.Context(), &ec2.TerminateInstancesInput{InstanceIds: []string{ids[5], ids[150], ids[199]}}); err != nil {
+		t.Fatal(err)
+	}
 	def, err := awswait.Definition(client.DescribeInstances, "InstanceRunning")
 	if err != nil {
 		t.Fatal(err)
@@ -212,8 +219,14 @@ func TestBatchOnKumo(t *testing.T) {
 	}
 	for i, r := range runs {
 		out, err := r.Result()
+		if terminated[ids[i]] {
+			if !errors.Is(err, waiter.ErrFailure) {
+				t.Errorf("terminated instance %s: %v; want ErrFailure", ids[i], err)
+			}
+			continue
+		}
 		if err != nil || out == nil || *out.Reservations[0].Instances[0].InstanceId != ids[i] {
-			t.Fatalf("instance %s: %v", ids[i], err)
+			t.Errorf("instance %s: %v; want it running", ids[i], err)
 		}
 	}
 	calls := requests.requests("") - before
