@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 )
 
 // describeTable is a node one-liner that describes a table of the dynalite
@@ -55,11 +55,11 @@ func run(t *testing.T, bin string, args ...string) (int, string) {
 // times out on one that stays missing without it (exit 2); `waitable http`
 // waits on the emulator's endpoint (exit 0), as the README documents.
 func TestCommandOnDynalite(t *testing.T) {
-	endpoint := node.Start(t, "dynalite", time.Second)
+	endpoint := emulators.Start(t, "dynalite", time.Second)
 	bin := waitable(t)
-	nodeBin := node.Node(t)
+	nodeBin := emulators.Node(t)
 	port := endpoint[strings.LastIndexByte(endpoint, ':')+1:]
-	direct := dynamoAt(endpoint)
+	direct := emulators.DynamoDB(endpoint, nil)
 	createTable(t, direct, "orders")
 	exists := []string{"exec", "--success", "Table.TableStatus == 'ACTIVE'", "--min-delay", "200ms", "--max-delay", "200ms"}
 

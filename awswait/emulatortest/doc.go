@@ -1,6 +1,6 @@
 // Package emulatortest runs awswait's waiters against AWS emulators that
 // nobody on this project wrote: dynalite (DynamoDB) and kinesalite
-// (Kinesis), which package node installs from npm at pinned versions and
+// (Kinesis), which package emulators installs from npm at pinned versions and
 // starts on 127.0.0.1, and kumo (S3, EC2, EKS, RDS), a Go module run in
 // the test process. A module of its own, so that no user's module graph
 // gets an emulator or a service client.

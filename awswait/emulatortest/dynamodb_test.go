@@ -11,31 +11,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/waitable/waitable/awswait"
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/waiter"
 )
 
 // dynamo returns a DynamoDB client of a dynalite whose tables stay
 // CREATING and DELETING for transition, and the counter of its requests.
-func dynamo(t *testing.T, transition time.Duration) (*dynamodb.Client, *counter) {
-	c := &counter{}
-	return dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(node.Start(t, "dynalite", transition)),
-		Region: "us-east-1", Credentials: creds, HTTPClient: c.client()}), c
-}
-
-// dynamoAt returns a DynamoDB client of the dynalite at endpoint.
-func dynamoAt(endpoint string) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds})
+func dynamo(t *testing.T, transition time.Duration) (*dynamodb.Client, *emulators.Counter) {
+	c := &emulators.Counter{}
+	return emulators.DynamoDB(emulators.Start(t, "dynalite", transition), c.Client()), c
 }
 
 // createTable creates a table with a string key, as a user would.
 func createTable(t *testing.T, client *dynamodb.Client, name string) {
 	t.Helper()
-	_, err := client.CreateTable(t.Context(), &dynamodb.CreateTableInput{TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest})
-	if err != nil {
+	if err := emulators.CreateTable(t.Context(), client, name); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -66,9 +56,9 @@ func TestTableExistsOnDynalite(t *testing.T) {
 	if err != nil || out.Table.TableStatus != types.TableStatusActive {
 		t.Fatalf("TableExists = %v; want the table ACTIVE", err)
 	}
-	if polls < 2 || requests.requests("DescribeTable") != polls {
+	if polls < 2 || requests.Requests("DescribeTable") != polls {
 		t.Errorf("TableExists: %d polls, %d DescribeTable requests; want at least 2 (it was CREATING), one a poll",
-			polls, requests.requests("DescribeTable"))
+			polls, requests.Requests("DescribeTable"))
 	}
 
 	if _, err := client.DeleteTable(t.Context(), &dynamodb.DeleteTableInput{TableName: aws.String("orders")}); err != nil {
@@ -78,11 +68,11 @@ func TestTableExistsOnDynalite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := requests.requests("DescribeTable")
+	before := requests.Requests("DescribeTable")
 	polls, _, err = waitCounted(t.Context(), gone, &dynamodb.DescribeTableInput{TableName: aws.String("orders")}, 30*time.Second)
-	if err != nil || polls < 2 || requests.requests("DescribeTable")-before != polls {
+	if err != nil || polls < 2 || requests.Requests("DescribeTable")-before != polls {
 		t.Errorf("TableNotExists = %v after %d polls and %d requests; want success, at least 2 (it was DELETING), one a poll",
-			err, polls, requests.requests("DescribeTable")-before)
+			err, polls, requests.Requests("DescribeTable")-before)
 	}
 }
 
@@ -100,7 +90,7 @@ func TestTableNeverAppears(t *testing.T) {
 	if !errors.Is(err, waiter.ErrTimeout) || !errors.As(err, &notFound) {
 		t.Fatalf("TableExists on a missing table = %v, want ErrTimeout holding ResourceNotFoundException", err)
 	}
-	if polls < 2 || requests.requests("DescribeTable") != polls {
-		t.Errorf("%d polls, %d requests; want several, one a poll", polls, requests.requests("DescribeTable"))
+	if polls < 2 || requests.Requests("DescribeTable") != polls {
+		t.Errorf("%d polls, %d requests; want several, one a poll", polls, requests.Requests("DescribeTable"))
 	}
 }

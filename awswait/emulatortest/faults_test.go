@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/waitable/waitable/awswait"
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -77,17 +77,17 @@ func (p *faultProxy) times() []time.Duration {
 // makes one request a poll (the client's own retries are off), and calls
 // again no sooner than the throttle's hint.
 func TestFaultsBeforeDynalite(t *testing.T) {
-	target, err := url.Parse(node.Start(t, "dynalite", 0))
+	target, err := url.Parse(emulators.Start(t, "dynalite", 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(target.String()), Region: "us-east-1", Credentials: creds})
+	direct := emulators.DynamoDB(target.String(), nil)
 	createTable(t, direct, "orders")
 	p := &faultProxy{faults: []string{"throttle", "unavailable", "drop"}, proxy: httputil.NewSingleHostReverseProxy(target)}
 	front := httptest.NewServer(p)
 	defer front.Close()
-	client := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(front.URL), Region: "us-east-1", Credentials: creds,
-		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{}).DialContext, DisableKeepAlives: true}}})
+	client := emulators.DynamoDB(front.URL,
+		&http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{}).DialContext, DisableKeepAlives: true}})
 	exists, err := awswait.New(client.DescribeTable, "TableExists", waiter.WithDelays(100*time.Millisecond, 100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
 	"github.com/waitable/waitable/awswait"
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -17,9 +17,9 @@ import (
 // kinesalite's real CREATING to ACTIVE, one DescribeStream request a poll;
 // StreamNotExists through DELETING to gone.
 func TestStreamExistsOnKinesalite(t *testing.T) {
-	requests := &counter{}
-	client := kinesis.New(kinesis.Options{BaseEndpoint: aws.String(node.Start(t, "kinesalite", time.Second)),
-		Region: "us-east-1", Credentials: creds, HTTPClient: requests.client()})
+	requests := &emulators.Counter{}
+	client := kinesis.New(kinesis.Options{BaseEndpoint: aws.String(emulators.Start(t, "kinesalite", time.Second)),
+		Region: "us-east-1", Credentials: emulators.Credentials, HTTPClient: requests.Client()})
 	if _, err := client.CreateStream(t.Context(), &kinesis.CreateStreamInput{StreamName: aws.String("clicks"), ShardCount: aws.Int32(1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +32,9 @@ func TestStreamExistsOnKinesalite(t *testing.T) {
 	if err != nil || out.StreamDescription.StreamStatus != types.StreamStatusActive {
 		t.Fatalf("StreamExists = %v; want the stream ACTIVE", err)
 	}
-	if polls < 2 || requests.requests("DescribeStream") != polls {
+	if polls < 2 || requests.Requests("DescribeStream") != polls {
 		t.Errorf("StreamExists: %d polls, %d DescribeStream requests; want at least 2 (it was CREATING), one a poll",
-			polls, requests.requests("DescribeStream"))
+			polls, requests.Requests("DescribeStream"))
 	}
 
 	if _, err := client.DeleteStream(t.Context(), &kinesis.DeleteStreamInput{StreamName: aws.String("clicks")}); err != nil {
@@ -44,10 +44,10 @@ func TestStreamExistsOnKinesalite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := requests.requests("DescribeStream")
+	before := requests.Requests("DescribeStream")
 	polls, _, err = waitCounted(t.Context(), gone, in, 30*time.Second)
-	if err != nil || polls < 2 || requests.requests("DescribeStream")-before != polls {
+	if err != nil || polls < 2 || requests.Requests("DescribeStream")-before != polls {
 		t.Errorf("StreamNotExists = %v after %d polls and %d requests; want success, at least 2 (it was DELETING), one a poll",
-			err, polls, requests.requests("DescribeStream")-before)
+			err, polls, requests.Requests("DescribeStream")-before)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sivchari/kumo"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -35,13 +36,13 @@ func kumoServer(t *testing.T) string {
 // mustWait waits with AWS's waiter name on method's client and checks it
 // ended as want says (nil: success), one request a poll.
 func mustWait[In, Out, Opts any](t *testing.T, method awswait.Method[In, Out, Opts], name string, in *In,
-	requests *counter, op string, want error) {
+	requests *emulators.Counter, op string, want error) {
 	t.Helper()
 	w, err := awswait.New(method, name, fast)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, changing := requests.requests(op), requests.pending()
+	before, changing := requests.Requests(op), requests.Pending()
 	polls, _, err := waitCounted(t.Context(), w, in, 20*time.Second)
 	if changing && polls < 2 {
 		t.Errorf("%s ended on its first poll, which saw the state before the change", name)
@@ -49,7 +50,7 @@ func mustWait[In, Out, Opts any](t *testing.T, method awswait.Method[In, Out, Op
 	if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
 		t.Errorf("%s = %v, want %v", name, err, want)
 	}
-	if got := requests.requests(op) - before; got != polls {
+	if got := requests.Requests(op) - before; got != polls {
 		t.Errorf("%s: %d polls, %d %s requests; want one a poll", name, polls, got, op)
 	}
 }
@@ -57,28 +58,28 @@ func mustWait[In, Out, Opts any](t *testing.T, method awswait.Method[In, Out, Op
 // TestS3OnKumo: BucketExists, BucketNotExists, ObjectExists and
 // ObjectNotExists wait around another goroutine's changes to kumo's S3.
 func TestS3OnKumo(t *testing.T) {
-	requests, endpoint := &counter{}, kumoServer(t)
-	client := s3.New(s3.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds,
-		UsePathStyle: true, HTTPClient: requests.client()})
-	admin := s3.New(s3.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds, UsePathStyle: true})
+	requests, endpoint := &emulators.Counter{}, kumoServer(t)
+	client := s3.New(s3.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials,
+		UsePathStyle: true, HTTPClient: requests.Client()})
+	admin := s3.New(s3.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials, UsePathStyle: true})
 	bucket := &s3.HeadBucketInput{Bucket: aws.String("logs")}
 	object := &s3.HeadObjectInput{Bucket: aws.String("logs"), Key: aws.String("a.txt")}
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("logs")})
 		return err
 	})
 	mustWait(t, client.HeadBucket, "BucketExists", bucket, requests, "", nil)
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("logs"), Key: aws.String("a.txt"), Body: strings.NewReader("x")})
 		return err
 	})
 	mustWait(t, client.HeadObject, "ObjectExists", object, requests, "", nil)
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("logs"), Key: aws.String("a.txt")})
 		return err
 	})
 	mustWait(t, client.HeadObject, "ObjectNotExists", object, requests, "", nil)
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("logs")})
 		return err
 	})
@@ -86,10 +87,10 @@ func TestS3OnKumo(t *testing.T) {
 }
 
 // ec2Client returns an EC2 client of kumo, counting its requests.
-func ec2Client(t *testing.T, endpoint string) (*ec2.Client, *counter) {
-	requests := &counter{}
-	return ec2.New(ec2.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds,
-		HTTPClient: requests.client()}), requests
+func ec2Client(t *testing.T, endpoint string) (*ec2.Client, *emulators.Counter) {
+	requests := &emulators.Counter{}
+	return ec2.New(ec2.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials,
+		HTTPClient: requests.Client()}), requests
 }
 
 // runInstances starts n instances and returns their IDs.
@@ -117,7 +118,7 @@ func TestEC2OnKumo(t *testing.T) {
 	ids := runInstances(t, admin, 2)
 	in := &ec2.DescribeInstancesInput{InstanceIds: ids}
 	mustWait(t, client.DescribeInstances, "InstanceRunning", in, requests, "", nil)
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: ids})
 		return err
 	})
@@ -130,9 +131,9 @@ func TestEC2OnKumo(t *testing.T) {
 // X-Amz-Target: the counter's "" is every request of the client, and
 // only the waits make requests while they run.)
 func TestEKSOnKumo(t *testing.T) {
-	requests := &counter{}
-	client := eks.New(eks.Options{BaseEndpoint: aws.String(kumoServer(t)), Region: "us-east-1", Credentials: creds,
-		HTTPClient: requests.client()})
+	requests := &emulators.Counter{}
+	client := eks.New(eks.Options{BaseEndpoint: aws.String(kumoServer(t)), Region: "us-east-1", Credentials: emulators.Credentials,
+		HTTPClient: requests.Client()})
 	_, err := client.CreateCluster(t.Context(), &eks.CreateClusterInput{Name: aws.String("demo"),
 		RoleArn:            aws.String("arn:aws:iam::123456789012:role/eks"),
 		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SubnetIds: []string{"subnet-1", "subnet-2"}}})
@@ -150,17 +151,17 @@ func TestEKSOnKumo(t *testing.T) {
 
 // TestRDSOnKumo: DBInstanceAvailable and DBInstanceDeleted on kumo's RDS.
 func TestRDSOnKumo(t *testing.T) {
-	requests, endpoint := &counter{}, kumoServer(t)
-	client := rds.New(rds.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds,
-		HTTPClient: requests.client()})
-	admin := rds.New(rds.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: creds})
+	requests, endpoint := &emulators.Counter{}, kumoServer(t)
+	client := rds.New(rds.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials,
+		HTTPClient: requests.Client()})
+	admin := rds.New(rds.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials})
 	if _, err := admin.CreateDBInstance(t.Context(), &rds.CreateDBInstanceInput{DBInstanceIdentifier: aws.String("db1"),
 		DBInstanceClass: aws.String("db.t3.micro"), Engine: aws.String("postgres")}); err != nil {
 		t.Fatal(err)
 	}
 	in := &rds.DescribeDBInstancesInput{DBInstanceIdentifier: aws.String("db1")}
 	mustWait(t, client.DescribeDBInstances, "DBInstanceAvailable", in, requests, "", nil)
-	requests.afterNext(t, func(ctx context.Context) error {
+	requests.AfterNext(t, func(ctx context.Context) error {
 		_, err := admin.DeleteDBInstance(ctx, &rds.DeleteDBInstanceInput{DBInstanceIdentifier: aws.String("db1"),
 			SkipFinalSnapshot: aws.Bool(true)})
 		return err
@@ -212,7 +213,7 @@ func TestBatchOnKumo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := requests.requests("")
+	before := requests.Requests("")
 	runs := make([]*waiter.Run[*ec2.DescribeInstancesOutput], len(ids))
 	for i, id := range ids {
 		runs[i] = b.Add(t.Context(), id, 20*time.Second)
@@ -229,7 +230,7 @@ func TestBatchOnKumo(t *testing.T) {
 			t.Errorf("instance %s: %v; want it running", ids[i], err)
 		}
 	}
-	calls := requests.requests("") - before
+	calls := requests.Requests("") - before
 	if calls < 2 || calls > 6 || largest > 100 {
 		t.Errorf("%d DescribeInstances calls for 200 instances, the largest of %d IDs; want 2 to 6 calls of at most 100", calls, largest)
 	}

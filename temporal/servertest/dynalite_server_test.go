@@ -1,14 +1,10 @@
 package servertest
 
 import (
-	"net/http"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"go.temporal.io/sdk/client"
@@ -16,21 +12,11 @@ import (
 	"go.temporal.io/server/temporaltest"
 
 	"github.com/waitable/waitable/awswait"
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/temporal"
 	"github.com/waitable/waitable/waiter"
 )
-
-// describes counts the DescribeTable requests of a DynamoDB client.
-type describes struct{ n atomic.Int32 }
-
-func (d *describes) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".DescribeTable") {
-		d.n.Add(1)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // TestDurableWaitOnDynalite: a durable wait for a table that dynalite
 // keeps CREATING for four seconds, polled every half second. Its worker
@@ -38,19 +24,14 @@ func (d *describes) RoundTrip(r *http.Request) (*http.Response, error) {
 // poll is one DescribeTable request: only the one in flight at the stop
 // may be made again.
 func TestDurableWaitOnDynalite(t *testing.T) {
-	endpoint := node.Start(t, "dynalite", 4*time.Second)
+	endpoint := emulators.Start(t, "dynalite", 4*time.Second)
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
 	for _, mode := range []temporal.Mode{temporal.ModeTimers, temporal.ModeHeartbeat} {
 		t.Run(mode.String(), func(t *testing.T) {
-			requests := &describes{}
-			db := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1",
-				Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-				HTTPClient:  &http.Client{Transport: requests}})
+			requests := &emulators.Counter{}
+			db := emulators.DynamoDB(endpoint, requests.Client())
 			table := "orders-" + mode.String()
-			if _, err := db.CreateTable(t.Context(), &dynamodb.CreateTableInput{TableName: aws.String(table),
-				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-				KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-				BillingMode:          types.BillingModePayPerRequest}); err != nil {
+			if err := emulators.CreateTable(t.Context(), db, table); err != nil {
 				t.Fatal(err)
 			}
 			w, err := awswait.New(db.DescribeTable, "TableExists", waiter.WithDelays(500*time.Millisecond, 500*time.Millisecond),
@@ -76,7 +57,7 @@ func TestDurableWaitOnDynalite(t *testing.T) {
 				return err == nil && p.Checkpoint.Attempts >= 2
 			})
 			first.Stop()
-			stoppedAt := requests.n.Load()
+			stoppedAt := requests.Requests("DescribeTable")
 			ts.NewWorker(queue, register)
 			out, err := wait.Get(ctx)
 			if err != nil || out.Table == nil || out.Table.TableStatus != types.TableStatusActive {
@@ -86,8 +67,8 @@ func TestDurableWaitOnDynalite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			attempts, got := p.Checkpoint.Attempts, int(requests.n.Load())
-			if got < attempts || got > attempts+1 || int(stoppedAt) >= attempts {
+			attempts, got := p.Checkpoint.Attempts, requests.Requests("DescribeTable")
+			if got < attempts || got > attempts+1 || stoppedAt >= attempts {
 				t.Errorf("%d DescribeTable requests (%d before the stop) for %d polls; want one a poll, at most one more, and polls after the stop",
 					got, stoppedAt, attempts)
 			}

@@ -15,33 +15,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/waitable/waitable/awswait"
-	"github.com/waitable/waitable/awswait/emulatortest/node"
+	"github.com/waitable/waitable/awswait/emulatortest/emulators"
 	"github.com/waitable/waitable/waiter"
 )
-
-// describes counts the DescribeTable requests of a client.
-type describes struct{ n atomic.Int32 }
-
-func (d *describes) RoundTrip(r *http.Request) (*http.Response, error) {
-	if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".DescribeTable") {
-		d.n.Add(1)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // result is one wait's.
 type result struct {
@@ -61,7 +47,7 @@ func main() {
 }
 
 func run(n int, ready time.Duration) error {
-	endpoint, stop, err := node.Launch("dynalite", ready)
+	endpoint, stop, err := emulators.Launch("dynalite", ready)
 	if err != nil {
 		return err
 	}
@@ -122,13 +108,9 @@ func run(n int, ready time.Duration) error {
 // wait creates table and waits for it with one side, with a client of
 // its own.
 func wait(ctx context.Context, endpoint, table string, waitable bool, budget, ready time.Duration) (result, error) {
-	requests := &describes{}
-	client := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""), HTTPClient: &http.Client{Transport: requests}})
-	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest}); err != nil {
+	requests := &emulators.Counter{}
+	client := emulators.DynamoDB(endpoint, requests.Client())
+	if err := emulators.CreateTable(ctx, client, table); err != nil {
 		return result{}, err
 	}
 	active := time.Now().Add(ready) // dynalite's timer starts with the CreateTable call: this is no earlier
@@ -145,8 +127,8 @@ func wait(ctx context.Context, endpoint, table string, waitable bool, budget, re
 }
 
 // outcome is a wait's result; a timeout is an outcome, other errors not.
-func outcome(err error, active time.Time, requests *describes) (result, error) {
-	r := result{ok: err == nil, lag: time.Since(active), requests: int(requests.n.Load())}
+func outcome(err error, active time.Time, requests *emulators.Counter) (result, error) {
+	r := result{ok: err == nil, lag: time.Since(active), requests: requests.Requests("DescribeTable")}
 	if err != nil && !isTimeout(err) {
 		return r, err
 	}

@@ -1,13 +1,14 @@
-// Package node installs and starts the AWS emulators that run on Node:
-// dynalite (DynamoDB) and kinesalite (Kinesis), at the versions this
-// folder's package-lock.json pins. The tests of awswait/emulatortest and
-// temporal/servertest use it.
+// Package emulators installs and starts the AWS emulators that run on
+// Node, dynalite (DynamoDB) and kinesalite (Kinesis), at the versions this
+// folder's package-lock.json pins, and counts the requests their clients
+// make. The tests of awswait/emulatortest and temporal/servertest use it,
+// and so does the command cmd/lag.
 //
 // The emulators need Node (20 or later) on the PATH; without it a test
 // that asks for one skips, saying what to install, and under CI=true it
 // fails. The first run installs the emulators with npm ci into the user's
 // cache directory, one folder per lockfile, never into the repository.
-package node
+package emulators
 
 import (
 	"bufio"
