@@ -140,11 +140,7 @@ func (l *loop[I, O]) pollAway() (delay time.Duration, done bool, err error) {
 		actx      context.Context // the attempt's context, for telemetry
 		results   = make(chan result, 1)
 	)
-	start := l.woke
-	if l.woke = (time.Time{}); start.IsZero() {
-		start = l.clk().Now()
-	}
-	l.callStart = start
+	start := l.startCall()
 	go func() {
 		var r result
 		defer func() {

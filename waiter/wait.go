@@ -124,17 +124,26 @@ func (l *loop[I, O]) run(poll func() (delay time.Duration, done bool, err error)
 // poll is Wait's poll: one call in the caller's goroutine, applied to
 // the wait (see apply).
 func (l *loop[I, O]) poll() (delay time.Duration, done bool, err error) {
-	a := Attempt[O]{Number: l.s.Attempts + 1, Start: l.woke}
-	if l.woke = (time.Time{}); a.Start.IsZero() {
-		a.Start = l.clk().Now()
-	}
-	l.callStart = a.Start
+	a := Attempt[O]{Number: l.s.Attempts + 1, Start: l.startCall()}
 	actx, opCtx, cancel := l.callContext(a.Number, a.Start)
-	l.callHere(&a, opCtx)
+	a.Output, a.Err = l.w.op(opCtx, l.in)
+	a.Latency = l.clk().Since(a.Start)
 	if cancel != nil {
 		cancel()
 	}
 	return l.apply(actx, &a)
+}
+
+// startCall returns when the next call starts, and records it: when the
+// timer that ended the last sleep fired (so that the schedule does not
+// drift by the loop's own latency), or now.
+func (l *loop[I, O]) startCall() time.Time {
+	start := l.woke
+	if l.woke = (time.Time{}); start.IsZero() {
+		start = l.clk().Now()
+	}
+	l.callStart = start
+	return start
 }
 
 // apply judges the call just made (a), applies it to the wait, and
@@ -151,12 +160,6 @@ func (l *loop[I, O]) apply(actx context.Context, a *Attempt[O]) (delay time.Dura
 		return 0, true, l.end(dec.err)
 	}
 	return dec.delay, false, nil
-}
-
-// callHere is Wait's call: in the caller's goroutine.
-func (l *loop[I, O]) callHere(a *Attempt[O], opCtx context.Context) {
-	a.Output, a.Err = l.w.op(opCtx, l.in)
-	a.Latency = l.clk().Since(a.Start)
 }
 
 // sleep waits d on the loop's timer, or until the calls' context ends
