@@ -94,3 +94,25 @@ func TestTableNeverAppears(t *testing.T) {
 		t.Errorf("%d polls, %d requests; want several, one a poll", polls, requests.Requests("DescribeTable"))
 	}
 }
+
+// TestFinalPollAtTheEndOfTheBudget: a table that becomes ACTIVE late in
+// the wait's budget, after the last poll of the schedule, is found by the
+// final poll the waiter makes at the end of the budget (the Smithy rule).
+// Under the rule as first published, which aws-sdk-go-v2's waiters keep
+// (the final poll MinDelay before the deadline), it would not be: that
+// poll comes while the table is CREATING.
+func TestFinalPollAtTheEndOfTheBudget(t *testing.T) {
+	client, requests := dynamo(t, 2500*time.Millisecond)
+	createTable(t, client, "late")
+	exists, err := awswait.New(client.DescribeTable, "TableExists", waiter.WithDelays(2*time.Second, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	polls, out, err := waitCounted(t.Context(), exists, &dynamodb.DescribeTableInput{TableName: aws.String("late")}, 3*time.Second)
+	if err != nil || out.Table.TableStatus != types.TableStatusActive {
+		t.Fatalf("TableExists with 3s for a table ACTIVE after 2.5s = %v after %d polls; want the final poll to find it ACTIVE", err, polls)
+	}
+	if requests.Requests("DescribeTable") != polls {
+		t.Errorf("%d polls, %d DescribeTable requests; want one a poll", polls, requests.Requests("DescribeTable"))
+	}
+}
