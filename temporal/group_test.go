@@ -253,8 +253,8 @@ func TestGroupProgress(t *testing.T) {
 
 // TestGroupContinueAsNew: once the run's history passes the limit, the
 // group stops its members where they stand (a timer, a heartbeating
-// activity: its cancellation carries its State), waits for them, and
-// continues as new with every member's State and the ended members'
+// activity: its cancellation carries its Checkpoint), waits for them, and
+// continues as new with every member's Checkpoint and the ended members'
 // outcomes; the next run takes each member on from where it was, its
 // attempts numbered on, its deadline kept, no call lost nor made twice.
 // In timer mode: the SDK's test environment resolves a cancelled

@@ -128,7 +128,7 @@ func sameAsInProcess(t *testing.T, sc scenario, mode Mode, wantCalls int, wantEr
 }
 
 // TestContinueAsNew: a wait longer than a run's attempts continues as
-// new with its State, and numbering goes on. The default mode polls these
+// new with its Checkpoint, and numbering goes on. The default mode polls these
 // 2s delays inside a heartbeating activity, which sleeps on real time: a
 // bubble makes it virtual.
 func TestContinueAsNew(t *testing.T) {

@@ -392,7 +392,7 @@ func TestEndedCheckpointRefusedAsEnded(t *testing.T) {
 				t.Errorf("%s: WaitFrom = %v after %d calls; want ProblemEnded and no call", name, err, calls)
 			}
 			if _, err := w.StartFrom(t.Context(), GetThingInput{"a"}, s).Result(); !errors.As(err, &ce) || ce.Problem != waiter.ProblemEnded {
-				t.Errorf("%s: Resume = %v, want ProblemEnded", name, err)
+				t.Errorf("%s: StartFrom = %v, want ProblemEnded", name, err)
 			}
 		}
 		if cp.End != "success" || !strings.Contains(b2s(b), `"end":"success"`) {

@@ -35,7 +35,7 @@ func (s *service) op(ctx context.Context, in GetThingInput) (*GetThingOutput, er
 // resumes from the saved JSON: attempt numbering, the deadline and the
 // schedule go on where they were, and the wait succeeds at the 7th call.
 func TestResumeAfterRestart(t *testing.T) {
-	for _, how := range []string{"Resume", "WaitFrom"} {
+	for _, how := range []string{"StartFrom", "WaitFrom"} {
 		t.Run(how, func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
 				svc := &service{}
@@ -66,7 +66,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				var numbers []int
 				var err error
 				switch how {
-				case "Resume":
+				case "StartFrom":
 					r2 := second.StartFrom(t.Context(), GetThingInput{"a"}, cp)
 					for a := range r2.Attempts() {
 						numbers = append(numbers, a.Number)
@@ -161,7 +161,7 @@ func TestCheckpointRefused(t *testing.T) {
 				}
 				if tt.w != w {
 					if _, err := tt.w.StartFrom(ctx, GetThingInput{"a"}, cp).Result(); !errors.Is(err, waiter.ErrCheckpoint) {
-						t.Errorf("Resume = %v, want ErrCheckpoint", err)
+						t.Errorf("StartFrom = %v, want ErrCheckpoint", err)
 					}
 				}
 			})
@@ -169,9 +169,9 @@ func TestCheckpointRefused(t *testing.T) {
 	}
 }
 
-// TestEmptyCheckpoint: the zero State, and the JSON of none ({}, null),
+// TestEmptyCheckpoint: the zero Checkpoint, and the JSON of none ({}, null),
 // are refused as ProblemCorrupt saying the checkpoint is empty, not as a
-// version problem; a State with a version but nothing else is not empty.
+// version problem; a Checkpoint with a version but nothing else is not empty.
 func TestEmptyCheckpoint(t *testing.T) {
 	w := mustNew(t, thingExists, readyAfter(1))
 	ctx := context.Background()
@@ -184,9 +184,9 @@ func TestEmptyCheckpoint(t *testing.T) {
 		}
 	}
 	_, err := w.WaitFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{})
-	isEmpty(t, "WaitFrom(State{})", err)
+	isEmpty(t, "WaitFrom(Checkpoint{})", err)
 	_, err = w.StartFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{}).Result()
-	isEmpty(t, "Resume(State{})", err)
+	isEmpty(t, "StartFrom(Checkpoint{})", err)
 	for _, data := range []string{`{}`, ` { } `, `null`} {
 		_, err := waiter.ParseCheckpoint([]byte(data))
 		isEmpty(t, fmt.Sprintf("ParseCheckpoint(%s)", data), err)
@@ -365,7 +365,7 @@ func TestSubSecondDefinition(t *testing.T) {
 }
 
 // TestDrivingTheCore: a driver of its own (as a durable workflow is) made
-// of Begin, Call and Step, with its State round-tripped through JSON after
+// of Begin, Call and Step, with its Checkpoint round-tripped through JSON after
 // every attempt, reaches the outcomes Wait reaches, after as many calls.
 func TestDrivingTheCore(t *testing.T) {
 	scripts := map[string]func(n int) (*GetThingOutput, error){

@@ -154,7 +154,7 @@ func TestWorkerKilledMidActivity(t *testing.T) {
 
 // TestCancelDuringHeartbeat: cancelling a wait whose polls run inside a
 // heartbeating activity reaches the activity through its heartbeats: it
-// stops polling and reports its State, and Get matches context.Canceled
+// stops polling and reports its Checkpoint, and Get matches context.Canceled
 // with the attempts made.
 func TestCancelDuringHeartbeat(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
