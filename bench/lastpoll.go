@@ -84,7 +84,7 @@ func RunLastPoll(budget time.Duration, seeds int) []LastPollStats {
 					if at.Sub(t0)+latency > ready {
 						j = waiter.Judgment{Acceptor: 0, State: classify.Success}
 					}
-					a, err := w.Step(s, waiter.Attempt[bool]{Start: at, Latency: latency, Judgment: j}, at.Add(latency))
+					a, err := w.Step(s, waiter.Answer[bool]{Start: at, Latency: latency, Judgment: j}, at.Add(latency))
 					s = a.Checkpoint
 					if a.Outcome == "" {
 						continue

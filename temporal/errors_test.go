@@ -61,7 +61,7 @@ var errScenarios = []errScenario{
 		reason: waiter.ErrFailure, failure: waiter.FailureError,
 		kind: errKind{Code: "ResourceNotFoundException", Type: "apiError", StatusCode: 404}, matches: []string{"ResourceNotFoundException", "apiError"}},
 	{name: "404s in a row: the job never appeared", def: jobAppears, err: notThere, opts: []waiter.Option{waiter.WithNotFoundLimit(3)},
-		reason: waiter.ErrFailure, failure: waiter.FailureLimit,
+		reason: waiter.ErrFailure, failure: waiter.FailureNeverAppeared,
 		kind: errKind{Code: "ResourceNotFoundException", Type: "apiError", StatusCode: 404}, matches: []string{"ResourceNotFoundException", "apiError"}},
 	{name: "a NotFound type with no code or status is no not-found answer", def: jobAppears, err: thingNotFound{}, opts: []waiter.Option{waiter.WithNotFoundLimit(3)},
 		reason: waiter.ErrTimeout, kind: errKind{Type: "thingNotFound"}, matches: []string{"thingNotFound"}},

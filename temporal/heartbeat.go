@@ -100,15 +100,13 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 			return res, hb.stopped(s)
 		}
 		now := time.Now()
-		// A call the deadline cut off is not judged (as in process).
-		p.Late = now.After(s.Deadline) || (p.Err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && !now.Before(s.Deadline))
-		dec := d.stepCore(&s, p, now)
+		dec := d.stepCore(&s, p, now) // a call the deadline cut off is not judged, as in process
 		tok = next
 		if p.Err == nil {
 			res.Output, res.HaveOutput = out, true
 		}
 		a := Attempt{Number: s.Attempts, Start: p.Start, Latency: p.Latency, State: dec.State.String(),
-			Acceptor: p.Acceptor, Matcher: p.Matcher, NextDelay: dec.Delay}.withErr(msg(p.Err), kindOf(p.Err))
+			Acceptor: p.Judgment.Acceptor, Matcher: p.Judgment.Matcher, NextDelay: dec.Delay}.withErr(msg(p.Err), kindOf(p.Err))
 		res.Attempts = append(res.Attempts, a)
 		res.State = s
 		if dec.Done {

@@ -239,10 +239,11 @@ type driver[I, O any] struct {
 // activity makes one call and judges it.
 func (d *driver[I, O]) activity(ctx context.Context, in I) (poll[O], error) {
 	p, _ := d.w.Call(ctx, in, 0, nil)
-	return poll[O]{Output: p.Output, Latency: p.Latency, Err: msg(p.Err), Acceptor: p.Acceptor, Matcher: p.Matcher,
-		State: p.Judgment.State, Message: p.Message, Failure: msg(p.Failure), Retry: p.Retry, Quota: p.Quota,
-		Refusal: msg(p.Refusal), ErrKind: kindOf(p.Err), FailureKind: kindOf(p.Failure), RefusalKind: kindOf(p.Refusal),
-		RetryAfter: p.MinDelay, Hint: p.Hint, Delay: p.Delay, Identity: p.Identity}, nil
+	j := p.Judgment
+	return poll[O]{Output: p.Output, Latency: p.Latency, Err: msg(p.Err), Acceptor: j.Acceptor, Matcher: j.Matcher,
+		State: j.State, Message: j.Message, Failure: msg(j.Failure), Retry: j.Retry, Quota: j.Quota,
+		Refusal: msg(j.Refusal), ErrKind: kindOf(p.Err), FailureKind: kindOf(j.Failure), RefusalKind: kindOf(j.Refusal),
+		RetryAfter: j.Backoff, Hint: j.Hint, Delay: j.Delay, Identity: j.Identity}, nil
 }
 
 // workflow is the wait: the core's Begin and Step, an activity per call,
@@ -320,14 +321,15 @@ func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.Checkpoint
 		p = poll[O]{Err: err.Error(), ErrKind: kindOf(err), Acceptor: -1, State: classify.Failure, Retry: true}
 	}
 	now := workflow.Now(ctx)
-	// An answer that came after the deadline is not judged: the wait
-	// times out, as in process. The errors are rebuilt with their kinds,
-	// so that the core reads their codes and statuses as in process.
-	call := waiter.Attempt[O]{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind), Late: now.After(s.Deadline),
+	// An answer that came after the deadline is not judged (the core's
+	// rule): the wait times out, as in process. The errors are rebuilt
+	// with their kinds, so that the core reads their codes and statuses as
+	// in process.
+	call := waiter.Answer[O]{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind),
 		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message,
-			Failure: judged(p.Failure, p.FailureKind)},
-		Retry: p.Retry, Quota: p.Quota, Refusal: judged(p.Refusal, p.RefusalKind), MinDelay: p.RetryAfter, Hint: p.Hint,
-		Delay: p.Delay, Identity: p.Identity}
+			Failure: judged(p.Failure, p.FailureKind), Retry: p.Retry, Quota: p.Quota,
+			Refusal: judged(p.Refusal, p.RefusalKind), Backoff: p.RetryAfter, Hint: p.Hint, Delay: p.Delay,
+			Identity: p.Identity}}
 	dec := d.stepCore(s, call, now)
 	*attempts = append(*attempts, Attempt{Number: s.Attempts, Start: start, Latency: call.Latency, State: dec.State.String(),
 		Acceptor: p.Acceptor, Matcher: p.Matcher, NextDelay: dec.Delay}.withErr(p.Err, p.ErrKind))
@@ -478,8 +480,7 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 		return res, d.cancelled(*s, workflow.Now(ctx))
 	}
 	now = workflow.Now(ctx)
-	call := waiter.Attempt[O]{Start: now, Err: err, Late: !now.Before(s.Deadline),
-		Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure}, Retry: true}
+	call := waiter.Answer[O]{Start: now, Err: err, Judgment: waiter.Judgment{Acceptor: -1, State: classify.Failure, Retry: true}}
 	dec := d.stepCore(s, call, now)
 	res.Attempts = append(res.Attempts, Attempt{Number: s.Attempts, Start: now, State: dec.State.String(), Acceptor: -1, NextDelay: dec.Delay}.withErr(err.Error(), kindOf(err)))
 	res.State = *s
@@ -497,9 +498,9 @@ type decision struct {
 	Delay time.Duration
 }
 
-// stepCore applies attempt a to *s at now (the core's Step).
-func (d *driver[I, O]) stepCore(s *waiter.Checkpoint, a waiter.Attempt[O], now time.Time) decision {
-	a, err := d.w.Step(*s, a, now)
+// stepCore applies an answer to *s at now (the core's Step).
+func (d *driver[I, O]) stepCore(s *waiter.Checkpoint, ans waiter.Answer[O], now time.Time) decision {
+	a, err := d.w.Step(*s, ans, now)
 	*s = a.Checkpoint
 	return decision{Done: a.Outcome != "", Err: err, State: a.State, Delay: a.NextDelay}
 }

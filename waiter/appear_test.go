@@ -34,7 +34,7 @@ func TestNotFoundLimit(t *testing.T) {
 		retry404 := withAcceptors(thingExists, classify.Acceptor{State: classify.Retry, Matcher: classify.OnHTTPStatus(404)})
 		_, err := mustNew(t, retry404, rec.op, waiter.WithNotFoundLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
-		if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || len(rec.times()) != 3 ||
+		if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared || len(rec.times()) != 3 ||
 			!strings.Contains(err.Error(), "never appeared") || !strings.Contains(err.Error(), "3 not-found answers in a row") {
 			t.Fatalf("Wait = %v after %d calls; want FailureNeverAppeared after 3", err, len(rec.times()))
 		}
@@ -72,7 +72,7 @@ func TestIdentityRecreated(t *testing.T) {
 		})
 		r := mustNew(t, thingExists, rec.op, waiter.WithIdentity("Reason")).Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var last waiter.Attempt[*GetThingOutput]
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			last = a
 		}
 		_, err := r.Result()

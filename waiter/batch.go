@@ -39,20 +39,21 @@ import (
 // as for a single wait.
 //
 // Each key's wait ends at its own deadline, to the instant, also while it
-// waits for a call or while a call that includes it is in flight: its
-// Result is then a timeout, and the attempt in flight is reported as a Run
-// reports an abandoned call (Abandoned set, the deadline as its error);
-// the call's answer, coming at the deadline or later, is discarded for
-// that key. No call is made for a key whose deadline has passed. A call's
+// waits for a call or while a call that includes it is in flight (the
+// call serves other keys, so a Batch does not wait for it): its Result is
+// then a timeout, and the attempt in flight is reported as a call the
+// deadline cut off (Late, the deadline as its error, not judged); the
+// call's answer, coming at the deadline or later, is discarded for that
+// key. No call is made for a key whose deadline has passed. A call's
 // context carries the first key's values but none of the keys'
 // cancellations (cancelling one key fails no other); it ends at the latest
 // deadline of its keys, or as soon as none of them waits for its answer.
 //
 // Keys can be added and their runs cancelled at any time; cancelling a
 // key's Run (or its context) ends its wait at once, also with a call in
-// flight, whose attempt is then reported abandoned with the cancellation as
-// its error. A BatchOp (or a WithMatch function) that panics ends each
-// key it concerns as a Run's panicking operation does: the attempt
+// flight, whose attempt is then reported with the cancellation as its
+// error, not judged. A batch operation (or a WithMatch function) that
+// panics ends each key it concerns as a Run's panicking operation does: the attempt
 // carries a *PanicError, and Result panics with it. The Batch holds one
 // goroutine while it has keys, plus one per call in flight until the call
 // returns, and none otherwise. A Batch is safe for concurrent use.
@@ -92,17 +93,14 @@ type member[K comparable, O any] struct {
 	dindex int         // in the deadlines heap, -1 when not in it
 	call   *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
 	added  atomic.Bool // it is in the Batch: its context's end may take it out
-	// cancel ends the member's context, with the cause context.Canceled
-	// (Run.Cancel) or context.DeadlineExceeded (its deadline came).
+	// cancelCause ends the member's context, with the cause
+	// context.Canceled (Run.Cancel) or context.DeadlineExceeded (its
+	// deadline came).
 	cancelCause context.CancelCauseFunc
-	// lastStart is when its last call started (for Poke's gap), and
-	// pokeLater a poke that came during the call; guarded by the Batch's
-	// mutex.
-	lastStart time.Time
+	// lastCall is what a poke needs of its last call, and pokeLater a poke
+	// that came during the call; guarded by the Batch's mutex.
+	lastCall  lastCall
 	pokeLater bool
-	// notBefore is the end of its last error's retry-after, which a poke
-	// does not undercut; guarded by the Batch's mutex.
-	notBefore time.Time
 }
 
 // batchCall is one call in flight.
@@ -155,10 +153,10 @@ func NewBatch[K comparable, O any](
 }
 
 // notCalledDirectly is a batch waiter's operation: the Batch calls the
-// BatchOp instead.
+// batch operation instead.
 func notCalledDirectly[K, O any](context.Context, K) (O, error) {
 	var zero O
-	return zero, errors.New("waiter: a Batch's waiter is driven by its BatchOp")
+	return zero, errors.New("waiter: a Batch's waiter is driven by its batch operation")
 }
 
 func newBatch[K comparable, O any](w *Waiter[K, O], op func(context.Context, []K) (map[K]O, error),
@@ -254,11 +252,12 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	mctx, cancel := context.WithCancelCause(m.spanCtx)
 	unwatch := context.AfterFunc(mctx, func() {
 		if m.added.Load() {
-			b.cancelled(m)
+			b.withdraw(m)
 		}
 	})
 	m.ctx, m.cancelCause = mctx, cancel
-	m.stop = func() { unwatch(); cancel(context.Canceled) }
+	m.release = func() { unwatch(); cancel(context.Canceled) }
+	m.publish = r.record
 	r.ctl, r.cp = m, m.s.clone()
 	if m.s.Next.IsZero() {
 		m.s.Next = m.s.Start // due now
@@ -270,7 +269,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	b.wake()
 	b.mu.Unlock()
 	if m.ctx.Err() != nil {
-		b.cancelled(m)
+		b.withdraw(m)
 	}
 	return r
 }
@@ -296,26 +295,19 @@ func (m *member[K, O]) poke() {
 	b.wake()
 }
 
-// pokeNext brings m's next poll forward to now, or to the end of the poke
-// gap after its last call. b.mu is held.
+// pokeNext brings m's next poll forward as the core's poke rule says.
+// b.mu is held.
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
-	at := m.lastStart.Add(b.w.pokeGap())
-	if now := b.clk.Now(); at.Before(now) {
-		at = now
-	}
-	if at.Before(m.notBefore) { // the service asked for time: a poke waits too
-		at = m.notBefore
-	}
-	if at.Before(m.s.Next) {
+	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
 		m.s.Next = at
 	}
 }
 
-// cancelled ends a member whose context ended: at once, also with its call
+// withdraw ends a member whose context ended: at once, also with its call
 // in flight. A member being judged is left to its judge, which sees the
 // context ended.
-func (b *Batch[K, O]) cancelled(m *member[K, O]) {
+func (b *Batch[K, O]) withdraw(m *member[K, O]) {
 	b.mu.Lock()
 	if b.members[m.in] != m || m.dindex < 0 {
 		b.mu.Unlock()
@@ -324,7 +316,7 @@ func (b *Batch[K, O]) cancelled(m *member[K, O]) {
 	b.remove(m)
 	b.wake() // to end, if it was the last
 	b.mu.Unlock()
-	b.drop(m, b.clk.Now())
+	b.cutOff(m, b.clk.Now())
 }
 
 // remove takes a member out of the Batch: out of members, its heaps and its
@@ -345,31 +337,35 @@ func (b *Batch[K, O]) remove(m *member[K, O]) {
 	}
 }
 
-// drop ends the wait of a member taken out of the Batch (remove) because
+// cutOff ends the wait of a member taken out of the Batch (remove) because
 // its context ended: between calls, with the context's error; with its
-// call in flight, also reporting that call as abandoned, as a Run does.
-func (b *Batch[K, O]) drop(m *member[K, O], now time.Time) {
-	if c := m.call; c != nil {
-		a, err := m.abandoned(m.ctx, c.start, now)
-		m.r.record(a)
-		b.end(m, err)
+// call in flight, also reporting that call, cut off and not judged.
+func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time) {
+	c := m.call
+	if c == nil {
+		b.endMember(m, m.interrupted())
 		return
 	}
-	b.end(m, m.stopped())
+	cause := context.Cause(m.ctx)
+	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
+	a, err := m.w.interrupt(&m.s, &ans, m.deadlineHit(), m.ctx.Err(), cause, m.lastErr, now)
+	m.endAttempt(m.ctx, &a, now)
+	m.emit(&a)
+	b.endMember(m, err)
 }
 
 // timeOut ends the members whose deadline came (expire took them out).
 func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 	for _, m := range ms {
 		m.cancelCause(context.DeadlineExceeded) // its watch finds it gone
-		b.drop(m, now)
+		b.cutOff(m, now)
 	}
 }
 
-// end finishes a member's Run: in a goroutine of its own when
-// WithOnGiveUp's hook is to run, so that the hook never holds up the
-// scheduler (nor the other members).
-func (b *Batch[K, O]) end(m *member[K, O], err error) {
+// endMember ends a member's wait and finishes its Run: in a goroutine of
+// its own when WithOnGiveUp's hook is to run, so that the hook never
+// holds up the scheduler (nor the other members).
+func (b *Batch[K, O]) endMember(m *member[K, O], err error) {
 	finish := func() {
 		m.end(err)
 		m.r.finish(m.last, err, &m.s)

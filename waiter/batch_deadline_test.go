@@ -84,11 +84,11 @@ func (a *slowAPI) log() []apiCall {
 	return slices.Clone(a.calls)
 }
 
-// events reads a run's attempts as "number state abandoned error".
+// events reads a run's attempts as "number state outcome error".
 func events(r *waiter.Run[BatchInstance]) []string {
 	var ev []string
-	for a := range r.Attempts() {
-		s := fmt.Sprint(a.Number, " ", a.State, " ", a.Abandoned)
+	for a := range r.Events() {
+		s := fmt.Sprint(a.Number, " ", a.State, " ", a.Outcome)
 		if a.Err != nil {
 			s += " " + a.Err.Error()
 		}
@@ -182,9 +182,9 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 }
 
 // TestBatchCallCutOffIsTimeoutInBoth: a member whose deadline passes
-// while its call is in flight reports that attempt as a Run reports an
-// abandoned call (Abandoned, the deadline as its error, not judged), and
-// its Result is the timeout: the events and the result agree.
+// while its call is in flight reports that attempt as cut off by the
+// deadline (Late, the deadline as its error, not judged), and its Result
+// is the timeout: the events and the result agree.
 func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 30 * time.Second },
@@ -193,7 +193,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 		long := b.Add(t.Context(), "i-long", time.Hour)
 		short := b.Add(t.Context(), "i-short", 10*time.Second)
 		var got []waiter.Attempt[BatchInstance]
-		for a := range short.Attempts() {
+		for a := range short.Events() {
 			got = append(got, a)
 		}
 		_, err := short.Result()
@@ -205,9 +205,9 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 			t.Fatalf("%d events, want 1", len(got))
 		}
 		a := got[0]
-		if !a.Abandoned || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Retry || a.Outcome != "timeout" || a.Checkpoint.End != "timeout" ||
+		if !a.Late || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Retry || a.Outcome != "timeout" || a.Checkpoint.End != "timeout" ||
 			a.Latency != 9*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts || a.Number != we.Attempts {
-			t.Errorf("event %+v, want attempt %d abandoned at the deadline, unjudged", a, we.Attempts)
+			t.Errorf("event %+v, want attempt %d cut off at the deadline, unjudged", a, we.Attempts)
 		}
 		if _, err := long.Result(); err != nil {
 			t.Errorf("i-long: %v", err)
@@ -228,7 +228,7 @@ func TestBatchCancelMidCall(t *testing.T) {
 		clocktest.Advance(5 * time.Second)
 		r1.Cancel()
 		<-r1.Done()
-		if ev, err := events(r1), errOf(r1); fmt.Sprint(ev) != "[1 retry true context canceled]" || !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Second {
+		if ev, err := events(r1), errOf(r1); fmt.Sprint(ev) != "[1 retry cancelled context canceled]" || !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Second {
 			t.Errorf("i-1: events %v, Result %v at +%v; want one abandoned attempt and context.Canceled at +5s", ev, err, time.Since(start))
 		}
 		r2.Cancel()
@@ -480,7 +480,7 @@ func TestBatchPanicReachesEachMember(t *testing.T) {
 		for _, r := range runs {
 			<-r.Done()
 			var last waiter.Attempt[BatchInstance]
-			for a := range r.Attempts() {
+			for a := range r.Events() {
 				last = a
 			}
 			var pe *waiter.PanicError

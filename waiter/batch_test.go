@@ -99,7 +99,7 @@ func TestBatchCoalesces(t *testing.T) {
 		}
 		for id, r := range runs {
 			var n int
-			for a := range r.Attempts() {
+			for a := range r.Events() {
 				if n++; a.Number != n {
 					t.Fatalf("%s: attempt %d numbered %d", id, n, a.Number)
 				}
@@ -135,7 +135,7 @@ func TestBatchFailedCall(t *testing.T) {
 		for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
 			_, err := r.Result()
 			var we *waiter.Error
-			if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || we.Attempts != 3 || we.Input == "" {
+			if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || we.Attempts != 3 || we.Input == "" {
 				t.Errorf("Result = %v, want a named FailureTransientLimit after 3 attempts", err)
 			}
 		}

@@ -216,7 +216,6 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	}
 	outs, pe, err := b.invoke(c.ctx, keys)
 	now := b.clk.Now()
-	latency := now.Sub(c.start)
 	c.stop()
 	var answered, late []*member[K, O]
 	b.mu.Lock()
@@ -244,20 +243,13 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 			b.panicked(m, pe, c.start, now)
 			continue
 		}
-		b.judgeGuarded(m, outs, err, c.start, latency, now)
+		b.judgeGuarded(m, outs, err, c.start, now)
 	}
 }
 
 // judgeGuarded is judge, with a panic of the acceptors (a WithMatch
 // function) ending that member as a panic of the operation would.
-func (b *Batch[K, O]) judgeGuarded(
-	m *member[K, O],
-	outs map[K]O,
-	err error,
-	start time.Time,
-	latency time.Duration,
-	now time.Time,
-) {
+func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, start, now time.Time) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
@@ -268,11 +260,12 @@ func (b *Batch[K, O]) judgeGuarded(
 			b.panicked(m, pe, start, now)
 		}
 	}()
-	b.judge(m, outs, err, start, latency, now)
+	b.judge(m, outs, err, start, now)
 }
 
-// invoke calls the BatchOp; a panic of it comes back as a *PanicError
-// with its stack, for every member of the call, as a Run reports one.
+// invoke calls the batch operation; a panic of it comes back as a
+// *PanicError with its stack, for every member of the call, as a Run
+// reports one.
 func (b *Batch[K, O]) invoke(
 	ctx context.Context,
 	keys []K,
@@ -290,41 +283,33 @@ func (b *Batch[K, O]) invoke(
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	m.r.record(m.driver.panicked(m.ctx, pe, start, now))
-	b.end(m, pe)
+	a := m.w.panicked(&m.s, pe, start, now)
+	m.endAttempt(m.ctx, &a, now)
+	m.emit(&a)
+	b.endMember(m, pe)
 }
 
 // judge applies one member's part of a call's answer and reschedules or
 // ends it.
-func (b *Batch[K, O]) judge(
-	m *member[K, O],
-	outs map[K]O,
-	err error,
-	start time.Time,
-	latency time.Duration,
-	now time.Time,
-) {
+func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start, now time.Time) {
 	out, found := outs[m.in]
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	a := Attempt[O]{Number: m.s.Attempts + 1, Start: start, Latency: latency, Output: out, Err: err}
-	dec := m.complete(m.ctx, &a)
-	a.Checkpoint = m.s.clone()
-	m.r.record(a)
+	a, done, err := m.apply(m.ctx, Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}, now)
 	b.mu.Lock()
-	if dec.done || m.ctx.Err() != nil {
+	if done || m.ctx.Err() != nil {
 		b.remove(m)
 		b.wake()
 		b.mu.Unlock()
-		if dec.done { // a cancellation during the call included
-			b.end(m, dec.err)
+		if done { // a cancellation during the call included
+			b.endMember(m, err)
 		} else {
-			b.end(m, m.stopped())
+			b.endMember(m, m.interrupted())
 		}
 		return
 	}
-	m.lastStart, m.notBefore = start, a.retryAfter()
+	m.lastCall = lastCallOf(&a)
 	if m.pokeLater {
 		b.pokeNext(m)
 	}

@@ -45,7 +45,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				defer crash()
 				r := first.Start(ctx, GetThingInput{"a"}, time.Hour)
 				var saved []byte
-				for a := range r.Attempts() {
+				for a := range r.Events() {
 					if a.Number == 3 {
 						b, err := json.Marshal(a.Checkpoint)
 						if err != nil {
@@ -68,7 +68,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				switch how {
 				case "StartFrom":
 					r2 := second.StartFrom(t.Context(), GetThingInput{"a"}, cp)
-					for a := range r2.Attempts() {
+					for a := range r2.Events() {
 						numbers = append(numbers, a.Number)
 						if a.Number == 4 && !a.Start.Equal(cp.Next) {
 							t.Errorf("attempt 4 at %v, want when the checkpoint said: %v", a.Start, cp.Next)
@@ -102,7 +102,7 @@ func TestResumeReplaysSchedule(t *testing.T) {
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var delays []time.Duration
 		var cp waiter.Checkpoint
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			delays = append(delays, a.NextDelay)
 			if a.Number == 2 {
 				cp = a.Checkpoint
@@ -111,7 +111,7 @@ func TestResumeReplaysSchedule(t *testing.T) {
 		w2 := mustNew(t, thingExists, readyAfter(7)) // 7 more calls: attempts 3 to 9
 		r2 := w2.StartFrom(t.Context(), GetThingInput{"a"}, cp)
 		var replayed []time.Duration
-		for a := range r2.Attempts() {
+		for a := range r2.Events() {
 			replayed = append(replayed, a.NextDelay)
 		}
 		if fmt.Sprint(replayed) != fmt.Sprint(delays[2:]) {
@@ -206,7 +206,7 @@ func TestEmptyCheckpoint(t *testing.T) {
 	}
 }
 
-// TestStepIsPure: the same Checkpoint, Attempt and time give the same result, and
+// TestStepIsPure: the same Checkpoint, Answer and time give the same result, and
 // the result does not depend on any clock.
 func TestStepIsPure(t *testing.T) {
 	w := mustNew(t, thingExists, readyAfter(1))
@@ -215,7 +215,7 @@ func TestStepIsPure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := waiter.Attempt[*GetThingOutput]{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
+	p := waiter.Answer[*GetThingOutput]{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
 	a1, err1 := w.Step(s, p, now.Add(100*time.Millisecond))
 	a2, err2 := w.Step(s, p, now.Add(100*time.Millisecond))
 	if !reflect.DeepEqual(a1, a2) || err1 != nil || err2 != nil || a1.Outcome != "" || a1.NextDelay != 2*sec ||
@@ -230,32 +230,42 @@ func TestStep(t *testing.T) {
 	w := mustNew(t, thingExists, readyAfter(1), waiter.WithJitter(backoff.Low), waiter.WithMaxPolls(5), waiter.WithTransientLimit(3))
 	begin := func() waiter.Checkpoint { s, _ := w.Begin(now, time.Minute, 1); return s }
 	judge := func(out *GetThingOutput, err error) waiter.Judgment { return w.Judge(GetThingInput{"a"}, out, err) }
+	// transient is a throttle the retry strategy allows, after backoff (a
+	// hint of the service's, if hint), with an empty quota if quota.
+	transient := func(backoff, hint time.Duration, quota bool) waiter.Judgment {
+		j := judge(nil, throttled{})
+		j.Retry, j.Backoff, j.Hint, j.Quota = true, backoff, hint, quota
+		return j
+	}
+	refused := judge(nil, accessDenied{})
+	refused.Refusal = errors.New("no")
 	tests := []struct {
 		name    string
 		s       waiter.Checkpoint
-		poll    waiter.Attempt[*GetThingOutput]
+		poll    waiter.Answer[*GetThingOutput]
 		at      time.Duration
 		done    bool
 		reason  error
 		failure waiter.Failure
 		delay   time.Duration
 	}{
-		{"success", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("success"), nil)}, 0, true, nil, 0, 0},
-		{"failure acceptor", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("failed"), nil)}, 0, true, waiter.ErrFailure, waiter.FailureAcceptor, 0},
-		{"retry", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
-		{"unmatched error refused", begin(), waiter.Attempt[*GetThingOutput]{Err: accessDenied{}, Judgment: judge(nil, accessDenied{}), Refusal: errors.New("no")}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
-		{"transient, not sooner than asked", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 9 * sec}, 0, false, nil, 0, 9 * sec},
-		{"transient at the limit", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, Quota: true}, 0, true, waiter.ErrFailure, waiter.FailureLimit, 0},
-		{"max polls", func() waiter.Checkpoint { s := begin(); s.Attempts = 4; return s }(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
-		{"late", begin(), waiter.Attempt[*GetThingOutput]{Late: true, Judgment: waiter.Judgment{Acceptor: -1}}, time.Minute, true, waiter.ErrTimeout, 0, 0},
-		{"success at the deadline", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
-		{"retry at the deadline", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
-		{"last attempt", begin(), waiter.Attempt[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
-		{"last attempt counts the latency", begin(), waiter.Attempt[*GetThingOutput]{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
-		{"transient past the strategy's attempts", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 4 * sec}, 0, false, nil, 0, 4 * sec},
-		{"retry-after past the deadline", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: time.Hour, Hint: time.Hour}, 0, true, waiter.ErrTimeout, 0, 0},
-		{"the strategy's backoff gives way to the final call", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, MinDelay: 20 * sec}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
-		{"empty quota halves the pace", begin(), waiter.Attempt[*GetThingOutput]{Err: throttled{}, Judgment: judge(nil, throttled{}), Retry: true, Quota: true}, 0, false, nil, 0, 4 * sec},
+		{"success", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("success"), nil)}, 0, true, nil, 0, 0},
+		{"failure acceptor", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("failed"), nil)}, 0, true, waiter.ErrFailure, waiter.FailureAcceptor, 0},
+		{"retry", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
+		{"unmatched error refused", begin(), waiter.Answer[*GetThingOutput]{Err: accessDenied{}, Judgment: refused}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
+		{"transient, not sooner than asked", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(9*sec, 0, false)}, 0, false, nil, 0, 9 * sec},
+		{"transient at the limit", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(0, 0, true)}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
+		{"max polls", func() waiter.Checkpoint { s := begin(); s.Attempts = 4; return s }(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
+		{"late", begin(), waiter.Answer[*GetThingOutput]{Err: context.DeadlineExceeded, Judgment: transient(0, 0, false)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"late: an answer after the deadline", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("success"), nil)}, time.Minute + 1, true, waiter.ErrTimeout, 0, 0},
+		{"success at the deadline", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("success"), nil)}, time.Minute, true, nil, 0, 0},
+		{"retry at the deadline", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
+		{"last attempt", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
+		{"last attempt counts the latency", begin(), waiter.Answer[*GetThingOutput]{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
+		{"transient past the strategy's attempts", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(4*sec, 0, false)}, 0, false, nil, 0, 4 * sec},
+		{"retry-after past the deadline", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(time.Hour, time.Hour, false)}, 0, true, waiter.ErrTimeout, 0, 0},
+		{"the strategy's backoff gives way to the final call", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(20*sec, 0, false)}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
+		{"empty quota halves the pace", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(0, 0, true)}, 0, false, nil, 0, 4 * sec},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -402,9 +412,10 @@ func TestDrivingTheCore(t *testing.T) {
 				var tok retry.Token
 				var got error
 				for {
-					var a waiter.Attempt[*GetThingOutput]
-					a, tok = w2.Call(t.Context(), GetThingInput{"a"}, s.Attempts, tok)
-					a, got = w2.Step(s, a, time.Now())
+					var ans waiter.Answer[*GetThingOutput]
+					ans, tok = w2.Call(t.Context(), GetThingInput{"a"}, s.Attempts, tok)
+					a, err := w2.Step(s, ans, time.Now())
+					got = err
 					b, _ := json.Marshal(a.Checkpoint) // as a durable driver keeps it
 					if s, err = waiter.ParseCheckpoint(b); err != nil {
 						t.Fatal(err)

@@ -44,8 +44,8 @@ func TestCancelMidCallDeliversAttempt(t *testing.T) {
 			clocktest.Advance(3 * sec) // the second call is in flight
 			r.Cancel()
 			var states []string
-			for a := range r.Attempts() {
-				states = append(states, fmt.Sprintf("%d %v %v %q", a.Number, a.State, a.Abandoned, a.Outcome))
+			for a := range r.Events() {
+				states = append(states, fmt.Sprintf("%d %v %v %q", a.Number, a.State, a.Late, a.Outcome))
 			}
 			_, err := r.Result()
 			if calls.Load() != 2 || fmt.Sprint(states) != `[1 retry false "" 2 retry false "cancelled"]` || !errors.Is(err, context.Canceled) {
@@ -202,7 +202,7 @@ func TestTransientLimitWhateverTheQuota(t *testing.T) {
 				rec := newRecorder(func(int) (*GetThingOutput, error) { return nil, throttled{} })
 				_, err = mustNew(t, thingExists, rec.op, waiter.WithRetryStrategy(s), waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 				var we *waiter.Error
-				if !errors.As(err, &we) || we.Failure != waiter.FailureLimit || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
+				if !errors.As(err, &we) || we.Failure != waiter.FailureTransientLimit || !errors.Is(err, throttled{}) || len(rec.times()) != 3 {
 					t.Fatalf("Wait = %v after %d calls; want FailureTransientLimit after 3", err, len(rec.times()))
 				}
 			})
@@ -252,7 +252,7 @@ func TestTransientLimitSaysWhat(t *testing.T) {
 		_, err := mustNew(t, thingExists, rec.op, waiter.WithTransientLimit(3)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
 		var we *waiter.Error
 		if !errors.As(err, &we) || !errors.Is(err, waiter.ErrFailure) || !errors.Is(err, refused{}) ||
-			we.Failure != waiter.FailureLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
+			we.Failure != waiter.FailureTransientLimit || !strings.Contains(err.Error(), "3 transient errors in a row") {
 			t.Errorf("Wait = %v (%+v)", err, we)
 		}
 	})
@@ -312,86 +312,75 @@ func TestPollRateLimitAllowsNoCall(t *testing.T) {
 	}
 }
 
-// TestRunAbandonsHungCall: a Start run whose operation ignores its context
-// ends within the grace after its deadline; the call is reported as
-// abandoned, and what it returns later is discarded.
-func TestRunAbandonsHungCall(t *testing.T) {
-	clocktest.Run(t, func(t *testing.T) {
-		release := make(chan struct{})
-		returned := make(chan struct{})
-		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
-			defer close(returned)
-			<-release // ignores ctx
-			return status("success"), nil
+// TestRunEndsWhenItsCallReturns: Wait and Start make their calls the same
+// way, in the wait's goroutine, and an operation honours its context: a
+// call that ignores it past the deadline holds the wait until it returns
+// (a Run is not done before), its answer is not judged (it is a success
+// here), and the wait times out, its event saying the call was late. A
+// call that ignores a cancellation holds the wait the same way, and the
+// wait ends cancelled with that attempt reported.
+func TestRunEndsWhenItsCallReturns(t *testing.T) {
+	for _, entry := range []string{"Wait", "Start"} {
+		for _, end := range []string{"deadline", "cancel"} {
+			t.Run(entry+" "+end, func(t *testing.T) {
+				clocktest.Run(t, func(t *testing.T) {
+					release := make(chan struct{})
+					op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+						<-release // ignores ctx
+						return status("success"), nil
+					}
+					ctx, cancel := context.WithCancel(t.Context())
+					defer cancel()
+					w := mustNew(t, thingExists, op)
+					start := time.Now()
+					var events []waiter.Attempt[*GetThingOutput]
+					var err error
+					returned := make(chan struct{})
+					if entry == "Wait" {
+						go func() {
+							defer close(returned)
+							_, err = w.Wait(ctx, GetThingInput{"a"}, 10*sec)
+						}()
+					} else {
+						r := w.Start(ctx, GetThingInput{"a"}, 10*sec)
+						go func() {
+							defer close(returned)
+							for a := range r.Events() {
+								events = append(events, a)
+							}
+							_, err = r.Result()
+						}()
+					}
+					if end == "cancel" {
+						time.Sleep(sec)
+						cancel()
+						time.Sleep(time.Minute - sec)
+					} else {
+						time.Sleep(time.Minute) // long past the deadline
+					}
+					synctest.Wait()
+					select {
+					case <-returned:
+						t.Fatalf("%s ended before its call returned: %v", entry, err)
+					default:
+					}
+					close(release)
+					<-returned
+					wantErr, wantOutcome := error(waiter.ErrTimeout), "timeout"
+					if end == "cancel" {
+						wantErr, wantOutcome = context.Canceled, "cancelled"
+					}
+					if !errors.Is(err, wantErr) || time.Since(start) != time.Minute {
+						t.Errorf("%s = %v after %v, want %v when the call returns, after 1m", entry, err, time.Since(start), wantErr)
+					}
+					if entry == "Start" && (len(events) != 1 || events[0].Outcome != wantOutcome || events[0].Latency != time.Minute ||
+						events[0].Late != (end == "deadline") || events[0].Acceptor != -1) {
+						t.Errorf("events %+v, want one attempt of 1m, not judged, ended %q", events, wantOutcome)
+					}
+				})
+			})
 		}
-		start := time.Now()
-		r := mustNew(t, thingExists, op).Start(t.Context(), GetThingInput{"a"}, 10*sec)
-		var events []waiter.Attempt[*GetThingOutput]
-		for a := range r.Attempts() {
-			events = append(events, a)
-		}
-		_, err := r.Result()
-		if elapsed := time.Since(start); !errors.Is(err, waiter.ErrTimeout) || elapsed > 10*sec+10*time.Millisecond {
-			t.Errorf("Result = %v after %v, want a timeout within 10ms of the 10s deadline", err, elapsed)
-		}
-		if len(events) != 1 || !events[0].Abandoned || !errors.Is(events[0].Err, context.DeadlineExceeded) {
-			t.Errorf("events %+v, want one abandoned attempt", events)
-		}
-		close(release)
-		<-returned
-		if _, err2 := r.Result(); err2 != err {
-			t.Errorf("the late return changed the result to %v", err2)
-		}
-	})
-}
-
-// TestAbandonedCallPanics: a call the run abandoned at its deadline
-// panics later; the result stands, and the panic goes to OpenTelemetry's
-// error handler, saying what panicked.
-func TestAbandonedCallPanics(t *testing.T) {
-	var handled []string
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { handled = append(handled, err.Error()) }))
-	defer otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
-	clocktest.Run(t, func(t *testing.T) {
-		release := make(chan struct{})
-		returned := make(chan struct{})
-		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
-			defer close(returned)
-			<-release // ignores ctx
-			panic("late trouble")
-		}
-		r := mustNew(t, thingExists, op).Start(t.Context(), GetThingInput{"a"}, 10*sec)
-		_, err := r.Result()
-		if !errors.Is(err, waiter.ErrTimeout) {
-			t.Fatalf("Result = %v, want the timeout", err)
-		}
-		close(release)
-		<-returned
-		synctest.Wait()
-		if _, err2 := r.Result(); err2 != err {
-			t.Errorf("the late panic changed the result to %v", err2)
-		}
-	})
-	if len(handled) != 1 || !strings.HasPrefix(handled[0], "waiter ThingExists: a call it had abandoned panicked (the wait ended as it would have): late trouble") {
-		t.Errorf("the error handler got %q", handled)
 	}
-}
-
-// TestWaitHungCall: Wait calls the operation in the caller's goroutine, so
-// an operation that ignores its context holds it until it returns; its
-// outcome is then not judged, and the wait times out.
-func TestWaitHungCall(t *testing.T) {
-	clocktest.Run(t, func(t *testing.T) {
-		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
-			time.Sleep(time.Minute) // ignores ctx
-			return status("success"), nil
-		}
-		start := time.Now()
-		_, err := mustNew(t, thingExists, op).Wait(t.Context(), GetThingInput{"a"}, 10*sec)
-		if !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != time.Minute {
-			t.Errorf("Wait = %v after %v, want a timeout when the call returns", err, time.Since(start))
-		}
-	})
 }
 
 // panicky is an observer that panics in the method named by where.

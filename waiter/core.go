@@ -2,6 +2,7 @@ package waiter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -10,83 +11,80 @@ import (
 
 	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/plural"
-	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 )
 
-// The core: the rules of the Smithy waiter workflow as pure functions of
-// their arguments. Judge applies the acceptors to one call; Step applies
-// one attempt to a wait's Checkpoint and decides what comes next. Neither
-// reads a clock, starts a goroutine, or keeps anything between calls, so
-// every driver (Wait and Start in this package, a durable workflow, a
-// simulator) runs the same rules, and a wait can stop after any attempt
-// and go on elsewhere from its Checkpoint.
+// The core: every rule of the Smithy waiter workflow, and of what this
+// package adds to it (transient errors, hints, pokes, the last attempt),
+// as functions of their arguments. Judge and Call (judge.go) judge one
+// call; Step applies it to a wait's Checkpoint and decides what comes
+// next. None of them reads a clock or starts a goroutine, so every driver
+// (Wait and Start, a Batch, a durable workflow, a simulator) runs the same
+// rules, and a wait can stop after any attempt and go on elsewhere from
+// its Checkpoint.
 
-// Judgment is what the acceptors made of one call.
-type Judgment struct {
-	// Acceptor is the index of the acceptor that matched, or -1. Acceptors
-	// are numbered in the order they are tried: WithMatch functions (or a
-	// NewFunc condition), then the definition's.
+// Attempt is one call of a wait as a subscriber sees it ([Run.Events]):
+// what the call returned, what the wait made of it, and what the wait does
+// next. [Waiter.Step] returns one.
+type Attempt[O any] struct {
+	// Number counts the wait's calls from 1.
+	Number int
+	// Start is when the call started, on the waiter's clock, and Latency
+	// how long it took.
+	Start   time.Time
+	Latency time.Duration
+	// Output and Err are what the call returned.
+	Output O
+	Err    error
+	// Late reports a call that was not judged because the wait's deadline
+	// cut it off: it returned after the deadline, or returned its
+	// context's error once the deadline had ended it. The wait times out.
+	// (A call that returns an answer at the deadline instant is judged.)
+	Late bool
+	// Acceptor is the index of the acceptor that matched, or -1 (see
+	// [Judgment]); Matcher describes it, and Message is a failure
+	// acceptor's message, if it has one.
 	Acceptor int
-	// Matcher describes the matched acceptor (`output: status
-	// stringEquals "ACTIVE"`, or a WithMatch name).
-	Matcher string
-	// State is the matched acceptor's state or, with no match, the
-	// specification's implicit one: Failure for an error, Retry otherwise.
+	Matcher  string
+	Message  string
+	// State is where the attempt left the wait: Success and Failure end
+	// it, Retry polls again (unless time or attempts ran out). A call that
+	// was not judged (Late, or cut off by a cancellation) is Retry: nothing
+	// was learnt of the resource.
 	State classify.State
-	// Message is a failure acceptor's message, if it has one.
-	Message string
-	// Failure is the error a NewFunc condition failed the wait with.
-	Failure error
-	// EvalErr reports JMESPath expressions that failed on this output.
-	EvalErr error
-}
-
-// unmatched reports whether an error was returned that no acceptor
-// matched: the case the retry strategy decides (see [WithRetryStrategy]).
-func (j *Judgment) unmatched(err error) bool { return j.Acceptor < 0 && err != nil }
-
-// Judge applies the waiter's acceptors, in order, to one call: its input
-// and its output or error. It is safe for concurrent use.
-func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
-	if w.cond != nil {
-		return w.judgeCondition(in, out, err)
-	}
-	for i, c := range w.custom {
-		if c.match(in, out, err) {
-			return Judgment{Acceptor: i, Matcher: c.name, State: c.state}
-		}
-	}
-	m := w.set.Match(in, out, err)
-	j := Judgment{Acceptor: m.Index, State: m.State, Message: m.Message, EvalErr: m.Err}
-	if m.Index >= 0 {
-		j.Matcher = w.descs[m.Index]
-		j.Acceptor += len(w.custom)
-	}
-	return j
-}
-
-// decision is what a wait does after an attempt.
-type decision struct {
-	done      bool           // the wait ended; err is then nil for success or an *Error
-	err       error          //
-	state     classify.State // where the attempt left the wait
-	transient bool           // an unmatched error retried as transient
-	delay     time.Duration  // until the next call, when the wait goes on
+	// Transient reports an error that no acceptor matched and that the
+	// retry strategy allowed: it was retried instead of ending the wait.
+	Transient bool
+	// Streak is how many times in a row the success acceptor has matched
+	// (see WithStability): the attempt's State is Retry until the streak
+	// is long enough.
+	Streak int
+	// Hint is the service's hint of when to call again, if it gave one: a
+	// retry-after on an error, or a pending answer's own (WithPollHint).
+	// NextDelay is never shorter. A poke ([Run.Poke]) never brings the
+	// next call before an error's retry-after; it may bring forward a
+	// pending answer's hint.
+	Hint time.Duration
+	// NextDelay is the wait before the next call; 0 when the wait ends.
+	NextDelay time.Duration
+	// Outcome is set on the attempt that ended the wait, and says how, as
+	// its Result does: "success", "failure", "timeout", "max_polls",
+	// "cancelled" or "panic" (the telemetry package's Outcome names). It
+	// is "" while the wait goes on.
+	Outcome string
+	// Checkpoint is the wait's Checkpoint after this attempt: resume from
+	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
+	Checkpoint Checkpoint
 }
 
 // Begin returns the Checkpoint of a wait that starts at now and may last
 // maxWait. No call is made: a driver calls the operation (see
-// [Waiter.Call]) and passes the attempt to [Waiter.Step]; with
+// [Waiter.Call]) and passes its Answer to [Waiter.Step]; with
 // WithInitialDelay, not before the Checkpoint's Next. seed draws the
 // jitter of the delays (0: a random seed); a durable driver passes one it
 // can replay.
-func (w *Waiter[I, O]) Begin(
-	now time.Time,
-	maxWait time.Duration,
-	seed uint64,
-) (Checkpoint, error) {
+func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) (Checkpoint, error) {
 	if maxWait <= 0 {
 		return Checkpoint{}, fmt.Errorf("%w: waiter %s: maxWait %v is not positive: "+
 			"the Smithy specification requires a total wait time", ErrInvalidOption, w.def.Name, maxWait)
@@ -103,156 +101,169 @@ func (w *Waiter[I, O]) Begin(
 	return s, nil
 }
 
-// Step applies one attempt to the wait's Checkpoint s at time now and
-// returns the attempt as the wait judged it: its State, Transient, Streak,
-// NextDelay (the time until the next call) and Checkpoint (the next one),
-// and, when the wait ended, its Outcome, with err nil for success or an
-// [*Error]. It reads the attempt's call (Start, Latency, Err, Late), its
-// Judgment, what the retry strategy and the service said of the next call
-// (Retry, Quota, Refusal, MinDelay, Hint), Delay and Identity: what
-// [Waiter.Call] fills in.
+// Step applies one call's Answer to the wait's Checkpoint s at time now
+// (when the answer came) and returns the Attempt as the wait judged it:
+// its State, Transient, Streak, NextDelay (the time until the next call)
+// and Checkpoint (the next one), and, when the wait ended, its Outcome,
+// with err nil for success or an [*Error].
 //
 // Step is the whole workflow of the Smithy specification: the acceptors'
 // verdict (first match wins; an unmatched error fails the wait unless the
 // retry strategy calls it transient), the waiter's attempt limit, the
-// deadline, and the delay schedule with its last-attempt rule. It is pure:
-// the same arguments give the same result, and the Checkpoint given is
-// not changed.
-func (w *Waiter[I, O]) Step(s Checkpoint, a Attempt[O], now time.Time) (Attempt[O], error) {
+// deadline (an answer that came after it, or a context's error at it, is
+// not judged: the wait times out), and the delay schedule with its
+// last-attempt rule. It is pure: the same arguments give the same result,
+// and the Checkpoint given is not changed.
+func (w *Waiter[I, O]) Step(s Checkpoint, ans Answer[O], now time.Time) (Attempt[O], error) {
 	s = s.clone()
-	d := w.step(&s, &a, now)
-	a.judged(d, &s)
+	a, err := w.step(&s, &ans, now)
 	a.Checkpoint = s.clone()
-	return a, d.err
+	return a, err
 }
 
-// judged records in a what the wait made of it (d), and the streak of s.
-func (a *Attempt[O]) judged(d decision, s *Checkpoint) {
-	a.State, a.Transient, a.NextDelay, a.Streak = d.state, d.transient, d.delay, s.Streak
-	if d.done {
-		a.Outcome = outcomeOf(d.err)
+// step is Step on a Checkpoint the driver owns, counted in place; the
+// Attempt's Checkpoint is left for the driver to fill in.
+func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time) (Attempt[O], error) {
+	a := Attempt[O]{Number: s.Attempts + 1, Start: ans.Start, Latency: ans.Latency, Output: ans.Output,
+		Err: ans.Err, Acceptor: -1, Late: late(s, ans, now)}
+	j := &ans.Judgment
+	if !a.Late {
+		a.Acceptor, a.Matcher, a.Message, a.Hint = j.Acceptor, j.Matcher, j.Message, j.Hint
 	}
-}
-
-// step is Step on a Checkpoint the driver owns, counted in place.
-func (w *Waiter[I, O]) step(s *Checkpoint, a *Attempt[O], now time.Time) decision {
 	var v *classify.Verdict // what the call's error says, read once
 	if a.Err != nil {
 		verdict := classify.Classify(a.Err)
 		v = &verdict
 	}
-	d := w.decide(s, a, now, v)
-	count(&s.Seen, seenKind(a, d.state, v))
-	if e, ok := d.err.(*Error); ok {
+	err := w.decide(s, &a, j, now, v)
+	count(&s.Seen, seenKind(&a, v))
+	if e, ok := err.(*Error); ok {
 		e.Seen = slices.Clone(s.Seen)
 	}
-	return d
+	return a, err
 }
 
-// decide is Step's decision; it updates s in place.
-func (w *Waiter[I, O]) decide(
-	s *Checkpoint,
-	a *Attempt[O],
-	now time.Time,
-	v *classify.Verdict,
-) decision {
+// late reports whether the deadline cut off a call that returned ans at
+// now: it returned after the deadline, or returned its context's error at
+// it (what an operation that honours its context does). An answer
+// returned at the deadline instant is judged.
+func late[O any](s *Checkpoint, ans *Answer[O], now time.Time) bool {
+	return now.After(s.Deadline) || (!now.Before(s.Deadline) && ans.Err != nil && contextErr(ans.Err))
+}
+
+// contextErr reports whether err is a context's error: what an operation
+// that honours its context returns once the context ends.
+func contextErr(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// decide is Step's decision: it updates s and a in place and returns the
+// error that ended the wait, if it ended (see conclude).
+func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, v *classify.Verdict) error {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, a.Latency)
 	s.Next = time.Time{}
-	d := decision{state: a.Judgment.State}
+	a.State = j.State
+	defer func() { a.Streak = s.Streak }()
 	if a.Late {
-		d.state = classify.Retry // not judged: the resource's state is unknown
-		return w.end(s, d, now, ErrTimeout, 0, a)
+		a.State = classify.Retry // not judged: the resource's state is unknown
+		return w.conclude(s, a, j, now, ErrTimeout, 0)
 	}
-	if a.Judgment.State != classify.Success {
+	if j.State != classify.Success {
 		s.Streak, s.StreakStart = 0, time.Time{}
 	}
-	if a.Identity != "" {
-		if s.Identity != "" && s.Identity != a.Identity {
-			d.state = classify.Failure
-			d = w.end(s, d, now, ErrFailure, FailureRecreated, a)
-			d.err.(*Error).Message = fmt.Sprintf(
-				"its identity %s became %s",
-				s.Identity,
-				a.Identity,
-			)
-			return d
+	if j.Identity != "" {
+		if s.Identity != "" && s.Identity != j.Identity {
+			a.State = classify.Failure
+			err := w.conclude(s, a, j, now, ErrFailure, FailureRecreated)
+			err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, j.Identity)
+			return err
 		}
-		s.Identity = a.Identity
+		s.Identity = j.Identity
 	}
 	if w.cfg.notFoundLimit > 0 {
 		if !notFound(v) {
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
-			d.state = classify.Failure
-			d = w.end(s, d, now, ErrFailure, FailureLimit, a)
-			d.err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row: the resource never appeared"
-			return d
+			a.State = classify.Failure
+			err := w.conclude(s, a, j, now, ErrFailure, FailureNeverAppeared)
+			err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row: the resource never appeared"
+			return err
 		}
 	}
 	streak := false
 	switch {
-	case a.Judgment.State == classify.Success:
+	case j.State == classify.Success:
 		s.Transient = 0
 		if s.Streak == 0 {
 			s.StreakStart = a.Start
 		}
 		s.Streak++
-		if !w.stable() ||
-			(s.Streak >= w.cfg.stableN && a.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
-			return w.end(s, d, now, nil, 0, a)
+		if !w.stable() || (s.Streak >= w.cfg.stableN && a.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
+			return w.conclude(s, a, j, now, nil, 0)
 		}
-		d.state, streak = classify.Retry, true // seen, not yet long enough
-	case a.Judgment.unmatched(a.Err) && w.strategy != nil:
-		if !a.Retry {
-			return w.end(s, d, now, ErrFailure, FailureError, a)
+		a.State, streak = classify.Retry, true // seen, not yet long enough
+	case j.unmatched(a.Err) && w.strategy != nil:
+		if !j.Retry {
+			return w.conclude(s, a, j, now, ErrFailure, FailureError)
 		}
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
-			d = w.end(s, d, now, ErrFailure, FailureLimit, a)
-			d.err.(*Error).Message = plural.N(
-				s.Transient,
-				"transient error",
-			) + " in a row, the limit"
-			return d
+			err := w.conclude(s, a, j, now, ErrFailure, FailureTransientLimit)
+			err.(*Error).Message = plural.N(s.Transient, "transient error") + " in a row, the limit"
+			return err
 		}
-		d.state, d.transient = classify.Retry, true
-	case a.Judgment.State == classify.Failure:
+		a.State, a.Transient = classify.Retry, true
+	case j.State == classify.Failure:
 		why := FailureAcceptor
-		if a.Acceptor < 0 {
+		if j.Acceptor < 0 {
 			why = FailureError
 		}
-		return w.end(s, d, now, ErrFailure, why, a)
+		return w.conclude(s, a, j, now, ErrFailure, why)
 	default:
 		s.Transient = 0
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
-		return w.end(s, d, now, ErrMaxPolls, 0, a)
+		return w.conclude(s, a, j, now, ErrMaxPolls, 0)
 	}
+	return w.nextCall(s, a, j, now, streak)
+}
+
+// nextCall decides when the next call comes (a.NextDelay, s.Next), or
+// ends the wait with ErrTimeout when no call fits in the time left: the
+// schedule's delay with the last-attempt rule, confirmed at MinDelay in a
+// streak, WithDelayFunc's delay within the budget, half the pace when the
+// retry quota is empty, and never sooner than the strategy or the
+// service asked.
+func (w *Waiter[I, O]) nextCall(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, streak bool) error {
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
-	delay := w.delay(s, remaining, reserve, latency)
+	seed := s.Seed
+	if w.schedule.Jitter != nil {
+		seed = 0 // WithJitter's, not replayed
+	}
+	delay := w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
 	if streak && delay > 0 { // confirm at MinDelay
 		delay = w.schedule.DelayAfterCall(1, remaining, reserve, latency, s.Seed)
 	}
-	if a.Delay > 0 && delay > 0 {
-		delay = min(a.Delay, remaining-reserve) // WithDelayFunc's, within the budget
+	if j.Delay > 0 && delay > 0 {
+		delay = min(j.Delay, remaining-reserve) // WithDelayFunc's, within the budget
 	}
-	if delay > 0 && a.Quota {
+	if delay > 0 && j.Quota {
 		// The service fails broadly: poll at half the pace, but keep the
 		// final call.
 		delay = min(2*delay, remaining-reserve)
 	}
-	if atLeast := a.MinDelay; delay > 0 && atLeast > delay {
+	if atLeast := j.Backoff; delay > 0 && atLeast > delay {
 		// Never sooner than the service or the strategy asked. A service's
 		// hint that leaves no time for a call ends the wait now, not
 		// later; the strategy's own backoff gives way to the final call.
 		last := remaining - reserve
 		switch {
-		case a.Hint > last:
-			d = w.end(s, d, now, ErrTimeout, 0, a)
-			d.err.(*Error).Hint = a.Hint
-			return d
+		case j.Hint > last:
+			err := w.conclude(s, a, j, now, ErrTimeout, 0)
+			err.(*Error).Hint = j.Hint
+			return err
 		case atLeast > last:
 			delay = last
 		default:
@@ -260,63 +271,76 @@ func (w *Waiter[I, O]) decide(
 		}
 	}
 	if delay <= 0 {
-		return w.end(s, d, now, ErrTimeout, 0, a)
+		return w.conclude(s, a, j, now, ErrTimeout, 0)
 	}
 	s.Next = now.Add(delay)
-	d.delay = delay
-	return d
+	a.NextDelay = delay
+	return nil
 }
 
-// delay draws the schedule's delay for the attempt just made: from the
-// Checkpoint's seed, or through the Jitter given with WithJitter.
-func (w *Waiter[I, O]) delay(
-	s *Checkpoint,
-	remaining, reserve, latency time.Duration,
-) time.Duration {
-	seed := s.Seed
-	if w.schedule.Jitter != nil {
-		seed = 0
-	}
-	return w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
-}
-
-// end returns d as the decision that ends a wait for reason (nil:
-// success).
-func (w *Waiter[I, O]) end(
-	s *Checkpoint,
-	d decision,
-	now time.Time,
-	reason error,
-	why Failure,
-	a *Attempt[O],
-) decision {
-	d.done = true
+// conclude ends the wait at attempt a for reason (nil: success; why
+// refines ErrFailure): it records the end in s and a, and returns nil or
+// the *Error.
+func (w *Waiter[I, O]) conclude(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, reason error, why Failure) error {
+	s.Next = time.Time{}
 	if reason == nil {
-		s.End = outcomeOf(nil)
-		return d
+		s.End, a.Outcome = telemetry.OutcomeSuccess, telemetry.OutcomeSuccess
+		return nil
 	}
-	e := &Error{
-		Waiter:    w.def.Name,
-		Reason:    reason,
-		Failure:   why,
-		Attempts:  s.Attempts,
-		Transient: s.Transient,
-		Elapsed:   now.Sub(s.Start),
-		Acceptor:  -1,
-		Err:       a.Err,
-	}
+	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: a.Err}
 	switch {
 	case why == FailureAcceptor:
-		e.Acceptor, e.Matcher, e.Message = a.Acceptor, a.Matcher, a.Message
-		if a.Failure != nil {
-			e.Err = a.Failure
+		e.Acceptor, e.Matcher, e.Message = j.Acceptor, j.Matcher, j.Message
+		if j.Failure != nil {
+			e.Err = j.Failure
 		}
-	case a.Refusal != nil:
-		e.Err = a.Refusal // unwraps to the call's error
+	case j.Refusal != nil:
+		e.Err = j.Refusal // unwraps to the call's error
 	}
-	d.err = e
 	s.End = outcomeOf(e)
-	return d
+	a.Outcome = s.End
+	return e
+}
+
+// interrupt applies to s a call during which the wait's context ended
+// (the caller cancelled, or a Batch member's deadline came with its call
+// in flight): counted, not judged (State Retry), and the wait ends with a
+// timeout (timedOut) or the cancellation (reason, cause). ans is what the
+// call returned, or the context's error for a call still in flight; last
+// is the error the wait's Error carries.
+func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], timedOut bool, reason, cause, last error,
+	now time.Time) (Attempt[O], *Error) {
+	s.Attempts++
+	s.MaxLatency = max(s.MaxLatency, ans.Latency)
+	var e *Error
+	if timedOut {
+		e = w.timedOut(s, now, last)
+	} else {
+		e = w.cancelled(reason, cause, s, now, last)
+	}
+	a := Attempt[O]{Number: s.Attempts, Start: ans.Start, Latency: ans.Latency, Output: ans.Output, Err: ans.Err,
+		Late: timedOut, Acceptor: -1, State: classify.Retry, Outcome: outcomeOf(e)}
+	s.Next, s.End = time.Time{}, a.Outcome
+	var v *classify.Verdict
+	if a.Err != nil && !timedOut {
+		verdict := classify.Classify(a.Err)
+		v = &verdict
+	}
+	k := seenKind(&a, v)
+	k.State = a.Outcome
+	count(&s.Seen, k)
+	return a, e
+}
+
+// panicked applies to s a call that panicked (or whose WithMatch
+// function did): the attempt carries the *PanicError, and the wait ends
+// with it.
+func (w *Waiter[I, O]) panicked(s *Checkpoint, pe *PanicError, start, now time.Time) Attempt[O] {
+	s.Attempts++
+	s.Next, s.End = time.Time{}, telemetry.OutcomePanic
+	return Attempt[O]{Number: s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
+		State: classify.Failure, Outcome: telemetry.OutcomePanic}
 }
 
 // finalGrace is the least time a fixed reserve (WithFinalReserve) keeps
@@ -347,71 +371,36 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) (reserve, latency time.
 	return maxLatency + maxLatency/2 + min(finalFloor, minDelay), maxLatency
 }
 
-// Call makes one call of the operation with in and judges it: the
-// attempt of a driver that keeps the Checkpoint itself (a durable
-// workflow's activity, say) and then passes the attempt to
-// [Waiter.Step]. ctx is the call's context (retry.Do inside the operation
-// makes a single attempt under it). tok is the retry strategy's token of
-// the current streak of transient errors (nil at its start); Call returns
-// the next one, to pass to the next Call (or nil, which starts a new
-// streak: the Checkpoint still counts the streak, so a driver that cannot
-// keep tokens loses only the strategy's backoff growth). attempts is the
-// number of calls made before this one. A panic of the operation goes
-// through.
-func (w *Waiter[I, O]) Call(
-	ctx context.Context,
-	in I,
-	attempts int,
-	tok retry.Token,
-) (Attempt[O], retry.Token) {
-	start := w.cfg.clock.Now()
-	out, err := w.op(attemptctx.Mark(ctx), in)
-	a := Attempt[O]{
-		Number:  attempts + 1,
-		Start:   start,
-		Latency: w.cfg.clock.Since(start),
-		Output:  out,
-		Err:     err,
+// lastCall is what the poke rule needs of a wait's last call: when it
+// started, and when its error's retry-after hint ends (zero if it gave
+// none).
+type lastCall struct{ start, retryAfter time.Time }
+
+// lastCallOf returns the lastCall of attempt a.
+func lastCallOf[O any](a *Attempt[O]) lastCall {
+	c := lastCall{start: a.Start}
+	if a.Err != nil && a.Hint > 0 {
+		c.retryAfter = a.Start.Add(a.Latency + a.Hint)
 	}
-	tok = w.assess(ctx, in, &a, tok)
-	return a, tok
+	return c
 }
 
-// assess fills in what the acceptors, the retry strategy and the answer
-// itself say of a call that was not cut off: its Judgment, the advice for
-// the next call, WithDelayFunc's delay and the resource's identity. It
-// returns the strategy's token for the next call.
-func (w *Waiter[I, O]) assess(
-	ctx context.Context,
-	in I,
-	a *Attempt[O],
-	tok retry.Token,
-) retry.Token {
-	a.Judgment = w.Judge(in, a.Output, a.Err)
-	tok = w.advise(ctx, a, tok)
-	if w.identity != nil && a.Err == nil {
-		if v, err := w.identity.Search(a.Output); err == nil && v != nil {
-			a.Identity = identityOf(v)
-		}
+// pokeAt is the poke rule ([Run.Poke]): a poke at now brings the next
+// call, due at due, forward to the instant it returns, if ok. That is now,
+// but no sooner than a second (or MinDelay, if shorter) after the last
+// call started, so that a burst of events makes one call, and never
+// before the last error's retry-after ends: a throttle or a 503 is the
+// service asking for time. A pending answer's own poll hint does not hold
+// a poke back. ok is false when the schedule's call comes first.
+func (w *Waiter[I, O]) pokeAt(last lastCall, due, now time.Time) (at time.Time, ok bool) {
+	at = now
+	if gap := last.start.Add(min(w.schedule.MinDelay, time.Second)); !last.start.IsZero() && gap.After(at) {
+		at = gap
 	}
-	if a.Judgment.State != classify.Retry && !(a.Judgment.unmatched(a.Err) && a.Retry) {
-		return tok // a terminal answer
+	if last.retryAfter.After(at) {
+		at = last.retryAfter
 	}
-	if a.Err == nil {
-		var h time.Duration
-		if w.hintFn != nil {
-			h = w.hintFn(a.Output)
-		} else if r, ok := any(a.Output).(interface{ RetryAfter() time.Duration }); ok {
-			h = r.RetryAfter()
-		}
-		if h > 0 {
-			a.Hint, a.MinDelay = h, max(a.MinDelay, h)
-		}
-	}
-	if w.delayFn != nil {
-		a.Delay = w.delayFn(a.Number, a.Output, a.Err)
-	}
-	return tok
+	return at, at.Before(due)
 }
 
 // notFound reports whether an error's verdict (nil: no error) says the

@@ -20,8 +20,9 @@ var (
 	ErrTimeout = errors.New("timed out")
 	// ErrFailure: a failure acceptor matched, the operation returned an
 	// error that no acceptor matched and that the retry strategy called
-	// fatal, or transient errors in a row reached the limit set with
-	// WithTransientLimit; Error.Failure says which.
+	// fatal, or a limit the caller set was reached (WithTransientLimit,
+	// WithNotFoundLimit), or the resource was recreated (WithIdentity);
+	// Error.Failure says which.
 	ErrFailure = errors.New("failure")
 	// ErrMaxPolls: the wait made as many polls as WithMaxPolls (or the
 	// definition's MaxPolls) allows without reaching a terminal state.
@@ -40,15 +41,17 @@ const (
 	// and that the retry strategy did not allow to retry (or there is no
 	// strategy: the specification's step 4).
 	FailureError
-	// FailureLimit: a limit of answers in a row that the caller set was
-	// reached: errors retried as transient (WithTransientLimit; by default
-	// there is no such limit, and transient errors are retried for as
-	// long as the wait's time lasts) or not-found answers, the resource
-	// never appearing (WithNotFoundLimit). Error.Message says which.
-	FailureLimit
+	// FailureTransientLimit: errors retried as transient came in a row as
+	// many times as WithTransientLimit allows (by default there is no
+	// such limit, and transient errors are retried for as long as the
+	// wait's time lasts).
+	FailureTransientLimit
 	// FailureRecreated: the resource's identity (WithIdentity) changed
 	// between two answers: it was deleted and created again.
 	FailureRecreated
+	// FailureNeverAppeared: not-found answers came in a row as many times
+	// as WithNotFoundLimit allows: the resource never appeared.
+	FailureNeverAppeared
 )
 
 // String describes the failure.
@@ -58,8 +61,10 @@ func (f Failure) String() string {
 		return "a failure acceptor matched"
 	case FailureError:
 		return "an error no acceptor matched"
-	case FailureLimit:
-		return "answers in a row reached the limit"
+	case FailureTransientLimit:
+		return "transient errors in a row reached the limit"
+	case FailureNeverAppeared:
+		return "the resource never appeared"
 	case FailureRecreated:
 		return "the resource was deleted and recreated"
 	}
@@ -189,8 +194,8 @@ func (w *Waiter[I, O]) timedOut(s *Checkpoint, now time.Time, last error) *Error
 	}
 }
 
-// PanicError is what a wait started with [Waiter.Start] reports when the
-// operation (or a WithMatch function) panicked: [Run.Result] panics with
+// PanicError is what a wait started with [Waiter.Start] (or a [Batch]
+// member) reports when the operation (or a WithMatch function) panicked: [Run.Result] panics with
 // it in the caller's goroutine, and the attempt's event carries it as its
 // error. Stack is the panicking goroutine's stack, so that the caller sees
 // where the panic happened.

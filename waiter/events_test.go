@@ -94,7 +94,7 @@ func TestBreakOutOfAttempts(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		w := mustNew(t, thingExists, readyAfter(50), waiter.WithDelays(time.Second, time.Second))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			if a.Number == 2 {
 				break
 			}
@@ -102,7 +102,7 @@ func TestBreakOutOfAttempts(t *testing.T) {
 		if _, err := r.Result(); err != nil {
 			t.Fatal(err)
 		}
-		for range r.Attempts() {
+		for range r.Events() {
 			break
 		}
 	})
@@ -146,7 +146,7 @@ func TestEventFields(t *testing.T) {
 		}
 		r := mustNew(t, thingExists, op, waiter.WithJitter(backoff.High), waiter.WithMaxPolls(2)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var got []waiter.Attempt[*GetThingOutput]
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			got = append(got, a)
 		}
 		if len(got) != 2 {

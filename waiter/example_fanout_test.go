@@ -56,7 +56,7 @@ func ExampleGroup() {
 	g := waiter.NewGroup(context.Background(), waiter.GroupOptions{})
 	build := waiter.Go(g, "nightly build", w, "build", time.Minute)
 	waiter.Go(g, "smoke test", w, "bad-smoke", time.Minute)
-	for a := range build.Attempts() {
+	for a := range build.Events() {
 		fmt.Println("build attempt", a.Number, a.Output.State)
 	}
 	err := g.Wait()

@@ -32,7 +32,7 @@ func ExampleWithPollHint() {
 		waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond),
 		waiter.WithPollHint(func(j Operation) time.Duration { return j.PollInterval }))
 	r := w.Start(context.Background(), "job-1", time.Minute)
-	for a := range r.Attempts() {
+	for a := range r.Events() {
 		fmt.Println(a.Number, a.Output.State, "hint", a.Hint, "next poll in", a.NextDelay)
 	}
 	// Output:
@@ -59,7 +59,7 @@ func ExampleWithDelayFunc() {
 	}
 	w, _ := waiter.NewFunc("OperationDone", get, done, waiter.WithDelays(50*time.Microsecond, time.Millisecond), waiter.WithDelayFunc(delay))
 	r := w.Start(context.Background(), "job-1", time.Minute)
-	for a := range r.Attempts() {
+	for a := range r.Events() {
 		fmt.Println(a.Number, a.Output.State, "next poll in", a.NextDelay)
 	}
 	// Output:
@@ -82,7 +82,7 @@ func ExampleWithStability() {
 	ready := func(name, state string, err error) (bool, error) { return state == "READY", err }
 	w, _ := waiter.NewFunc("RoleVisible", get, ready, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond), waiter.WithStability(3, 0))
 	r := w.Start(context.Background(), "deploy-role", time.Minute)
-	for a := range r.Attempts() {
+	for a := range r.Events() {
 		fmt.Println(a.Number, a.Output, a.State, "streak", a.Streak)
 	}
 	// Output:
@@ -135,7 +135,7 @@ func ExampleRun_Poke() {
 	available := func(id, state string, err error) (bool, error) { return state == "AVAILABLE", err }
 	w, _ := waiter.NewFunc("VolumeAvailable", get, available, waiter.WithDelays(time.Hour, time.Hour))
 	r := w.Start(context.Background(), "vol-1", 2*time.Hour)
-	for a := range r.Attempts() {
+	for a := range r.Events() {
 		fmt.Println(a.Number, a.Output)
 		if a.Output == "PENDING" {
 			close(ready) // the event arrives...

@@ -40,7 +40,7 @@ func ExampleWaiter_Start() {
 		return
 	}
 	run := w.Start(context.Background(), "job-42", time.Minute)
-	for a := range run.Attempts() {
+	for a := range run.Events() {
 		fmt.Println(a.Number, a.Output.State, a.State)
 	}
 	job, err := run.Result()

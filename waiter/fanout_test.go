@@ -192,7 +192,7 @@ func TestGroupNamesAndWatches(t *testing.T) {
 			t.Errorf("ended after 3.5s: %v, want all but thing-4 and thing-5", got)
 		}
 		var numbers []int
-		for a := range runs["thing-5"].Attempts() {
+		for a := range runs["thing-5"].Events() {
 			numbers = append(numbers, a.Number)
 		}
 		err := g.Wait()

@@ -58,7 +58,7 @@ func TestPendingHintSetsTheNextPoll(t *testing.T) {
 		}
 		r := w.Start(t.Context(), GetThingInput{"a"}, 5*time.Minute)
 		var hints []time.Duration
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			hints = append(hints, a.Hint)
 		}
 		if _, err := r.Result(); err != nil || len(calls) != 2 || calls[1] != 30*sec || hints[0] != 30*sec {

@@ -1,23 +1,17 @@
 package waiter
 
 import (
-	"context"
-	"runtime/debug"
 	"sync"
-	"time"
-
-	"github.com/waitable/waitable/internal/attemptctx"
 )
 
 // Run is one wait in progress in the background: [Waiter.Start] returns it
-// at once. Read its attempts as they happen from [Run.Events] (or range
-// over [Run.Attempts]), its latest checkpoint from [Run.Checkpoint], and
-// its outcome from [Run.Result]. A Run is safe for concurrent use.
+// at once (so do [Go] and [Batch.Add]). Read its attempts as they happen
+// from [Run.Events], its latest checkpoint from [Run.Checkpoint], and its
+// outcome from [Run.Result]. A Run is safe for concurrent use.
 //
-// A Run ends at its deadline, or when cancelled, even if a call is in
-// progress: a call that has not returned a few milliseconds after its
-// context ended is abandoned (its attempt is reported with Abandoned set,
-// and what it returns later is discarded).
+// A Run ends at its deadline, or when cancelled, when its call in progress
+// returns: the operation honours its context, as Go's functions do (a
+// [Batch] member ends at once: its call serves other keys).
 type Run[O any] struct {
 	onEnd func(err error) // a Group's, called once the outcome is known
 	done  chan struct{}   // closed when the outcome is known
@@ -43,178 +37,12 @@ func newRun[O any](events int, onEnd func(error)) *Run[O] {
 	return &Run[O]{onEnd: onEnd, done: make(chan struct{}), ev: eventLog[O]{size: events}}
 }
 
-// Start begins a wait of at most maxWait for the resource that in names,
-// in a goroutine of its own, and returns at once. Its rules are those of
-// [Waiter.Wait]. Cancelling ctx (or calling [Run.Cancel]) ends the wait.
-// To wait for many resources together, use a [Group] (or [WaitAll]), or a
-// [Batch] for thousands.
-func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
-	return w.start(ctx, in, maxWait, nil, "", nil, defaultEventBuffer)
-}
-
-// StartFrom is [Waiter.Start] resumed from a checkpoint (see
-// [Waiter.WaitFrom] for what it keeps and refuses); a refused checkpoint
-// ends the Run at once with the error.
-func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Run[O] {
-	return w.start(ctx, in, 0, &from, "", nil, defaultEventBuffer)
-}
-
-// start begins a Run; name names it in its errors (a Group's member),
-// onEnd is called once its outcome is known, and events is how many
-// unread attempts it keeps.
-func (w *Waiter[I, O]) start(
-	ctx context.Context,
-	in I,
-	maxWait time.Duration,
-	from *Checkpoint,
-	name string,
-	onEnd func(error),
-	events int,
-) *Run[O] {
-	r := newRun[O](events, onEnd)
-	l := &loop[I, O]{}
-	l.name = name
-	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, &l.s)
-		return r
-	}
-	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
-	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
-	l.ctx, l.stop = ctx, func() { stop(); cancel(context.Canceled) }
-	ctl := &runControl{cancelCause: cancel}
-	if events > 0 { // a Run whose attempts and pokes nobody has (WaitAll's) keeps neither
-		ctl.pokes = make(chan struct{}, 1)
-		l.poke, l.publish = ctl.pokes, r.record
-	}
-	r.ctl, r.cp = ctl, l.s.clone()
-	go func() {
-		err := l.run(l.pollAway)
-		r.finish(l.last, err, &l.s)
-	}()
-	return r
-}
-
-// runControl is a Start loop's: its cancellation and its pokes.
-type runControl struct {
-	cancelCause context.CancelCauseFunc
-	pokes       chan struct{}
-}
-
-func (c *runControl) cancel() { c.cancelCause(context.Canceled) }
-
-func (c *runControl) poke() {
-	select {
-	case c.pokes <- struct{}{}:
-	default: // one is pending already
-	}
-}
-
-// abandonGrace is how long a call may take to return once its context has
-// ended before a Run abandons it.
-const abandonGrace = 5 * time.Millisecond
-
-// pollAway is Start's poll: the call and its judging run in a goroutine
-// of their own, so that the Run ends at its deadline (or cancellation)
-// even if the call does not, and so that the loop's goroutine, which
-// holds the wait while it sleeps, stays small. A call that has not
-// returned abandonGrace after its context ended is abandoned: what it
-// returns later is discarded, and a panic of it goes to OpenTelemetry's
-// error handler. A panic of a call (or of a WithMatch function) that
-// returns in time ends the wait, and Result panics with it. The
-// goroutine makes no call once the wait's context has ended (a group
-// that fails fast, say, cancelled it since the loop looked). While it
-// runs, the loop's goroutine only waits for it: the two never touch the
-// loop at once.
-func (l *loop[I, O]) pollAway() (delay time.Duration, done bool, err error) {
-	type result struct {
-		delay   time.Duration
-		done    bool
-		err     error
-		panic   *PanicError
-		notMade bool
-	}
-	var (
-		mu        sync.Mutex
-		abandoned bool            // the loop gave up on the call
-		judging   bool            // the call returned in time: the goroutine applies it
-		actx      context.Context // the attempt's context, for telemetry
-		results   = make(chan result, 1)
-	)
-	start := l.startCall()
-	go func() {
-		var r result
-		defer func() {
-			if p := recover(); p != nil {
-				r.panic = &PanicError{Value: p, Stack: debug.Stack()}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if !abandoned {
-				results <- r
-			} else if r.panic != nil {
-				reportPanic(&survivedPanic{waiter: l.w.def.Name, what: "a call it had abandoned",
-					value: r.panic.Value, stack: r.panic.Stack})
-			}
-		}()
-		if l.ctx.Err() != nil {
-			r.notMade = true
-			return
-		}
-		a := Attempt[O]{Number: l.s.Attempts + 1, Start: start}
-		callCtx, opCtx, cancel := l.callContext(a.Number, start)
-		mu.Lock()
-		actx = callCtx
-		mu.Unlock()
-		a.Output, a.Err = l.w.op(opCtx, l.in)
-		a.Latency = l.clk().Since(start)
-		if cancel != nil {
-			cancel()
-		}
-		mu.Lock()
-		if judging = !abandoned; !judging {
-			mu.Unlock()
-			return
-		}
-		mu.Unlock()
-		r.delay, r.done, r.err = l.apply(callCtx, &a)
-	}()
-	var r result
-	select {
-	case r = <-results:
-	case <-l.ctx.Done():
-		grace := l.clk().Timer(abandonGrace)
-		select {
-		case r = <-results:
-			grace.Stop()
-		case <-grace.C:
-			mu.Lock()
-			abandoned = !judging
-			spanCtx := actx
-			mu.Unlock()
-			if abandoned {
-				if spanCtx == nil { // the goroutine has yet to start the call
-					spanCtx = l.ctx
-				}
-				return 0, true, l.abandon(spanCtx, start)
-			}
-			r = <-results // it returned in time, and is being applied
-		}
-	}
-	switch {
-	case r.panic != nil:
-		return 0, true, l.panicked(r.panic)
-	case r.notMade:
-		return 0, true, l.end(l.stopped())
-	}
-	return r.delay, r.done, r.err
-}
-
 // Done is closed when the wait's outcome is known.
 func (r *Run[O]) Done() <-chan struct{} { return r.done }
 
 // Cancel ends the wait: its Result then matches context.Canceled. A wait
-// between calls makes no further call; a call in progress gets a few
-// milliseconds to return before it is abandoned. Cancel does not wait
+// between calls makes no further call; a call in progress sees its
+// context end, and the wait ends when it returns. Cancel does not wait
 // for the end: Result and Done do.
 func (r *Run[O]) Cancel() {
 	if c := r.control(); c != nil {
@@ -231,10 +59,11 @@ func (r *Run[O]) Cancel() {
 // asking for time), and subject to the poll rate limit; the schedule goes
 // on after it as before, the fallback for events that never come. A
 // pending answer's own poll hint ([WithPollHint]) does not hold a poke
-// back: the event is news the hint could not know. A poke during a call takes effect when the call returns (its
-// answer may predate the event); a wait already waiting for a rate-limit
-// token, or ended, ignores it. Poke never blocks; it is safe to call from
-// any goroutine, any number of times.
+// back: the event is news the hint could not know. A poke during a call
+// takes effect when the call returns (its answer may predate the event);
+// a wait already waiting for a rate-limit token, or ended, ignores it.
+// Poke never blocks; it is safe to call from any goroutine, any number of
+// times.
 func (r *Run[O]) Poke() {
 	if c := r.control(); c != nil {
 		c.poke()
@@ -293,5 +122,102 @@ func (r *Run[O]) finish(out O, err error, s *Checkpoint) {
 	r.mu.Unlock()
 	if r.onEnd != nil {
 		r.onEnd(err)
+	}
+}
+
+// defaultEventBuffer is how many unread attempts a wait keeps (see
+// [Run.Events]).
+const defaultEventBuffer = 16
+
+// Events returns the channel of the wait's attempts, in order, closed
+// after the last one. Every call returns the same channel; range over it
+// to follow the wait.
+//
+// Polling never waits for a reader. The wait keeps the attempts not yet
+// read, up to 16, from its start (so a reader that comes late still gets
+// the first attempts, if no more than that many were made); beyond that,
+// the oldest unread attempt is dropped, and counted by [Run.Missed] (the
+// numbers of the attempts read then jump). So a run nobody reads holds at
+// most that many attempts, however long it polls: breaking out of a loop
+// over the channel leaves nothing behind (it does not end the wait:
+// Cancel does).
+//
+// When the channel is closed, [Run.Done] is already closed: a reader that
+// ranged over the events gets the result without blocking.
+func (r *Run[O]) Events() <-chan Attempt[O] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ev.channel()
+}
+
+// Missed returns how many attempts were dropped unread because more than
+// 16 waited to be read (see [Run.Events]).
+func (r *Run[O]) Missed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ev.missed
+}
+
+// eventLog holds a Run's attempts until they are read: the last size
+// attempts in a slice until Events is first called, then a channel of
+// that capacity. The poller never blocks on it: when it is full, the
+// oldest attempt is dropped and counted. It is guarded by its Run's mutex.
+type eventLog[O any] struct {
+	size   int
+	kept   []Attempt[O] // oldest first, until ch exists
+	ch     chan Attempt[O]
+	missed int
+	closed bool
+}
+
+// push adds an attempt, dropping the oldest unread one if full.
+func (l *eventLog[O]) push(a Attempt[O]) {
+	if l.size == 0 {
+		return // nobody can read them (WaitAll's runs)
+	}
+	if l.ch == nil {
+		if len(l.kept) == l.size {
+			l.kept = append(l.kept[:0], l.kept[1:]...)
+			l.missed++
+		}
+		l.kept = append(l.kept, a)
+		return
+	}
+	for {
+		select {
+		case l.ch <- a:
+			return
+		default:
+		}
+		select { // full: make room by dropping the oldest
+		case <-l.ch:
+			l.missed++
+		default: // the reader just made room
+		}
+	}
+}
+
+// channel returns the events channel, made on first use with what was
+// kept.
+func (l *eventLog[O]) channel() chan Attempt[O] {
+	if l.ch != nil {
+		return l.ch
+	}
+	l.ch = make(chan Attempt[O], max(l.size, 1))
+	for _, a := range l.kept {
+		l.ch <- a
+	}
+	l.kept = nil
+	if l.closed {
+		close(l.ch)
+	}
+	return l.ch
+}
+
+// close marks the end of the attempts.
+func (l *eventLog[O]) close() {
+	l.closed = true
+	if l.ch != nil {
+		close(l.ch)
 	}
 }

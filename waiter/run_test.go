@@ -179,7 +179,7 @@ func TestErrorMatchedAsRetry(t *testing.T) {
 		})
 		r := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var got []string
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			got = append(got, fmt.Sprintf("%d %v %d %v", a.Number, a.State, a.Acceptor, a.NextDelay))
 		}
 		if _, err := r.Result(); err != nil {
@@ -226,7 +226,7 @@ func TestThrottleRetried(t *testing.T) {
 		}
 		r := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low), waiter.WithRetryStrategy(strategy)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var transient []bool
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			transient = append(transient, a.Transient)
 		}
 		if _, err := r.Result(); err != nil {
@@ -337,7 +337,7 @@ func TestAttemptTimeout(t *testing.T) {
 		rec.delay = time.Hour // every call hangs until cut
 		r := mustNew(t, thingExists, rec.op, waiter.WithAttemptTimeout(sec), waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		n := 0
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			n++
 			if a.Latency != sec || !errors.Is(a.Err, context.DeadlineExceeded) || !a.Transient {
 				t.Errorf("attempt %d: latency %v, error %v, transient %t; want 1s, DeadlineExceeded, transient", a.Number, a.Latency, a.Err, a.Transient)
@@ -413,7 +413,7 @@ func TestPanicReachesResult(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		r := mustNew(t, thingExists, panickyDescribe).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var events []waiter.Attempt[*GetThingOutput]
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			events = append(events, a)
 		}
 		var pe *waiter.PanicError

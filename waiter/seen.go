@@ -83,10 +83,10 @@ func (c SeenCount) String() string {
 	return b.String()
 }
 
-// seenKind is what kind of answer a was, as the wait decided it (state),
-// v what its error said.
-func seenKind[O any](a *Attempt[O], state classify.State, v *classify.Verdict) SeenCount {
-	k := SeenCount{Acceptor: a.Acceptor, State: state.String()}
+// seenKind is what kind of answer a was, as the wait decided it
+// (a.State), v what its error said.
+func seenKind[O any](a *Attempt[O], v *classify.Verdict) SeenCount {
+	k := SeenCount{Acceptor: a.Acceptor, State: a.State.String()}
 	if a.Late {
 		k.State = "timeout"
 	}

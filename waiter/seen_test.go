@@ -32,7 +32,7 @@ func TestSeenCountsAnswers(t *testing.T) {
 			return status("success"), nil
 		})
 		r := mustNew(t, thingExists, rec.op).Start(t.Context(), GetThingInput{"a"}, time.Hour)
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			if got := total(a.Checkpoint.Seen); got != a.Number {
 				t.Errorf("attempt %d's checkpoint counts %d answers (%v)", a.Number, got, a.Checkpoint.Seen)
 			}

@@ -28,7 +28,7 @@ func TestStabilityNInARow(t *testing.T) {
 		w := mustNew(t, thingExists, rec.op, waiter.WithStability(3, 0), waiter.WithDelays(2*sec, 60*sec), waiter.WithJitter(backoff.High))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var got []string
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			got = append(got, fmt.Sprintf("%v/%d/%v", a.State, a.Streak, a.NextDelay))
 		}
 		if _, err := r.Result(); err != nil || len(rec.times()) != 6 {
@@ -76,7 +76,7 @@ func TestStabilityResumes(t *testing.T) {
 		w := mustNew(t, thingExists, rec.op, waiter.WithStability(3, 0))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var cp waiter.Checkpoint
-		for a := range r.Attempts() {
+		for a := range r.Events() {
 			if a.Number == 2 {
 				cp = a.Checkpoint
 				r.Cancel()

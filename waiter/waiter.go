@@ -21,7 +21,7 @@ import (
 )
 
 // Waiter polls one operation until its resource reaches a terminal state,
-// as a [Definition] (or a Go [Condition]) says. Build it with [New] or
+// as a [Definition] (or a Go condition, [NewFunc]) says. Build it with [New] or
 // [NewFunc]; wait with [Waiter.Wait] (in your goroutine) or [Waiter.Start]
 // (in the background, with events and checkpoints). A Waiter is safe for
 // concurrent use by any number of waits.
@@ -262,20 +262,6 @@ func (w *Waiter[I, O]) compile() []error {
 	return errs
 }
 
-// judgeCondition is Judge for a NewFunc waiter.
-func (w *Waiter[I, O]) judgeCondition(in I, out O, err error) Judgment {
-	done, failure := w.cond(in, out, err)
-	switch {
-	case done:
-		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Success}
-	case failure == nil: // the condition's own verdict, whatever the call returned
-		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Retry}
-	case failure == err: // the call's own error, left to the retry strategy
-		return Judgment{Acceptor: -1, State: classify.Failure}
-	}
-	return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Failure, Failure: failure}
-}
-
 // fingerprint identifies the rules a Checkpoint was made under: what a
 // checkpoint needs to resume with the same decisions.
 func (w *Waiter[I, O]) fingerprint() string {
@@ -316,13 +302,6 @@ func (w *Waiter[I, O]) fingerprint() string {
 // Schedule returns the delay schedule the waiter uses (the definition's,
 // or the WithDelays override).
 func (w *Waiter[I, O]) Schedule() backoff.WaiterSchedule { return w.schedule }
-
-// pokeGap returns the least time from a call's start to a poked call:
-// a burst of events (EventBridge may deliver one more than once) makes
-// one call, not one each.
-func (w *Waiter[I, O]) pokeGap() time.Duration {
-	return min(w.schedule.MinDelay, time.Second)
-}
 
 // stable reports whether success must be seen more than once
 // (WithStability).

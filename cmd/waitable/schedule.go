@@ -208,7 +208,8 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 			if c.readyAt > 0 && at.Sub(t0) >= c.readyAt {
 				judged = success
 			}
-			p := waiter.Attempt[struct{}]{Start: at, Latency: c.latency, Judgment: judged, Hint: c.hint, MinDelay: c.hint}
+			judged.Hint, judged.Backoff = c.hint, c.hint
+			p := waiter.Answer[struct{}]{Start: at, Latency: c.latency, Judgment: judged}
 			a, err := w.Step(s, p, at.Add(c.latency))
 			s = a.Checkpoint
 			if a.Outcome != "" {

@@ -227,7 +227,7 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	p := progress{w: stderr, json: *asJSON, out: stdout, quiet: *quiet, live: isTerminal(stderr)}
 	r := w.Start(ctx, struct{}{}, *maxWait)
 	var last *output
-	for a := range r.Attempts() {
+	for a := range r.Events() {
 		if a.Output != nil {
 			last = a.Output
 		}

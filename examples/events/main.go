@@ -85,7 +85,7 @@ func handler(delay time.Duration) http.Handler {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for a := range run.Attempts() {
+				for a := range run.Events() {
 					e := event{Wait: plan.name, Attempt: a.Number, AtMs: a.Start.Sub(start).Milliseconds(), State: a.State.String(), Status: a.Output.Status, NextMs: a.NextDelay.Milliseconds()}
 					select {
 					case events <- e:

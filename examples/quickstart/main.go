@@ -94,7 +94,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 	start := time.Now()
 	name := "demo"
 	run := w.Start(ctx, &DescribeClusterInput{Name: &name}, time.Minute)
-	for a := range run.Attempts() {
+	for a := range run.Events() {
 		what := "cluster.status=" + string(a.Output.GetStatus())
 		if a.Err != nil {
 			what = a.Err.Error()

@@ -1,0 +1,408 @@
+package waiter
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/waitable/waitable/internal/attemptctx"
+	"github.com/waitable/waitable/internal/timers"
+	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
+)
+
+// The in-process drivers: the loop of Wait and Start, one goroutine per
+// wait (the caller's for Wait, one of its own for Start), in which every
+// call is made. The rules are the core's (core.go); a driver only sleeps,
+// calls and publishes.
+
+// Wait waits at most maxWait for the resource that in names, in the
+// caller's goroutine, and returns the last output observed (even when the
+// wait failed or timed out, so that the caller sees where the resource
+// was) and nil or an [*Error].
+//
+// maxWait must be positive: the Smithy specification requires callers to
+// say how long they will wait. A deadline of ctx earlier than maxWait,
+// read on the waiter's clock ([WithClock]), is the wait's deadline (the
+// last call is timed to land before it, and the wait ends with
+// [ErrTimeout]). A ctx already done makes no call. Cancelling ctx ends the
+// wait with an error matching context.Canceled and the context's cause.
+//
+// Each call runs under a context that ends at the wait's deadline (and at
+// the per-attempt timeout, if set), and the operation honours it, as Go's
+// functions do: the wait ends when the call returns. A call that returns
+// after the deadline, or returns its context's error at it, is not
+// judged, and the wait times out. A panic of the operation goes through
+// Wait, with its own stack, after the wait's timer and telemetry are
+// released.
+func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O, error) {
+	return w.wait(ctx, in, maxWait, nil)
+}
+
+// WaitFrom is [Waiter.Wait] resumed from a checkpoint (an attempt's
+// Checkpoint, or [Run.Checkpoint], perhaps saved by another process): the
+// same deadline, attempt numbering, schedule position and jitter. The
+// first call is made when the checkpoint said the next one was due. A
+// checkpoint of another waiter, of other rules, damaged, or empty (the
+// zero Checkpoint) is refused with an error matching [ErrCheckpoint] (a
+// [*CheckpointError] saying which [Problem]). The last output of the waits
+// before the checkpoint is not in it: until the first call, there is none.
+func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, error) {
+	return w.wait(ctx, in, 0, &from)
+}
+
+func (w *Waiter[I, O]) wait(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
+	var l loop[I, O]
+	if err := l.init(w, ctx, in, maxWait, from); err != nil {
+		return l.last, err
+	}
+	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
+	returned := false
+	defer func() {
+		if !returned { // the operation panicked: release, and let it go on
+			l.stopTimer()
+			l.release()
+			l.endWait(telemetry.OutcomePanic, nil)
+		}
+	}()
+	err := l.run()
+	returned = true
+	return l.last, err
+}
+
+// Start begins a wait of at most maxWait for the resource that in names,
+// in a goroutine of its own, and returns at once. Its rules are those of
+// [Waiter.Wait], and it makes its calls the same way, in its goroutine: a
+// Run ends when its call returns. Cancelling ctx (or calling
+// [Run.Cancel]) ends the wait. To wait for many resources together, use a
+// [Group] (or [WaitAll]), or a [Batch] for thousands.
+func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
+	return w.start(ctx, in, maxWait, nil, "", nil, defaultEventBuffer)
+}
+
+// StartFrom is [Waiter.Start] resumed from a checkpoint (see
+// [Waiter.WaitFrom] for what it keeps and refuses); a refused checkpoint
+// ends the Run at once with the error.
+func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Run[O] {
+	return w.start(ctx, in, 0, &from, "", nil, defaultEventBuffer)
+}
+
+// start begins a Run; name names it in its errors (a Group's member),
+// onEnd is called once its outcome is known, and events is how many
+// unread attempts it keeps (0: it keeps none, and takes no pokes).
+func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint, name string,
+	onEnd func(error), events int) *Run[O] {
+	r := newRun[O](events, onEnd)
+	l := &loop[I, O]{}
+	l.name = name
+	if err := l.init(w, ctx, in, maxWait, from); err != nil {
+		r.finish(l.last, err, &l.s)
+		return r
+	}
+	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
+	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
+	l.ctx, l.release, l.cancelCause = ctx, func() { stop(); cancel(context.Canceled) }, cancel
+	if events > 0 {
+		l.pokes = make(chan struct{}, 1)
+		l.publish = r.record
+		r.cp = l.s.clone()
+	}
+	r.ctl = l
+	go l.runFor(r)
+	return r
+}
+
+// runFor is Start's goroutine: the loop, then r's result. A panic of the
+// operation (or of a WithMatch function) ends the wait, and r.Result
+// panics with it.
+func (l *loop[I, O]) runFor(r *Run[O]) {
+	defer func() {
+		if p := recover(); p != nil {
+			pe := &PanicError{Value: p, Stack: debug.Stack()}
+			now := l.clk().Now()
+			a := l.w.panicked(&l.s, pe, l.lastCall.start, now)
+			l.stopTimer()
+			l.endAttempt(l.actx, &a, now)
+			l.emit(&a)
+			r.finish(l.last, l.end(pe), &l.s)
+		}
+	}()
+	err := l.run()
+	r.finish(l.last, err, &l.s)
+}
+
+// loop is one wait of Wait or Start: its driver state, its one timer,
+// and (Start's) its pokes.
+type loop[I, O any] struct {
+	driver[I, O]
+	timer       *clock.Timer
+	woke        time.Time       // when the timer that ended the last sleep fired: the next call's start
+	lastCall    lastCall        // the call in flight, or the last one: what a poke needs
+	actx        context.Context // the attempt's context (its span), for the call in flight
+	pokes       chan struct{}   // Start's, if its events are kept
+	cancelCause context.CancelCauseFunc
+}
+
+// run is the loop: sleep until the next call is due (or a poke), take a
+// token of the poll rate limit, call and apply the answer, until the core
+// says the wait is over or its context ends.
+func (l *loop[I, O]) run() error {
+	defer l.stopTimer()
+	if !l.s.Next.IsZero() && !l.sleep(l.s.Next.Sub(l.clk().Now()), true) { // resumed, or an initial delay
+		return l.end(l.interrupted())
+	}
+	for {
+		wait, ok := l.admit()
+		if !ok {
+			return l.end(l.w.timedOut(&l.s, l.clk().Now(), l.lastErr))
+		}
+		if wait > 0 && !l.sleep(wait, false) {
+			return l.end(l.interrupted())
+		}
+		l.dropPoke()            // a poke while waiting for the token is done with the call
+		if l.ctx.Err() != nil { // ended as the sleep did: no call
+			return l.end(l.interrupted())
+		}
+		a, done, err := l.poll()
+		if done {
+			return l.end(err)
+		}
+		l.lastCall = lastCallOf(&a)
+		if !l.sleep(a.NextDelay, true) {
+			return l.end(l.interrupted())
+		}
+	}
+}
+
+// poll makes the next call, in the loop's goroutine, under the calls'
+// context (and the per-attempt timeout), and applies its answer. It
+// starts when the timer that ended the last sleep fired, so that the
+// schedule does not drift by the loop's own latency.
+func (l *loop[I, O]) poll() (Attempt[O], bool, error) {
+	start := l.woke
+	if l.woke = (time.Time{}); start.IsZero() {
+		start = l.clk().Now()
+	}
+	l.lastCall = lastCall{start: start}
+	l.actx = l.ctx
+	if l.obs != nil {
+		l.actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
+	}
+	callCtx, cancel := l.actx, context.CancelFunc(nil)
+	if t := l.w.cfg.attemptTimeout; t > 0 {
+		callCtx, cancel = l.clk().WithTimeout(l.actx, t)
+	}
+	out, err := l.w.op(callCtx, l.in)
+	now := l.clk().Now()
+	if cancel != nil {
+		cancel()
+	}
+	return l.apply(l.actx, Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}, now)
+}
+
+// sleep waits d on the loop's timer, or until the calls' context ends
+// (false). With pokable, a poke (Start's) cuts it short as the core's
+// poke rule says.
+func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
+	if d <= 0 {
+		return l.ctx.Err() == nil
+	}
+	if l.timer == nil {
+		l.timer = l.clk().Timer(d)
+	} else {
+		timers.Reset(l.clk(), l.timer, d)
+	}
+	var pokes <-chan struct{}
+	var due time.Time // the timer's, once a poke needs it
+	if pokable && l.pokes != nil {
+		pokes, due = l.pokes, l.clk().Now().Add(d)
+	}
+	for {
+		select {
+		case l.woke = <-l.timer.C:
+			return true
+		case <-l.ctx.Done():
+			l.stopTimer()
+			return false
+		case <-pokes:
+			now := l.clk().Now()
+			at, ok := l.w.pokeAt(l.lastCall, due, now)
+			if !ok {
+				continue // the schedule's call comes first
+			}
+			l.stopTimer()
+			if !at.After(now) {
+				return true
+			}
+			timers.Reset(l.clk(), l.timer, at.Sub(now))
+			due = at
+		}
+	}
+}
+
+// stopTimer stops the loop's timer and drains a value it may have sent,
+// so that the next sleep starts clean on every clock.
+func (l *loop[I, O]) stopTimer() {
+	if l.timer != nil && !l.timer.Stop() {
+		select {
+		case <-l.timer.C:
+		default:
+		}
+	}
+}
+
+// dropPoke forgets a poke that came while the wait waited for a token.
+func (l *loop[I, O]) dropPoke() {
+	select {
+	case <-l.pokes:
+	default:
+	}
+}
+
+// cancel is Run.Cancel's.
+func (l *loop[I, O]) cancel() { l.cancelCause(context.Canceled) }
+
+// poke is Run.Poke's.
+func (l *loop[I, O]) poke() {
+	select {
+	case l.pokes <- struct{}{}:
+	default: // one is pending already, or nobody takes them
+	}
+}
+
+// driver is one wait's state in process, the loop's and a Batch member's:
+// its contexts, Checkpoint, retry token, last output and observer.
+type driver[I, O any] struct {
+	w       *Waiter[I, O]
+	name    string // the wait's name in a fan-out, for its errors
+	in      I
+	parent  context.Context // the caller's context
+	spanCtx context.Context // parent, with the wait's span if one records
+	ctx     context.Context // the calls' context: ends at the deadline, with parent, or on Cancel
+	release func()          // releases ctx
+	s       Checkpoint
+	tok     retry.Token
+	last    O
+	lastErr error
+	obs     telemetry.WaitObserver
+	publish func(a Attempt[O]) // the Run's events (nil: nobody reads them)
+}
+
+// init sets a wait up: from scratch (from nil) or from a checkpoint. It
+// returns the error that ends the wait before any call: bad arguments, a
+// context already done, no time left. The driver then makes the calls'
+// context (d.ctx) its own way.
+func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
+	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
+	now := d.clk().Now()
+	until, hasDeadline := time.Duration(0), false
+	if dl, ok := parent.Deadline(); ok {
+		until, hasDeadline = d.clk().Until(dl), true // on the waiter's clock, as every reading of time
+	}
+	if from == nil {
+		if hasDeadline && maxWait > 0 && until < maxWait {
+			maxWait = max(until, time.Nanosecond) // the caller's deadline is the wait's
+		}
+		s, err := w.Begin(now, maxWait, 0)
+		if err != nil {
+			return err
+		}
+		d.s = s
+	} else {
+		if err := w.check(*from); err != nil {
+			return err
+		}
+		d.s = from.clone()
+		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
+			d.s.Deadline = now.Add(until)
+		}
+	}
+	if w.obs != nil {
+		d.spanCtx = d.startWait(parent, now)
+	}
+	if err := parent.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return d.end(d.w.timedOut(&d.s, now, nil))
+		}
+		return d.end(d.w.cancelled(err, context.Cause(parent), &d.s, now, nil))
+	}
+	if !now.Before(d.s.Deadline) {
+		return d.end(d.w.timedOut(&d.s, now, nil))
+	}
+	return nil
+}
+
+// clk is the waiter's clock.
+func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
+
+// deadlineHit reports whether the calls' context ended because the wait's
+// deadline passed (its own, or the caller's earlier one it took), not
+// because the wait was cancelled.
+func (d *driver[I, O]) deadlineHit() bool {
+	return d.ctx.Err() == context.DeadlineExceeded || context.Cause(d.ctx) == context.DeadlineExceeded
+}
+
+// interrupted returns the error of a wait whose calls' context ended
+// between calls: a timeout or a cancellation.
+func (d *driver[I, O]) interrupted() error {
+	now := d.clk().Now()
+	if d.deadlineHit() {
+		return d.w.timedOut(&d.s, now, d.lastErr)
+	}
+	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
+}
+
+// admit takes a token from the poll rate limit (WithPollRateLimit) and
+// returns how long to wait for it; ok is false if it would come too late.
+func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
+	lim := d.w.cfg.limiter
+	if lim == nil {
+		return 0, true
+	}
+	now := d.clk().Now()
+	if lim.AllowN(now, 1) {
+		return 0, true
+	}
+	r := lim.ReserveN(now, 1)
+	wait = r.DelayFrom(now)
+	if !r.OK() || !now.Add(wait).Before(d.s.Deadline) {
+		r.CancelAt(now)
+		return 0, false
+	}
+	return wait, true
+}
+
+// apply applies a call's answer, which came at now, to the wait: the
+// core judges and steps it, unless the caller cancelled during the call
+// (then it is counted, not judged, and the wait ends cancelled). The
+// observer and the Run's events get the attempt. It returns the attempt
+// and, done, the error that ended the wait (nil for success).
+func (d *driver[I, O]) apply(actx context.Context, ans Answer[O], now time.Time) (a Attempt[O], done bool, err error) {
+	if ans.Err == nil {
+		d.last = ans.Output // the last output observed: of the last call that succeeded
+	}
+	if d.ctx.Err() != nil && !d.deadlineHit() {
+		a, err = d.w.interrupt(&d.s, &ans, false, d.ctx.Err(), context.Cause(d.ctx), ans.Err, now)
+	} else {
+		if !late(&d.s, &ans, now) {
+			d.tok = d.w.judge(d.ctx, d.in, d.s.Attempts+1, &ans, d.tok)
+		}
+		a, err = d.w.step(&d.s, &ans, now)
+	}
+	d.lastErr = ans.Err
+	d.endAttempt(actx, &a, now)
+	d.emit(&a)
+	return a, a.Outcome != "", err
+}
+
+// emit gives the attempt, with the Checkpoint after it, to the Run's
+// events, if anyone can read them.
+func (d *driver[I, O]) emit(a *Attempt[O]) {
+	if d.publish != nil {
+		a.Checkpoint = d.s.clone()
+		d.publish(*a)
+	}
+}

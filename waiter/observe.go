@@ -1,0 +1,154 @@
+package waiter
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/waitable/waitable/telemetry"
+)
+
+// How an in-process wait ends, and what its observer hears.
+
+// end ends the wait with err (nil: success): it records the end in the
+// Checkpoint and the error, releases the calls' context, runs the
+// give-up hook, and tells the observer; it returns err.
+func (d *driver[I, O]) end(err error) error {
+	we, isErr := err.(*Error)
+	if isErr && d.name != "" {
+		we.Input = d.name
+	}
+	if d.s.Version != 0 && d.s.End == "" {
+		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
+	}
+	if isErr {
+		we.Seen = slices.Clone(d.s.Seen)
+	}
+	if d.release != nil {
+		d.release()
+	}
+	if outcome := outcomeOf(err); d.w.giveUp != nil &&
+		(outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
+		d.gaveUp(err)
+	}
+	d.endWait(outcomeOf(err), err)
+	return err
+}
+
+// gaveUp calls WithOnGiveUp's function, under a context of its own,
+// guarded against its panics.
+func (d *driver[I, O]) gaveUp(err error) {
+	ctx, cancel := d.clk().WithTimeout(context.WithoutCancel(d.parent), d.w.cfg.giveUpTimeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			reportPanic(&survivedPanic{waiter: d.w.def.Name, what: "its WithOnGiveUp hook", value: p, stack: debug.Stack()})
+		}
+	}()
+	d.w.giveUp(ctx, d.in, err)
+}
+
+// startWait tells the observer a wait starts, guarded against its panics.
+func (d *driver[I, O]) startWait(ctx context.Context, now time.Time) (c context.Context) {
+	c = ctx
+	defer d.guard()
+	c, d.obs = d.w.obs.StartWait(ctx, telemetry.Wait{Kind: "wait", Name: d.w.def.Name,
+		Operation: d.w.def.Operation.ID, MaxWait: d.s.Deadline.Sub(d.s.Start)}, now)
+	return c
+}
+
+// startAttempt tells the observer a call starts, and returns the
+// attempt's context.
+func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c context.Context) {
+	c = ctx
+	defer d.guard()
+	return d.obs.StartAttempt(ctx, n, t)
+}
+
+// endAttempt tells the observer how attempt a went.
+func (d *driver[I, O]) endAttempt(actx context.Context, a *Attempt[O], now time.Time) {
+	if d.obs == nil {
+		return
+	}
+	defer d.guard()
+	state := a.State.String()
+	if a.Late {
+		state = telemetry.OutcomeTimeout
+	}
+	d.obs.EndAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
+		Acceptor: a.Acceptor, State: state, Transient: a.Transient, NextDelay: a.NextDelay, RetryAfter: a.Hint,
+		Tokens: -1}, now)
+}
+
+// endWait tells the observer how the wait ended, and forgets it.
+func (d *driver[I, O]) endWait(outcome string, err error) {
+	if d.obs == nil {
+		return
+	}
+	defer d.guard()
+	now := d.clk().Now()
+	d.obs.EndWait(telemetry.Outcome{Outcome: outcome, Attempts: d.s.Attempts, Elapsed: now.Sub(d.s.Start), Err: err}, now)
+	d.obs = nil
+}
+
+// guard is deferred around every observer call: an observer that panics
+// is dropped for the rest of the wait, and the panic reported.
+func (d *driver[I, O]) guard() {
+	if p := recover(); p != nil {
+		d.obs = nil
+		reportPanic(&telemetry.ObserverPanic{Value: p, Stack: debug.Stack()})
+	}
+}
+
+// reportPanic hands a panic that the wait survives (an observer's, the
+// give-up hook's) to OpenTelemetry's error handler (otel.Handle, which
+// logs it unless an application installed its own).
+func reportPanic(err error) { otel.Handle(err) }
+
+// survivedPanic is a panic that no caller can receive because the wait
+// goes on or has ended without it: a give-up hook's. It goes to
+// OpenTelemetry's error handler.
+type survivedPanic struct {
+	waiter, what string
+	value        any
+	stack        []byte
+}
+
+func (p *survivedPanic) Error() string {
+	return fmt.Sprintf("waiter %s: %s panicked (the wait ended as it would have): %v\n\n%s",
+		p.waiter, p.what, p.value, p.stack)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (p *survivedPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
+}
+
+// outcomeOf names how a wait that ended with err ended, as the telemetry
+// package's Outcome constants do.
+func outcomeOf(err error) string {
+	e, ok := err.(*Error) // the waiter's own errors, never wrapped
+	if !ok {
+		if _, ok := err.(*PanicError); ok {
+			return telemetry.OutcomePanic
+		}
+		if err == nil {
+			return telemetry.OutcomeSuccess
+		}
+		return telemetry.OutcomeCancelled
+	}
+	switch e.Reason {
+	case ErrTimeout:
+		return telemetry.OutcomeTimeout
+	case ErrFailure:
+		return telemetry.OutcomeFailure
+	case ErrMaxPolls:
+		return telemetry.OutcomeMaxPolls
+	}
+	return telemetry.OutcomeCancelled
+}
