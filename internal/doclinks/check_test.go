@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"go/ast"
 	"go/doc/comment"
-	"go/parser"
 	"go/token"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // A checker finds the doc links of a repository that do not resolve.
@@ -20,9 +18,9 @@ type checker struct {
 	goroot   string // the standard library is under goroot/src
 	modcache string // external modules are under modcache, as the go command puts them
 	fset     *token.FileSet
-	mods     []module        // innermost first
-	pkgs     map[string]*pkg // import path → package; nil: no package there
-	byName   map[string]string
+	mods     []module          // innermost first
+	pkgs     map[string]*pkg   // import path → package; nil: no package there
+	byName   map[string]string // package name → import path in the repository; "": two have it
 	problems []string
 }
 
@@ -271,67 +269,6 @@ func (c *checker) load(importPath string, mod *module) (p *pkg, known bool) {
 	p = readDeclarations(c.fset, dir, importPath)
 	c.pkgs[importPath] = p
 	return p, true
-}
-
-// readDeclarations reads the declarations of the package in dir, without
-// its tests; nil if dir holds no Go package. Of the files of other
-// packages a directory may hold (a generator in package main behind a
-// build constraint), it reads those of the package named as the import
-// path says, or else of the package with the most files.
-func readDeclarations(fset *token.FileSet, dir, importPath string) *pkg {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	files := map[string][]*ast.File{} // package name → its files
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
-		if err == nil {
-			files[f.Name.Name] = append(files[f.Name.Name], f)
-		}
-	}
-	name := assumedName(importPath)
-	if files[name] == nil {
-		for _, n := range sortedKeys(files) {
-			if len(files[n]) > len(files[name]) {
-				name = n
-			}
-		}
-	}
-	if files[name] == nil {
-		return nil
-	}
-	p := newPkg(importPath, name)
-	for _, f := range files[name] {
-		imports := map[string]string{}
-		for _, spec := range f.Imports {
-			ip := strings.Trim(spec.Path.Value, `"`)
-			imports[assumedName(ip)] = ip
-			if spec.Name != nil {
-				imports[spec.Name.Name] = ip
-			}
-		}
-		p.add(f, imports)
-	}
-	return p
-}
-
-// escape writes a module path or version as the module cache does: an
-// upper-case letter becomes "!" and its lower case.
-func escape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsUpper(r) {
-			b.WriteByte('!')
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // docComments returns the doc comments of f: the package doc, and the doc

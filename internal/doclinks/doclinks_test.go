@@ -9,6 +9,8 @@ import (
 	"testing"
 )
 
+const goleakPath = "go.uber.org/goleak"
+
 // goEnv returns GOROOT and GOMODCACHE as the go command sees them.
 func goEnv(t *testing.T) (goroot, modcache string) {
 	t.Helper()
@@ -45,8 +47,23 @@ func TestDocLinksResolve(t *testing.T) {
 // whose docs hold a broken link of each kind next to links that resolve
 // and brackets that are no links.
 func TestCheckFindsBrokenLinks(t *testing.T) {
+	// Its links into a module go to goleak, at the version this test is
+	// built with: one the module cache holds.
+	root := filepath.Join("testdata", "repo")
+	m, err := readGoMod(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", goleakPath).Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", goleakPath, err)
+	}
+	if v := strings.TrimSpace(string(out)); v != m.requires[goleakPath] {
+		t.Fatalf("%s/go.mod requires %s %s; this test is built with %s: require that",
+			root, goleakPath, m.requires[goleakPath], v)
+	}
 	goroot, modcache := goEnv(t)
-	got, err := check(filepath.Join("testdata", "repo"), goroot, modcache)
+	got, err := check(root, goroot, modcache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +82,7 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 		"a/a_test.go:9: [a.Missing] does not resolve",
 		"a/a_test.go:9: [Helper] does not resolve",
 		"b/b.go:1: [a.Nope] does not resolve",
+		"sub/sub.go:3: [example.com/repo/sub.S] does not resolve",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("check(testdata/repo) =\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))

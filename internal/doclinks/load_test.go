@@ -48,9 +48,10 @@ func newPkg(importPath, name string) *pkg {
 }
 
 // readModules walks the repository from root and returns every module,
-// innermost first: a directory belongs to the first whose dir contains it.
-// It skips testdata, node_modules and directories starting with "." or "_",
-// as the go command does.
+// innermost first (a directory belongs to the first whose dir contains
+// it), and the Go files of each directory. It skips .git, vendor,
+// testdata and node_modules, but not the other directories the go command
+// leaves out of "./...": .ci holds a program of the root module.
 func readModules(root string) ([]module, map[string][]string, error) {
 	var mods []module
 	goFiles := map[string][]string{} // dir → its .go files
@@ -62,8 +63,7 @@ func readModules(root string) ([]module, map[string][]string, error) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			n := d.Name()
-			if rel != "." && (n == "testdata" || n == "node_modules" ||
-				strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_")) {
+			if rel != "." && (n == ".git" || n == "vendor" || n == "testdata" || n == "node_modules") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -255,4 +255,65 @@ func baseType(expr ast.Expr, imports map[string]string) typeRef {
 			return typeRef{}
 		}
 	}
+}
+
+// readDeclarations reads the declarations of the package in dir, without
+// its tests; nil if dir holds no Go package. Of the files of other
+// packages a directory may hold (a generator in package main behind a
+// build constraint), it reads those of the package named as the import
+// path says, or else of the package with the most files.
+func readDeclarations(fset *token.FileSet, dir, importPath string) *pkg {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	files := map[string][]*ast.File{} // package name → its files
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+		if err == nil {
+			files[f.Name.Name] = append(files[f.Name.Name], f)
+		}
+	}
+	name := assumedName(importPath)
+	if files[name] == nil {
+		for _, n := range sortedKeys(files) {
+			if len(files[n]) > len(files[name]) {
+				name = n
+			}
+		}
+	}
+	if files[name] == nil {
+		return nil
+	}
+	p := newPkg(importPath, name)
+	for _, f := range files[name] {
+		imports := map[string]string{}
+		for _, spec := range f.Imports {
+			ip := strings.Trim(spec.Path.Value, `"`)
+			imports[assumedName(ip)] = ip
+			if spec.Name != nil {
+				imports[spec.Name.Name] = ip
+			}
+		}
+		p.add(f, imports)
+	}
+	return p
+}
+
+// escape writes a module path or version as the module cache does: an
+// upper-case letter becomes "!" and its lower case.
+func escape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsUpper(r) {
+			b.WriteByte('!')
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
