@@ -39,8 +39,9 @@ import (
 // resource, fewer than detecting each resource takes when a call asks for
 // one; the 9,000 poked calls alone are 31% of it.
 //
-// The poke gap is 1s (the default): it folds a burst of duplicate
-// deliveries (EventBridge delivers at least once) into one call.
+// The poke gap is the waiter's own, 1s here (a second, or MinDelay if
+// shorter; no option sets it): it folds a burst of duplicate deliveries
+// (EventBridge delivers at least once) into one call.
 const (
 	eventShare = 0.9              // of the resources announce their readiness
 	eventLag   = time.Second      // from ready to the event's delivery

@@ -123,7 +123,7 @@ type MemberProgress struct {
 }
 
 // group is the workflow of a group of waits: each member a wait of its
-// own (its own State, deadline and seed) in a coroutine, stepped as a
+// own (its own checkpoint, deadline and seed) in a coroutine, stepped as a
 // single wait is (see step), at most req.Concurrency at once. A member
 // that fails fails neither the others nor the workflow, which returns
 // every member's outcome.
@@ -131,7 +131,7 @@ type MemberProgress struct {
 // When the run's history reaches the limit (WithGroupHistoryLimit), or
 // Temporal suggests it, the run drains: it cancels halt, which ends the
 // members' timers and heartbeating activities (whose cancellation carries
-// their State), lets the poll activities in flight end, and, once every
+// their checkpoint), lets the poll activities in flight end, and, once every
 // member has stopped, continues as new with every member as it stands.
 // Cancelling the workflow cancels every member that has not ended; the
 // workflow then ends cancelled, its details the members' outcomes.

@@ -21,7 +21,7 @@ import (
 // it and on another that attaches by ID. A history limit of 10 events
 // makes each run drain as soon as a member ends, cancelling the others'
 // heartbeating activities mid-wait: their cancellations carry their
-// States, so that no attempt is lost nor made twice across the runs.
+// checkpoints, so that no attempt is lost nor made twice across the runs.
 func TestGroupServer(t *testing.T) {
 	ts := temporaltest.NewServer(temporaltest.WithT(t))
 	c := ts.GetDefaultClient()

@@ -1,0 +1,4 @@
+package a
+
+// Exported is declared for the tests only: [T].
+var Exported = 1

@@ -1,0 +1,3 @@
+module example.com/sub
+
+go 1.25
