@@ -97,8 +97,7 @@ func fromGo(v reflect.Value, names *memberNames) any {
 	case reflect.Struct:
 		switch t {
 		case timeType:
-			tm := v.Interface().(time.Time)
-			return float64(tm.Unix()) + float64(tm.Nanosecond())/1e9
+			return epochSeconds(v)
 		case bigIntType, bigFloatType:
 			if v.CanAddr() {
 				return bigNumber(v.Addr())
@@ -111,6 +110,18 @@ func fromGo(v reflect.Value, names *memberNames) any {
 		return goVal{v, names}
 	}
 	return nil
+}
+
+// epochSeconds reads a time.Time as epoch seconds with fraction, in place
+// where v is addressable.
+func epochSeconds(v reflect.Value) float64 {
+	var tm time.Time
+	if v.CanAddr() {
+		tm = *v.Addr().Interface().(*time.Time)
+	} else {
+		tm = v.Interface().(time.Time)
+	}
+	return float64(tm.Unix()) + float64(tm.Nanosecond())/1e9
 }
 
 // float32to64 widens f to the float64 nearest its shortest decimal, so

@@ -263,18 +263,26 @@ func (p *plan) eval(rv reflect.Value) Value {
 	return p.leafValue(at)
 }
 
-// leafValue reads the value of a result: a string, a boolean or a common
-// number directly, anything else through the data model.
+// leafValue reads the value of a result: a string, a boolean, a number
+// or a time.Time directly, anything else through the data model.
 func (p *plan) leafValue(v reflect.Value) Value {
 	switch v.Kind() {
 	case reflect.String:
 		return Value{kind: String, s: v.String()}
 	case reflect.Bool:
 		return Value{kind: Boolean, b: v.Bool()}
-	case reflect.Int, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return Value{kind: Number, n: float64(v.Int())}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return Value{kind: Number, n: float64(v.Uint())}
+	case reflect.Float32:
+		return Value{kind: Number, n: float32to64(float32(v.Float()))}
 	case reflect.Float64:
 		return Value{kind: Number, n: v.Float()}
+	case reflect.Struct:
+		if v.Type() == timeType {
+			return Value{kind: Number, n: epochSeconds(v)}
+		}
 	}
 	return valueOf(fromGo(v, p.names), nil)
 }

@@ -212,3 +212,31 @@ func FuzzPlanShapes(f *testing.F) {
 		checkShapes(t, shapesOutput(strings.Split(names, ",")))
 	})
 }
+
+// TestPlanLeavesAllocateNothing: a planned projection reads its leaves in
+// place, whatever their kind (strings and enums, numbers of every kind,
+// times, behind pointers or not): evaluating it and reading every element
+// allocates nothing.
+func TestPlanLeavesAllocateNothing(t *testing.T) {
+	out := shapesOutput([]string{"running", "pending", "a", "", "stopping", "terminated", "b"})
+	for _, leaf := range []string{"State.Name", "Enum", "Ptr", "State.Code", "Zone", "Cores", "Ratio", "Small", "Big", "Launch", "Since"} {
+		e := compile(t, "Reservations[].Instances[]."+leaf)
+		seen := 0
+		n := testing.AllocsPerRun(20, func() {
+			v, err := e.Eval(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen = 0
+			v.Elements(func(x Value) bool {
+				if x.Kind() != Null {
+					seen++
+				}
+				return true
+			})
+		})
+		if n != 0 || seen == 0 {
+			t.Errorf("%s: %v allocations for %d elements, want none", e, n, seen)
+		}
+	}
+}
