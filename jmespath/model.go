@@ -130,7 +130,8 @@ func float32to64(f float32) float64 {
 	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
 		return float64(f)
 	}
-	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	var buf [32]byte // the shortest decimal of a float32 fits, on the stack
+	x, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(f), 'g', -1, 32)), 64)
 	return x
 }
 
