@@ -110,9 +110,10 @@ func searchMatch(out *DescribeInstancesOutput) int {
 // State.Name with the acceptor's string; pathAll stops at the first
 // instance in another state and needs at least one instance, pathAny stops
 // at the first in its state. The compiler inlines allInState and
-// anyInState, so each compares with a constant. It does not fuse the
-// passes of acceptors that share a path into one: that is another
-// algorithm than the acceptors' in order, which Waitable runs.
+// anyInState, so each compares with a constant. It makes a pass per
+// acceptor, as the acceptors are written; Waitable reads the path they
+// share once, comparing each instance for all four (the first acceptor
+// that matches, in order, still wins).
 func handMatch(out *DescribeInstancesOutput) int {
 	switch {
 	case allInState(out, "running"):

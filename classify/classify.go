@@ -44,8 +44,11 @@ func Validate(acceptors []Acceptor) []error {
 
 // Set is a compiled, ordered list of acceptors for an operation whose input
 // is I and output is O: what one attempt's outcome means. Every JMESPath
-// expression is compiled once, by [Compile]. A Set is safe for concurrent
-// use.
+// expression is compiled once, by [Compile]. A path that several
+// acceptors read (EC2's InstanceRunning has four on
+// Reservations[].Instances[].State.Name) is evaluated once per
+// [Set.Match], and its elements compared for all of them in one pass. A
+// Set is safe for concurrent use.
 type Set[I, O any] struct {
 	acceptors []compiled
 }
@@ -53,7 +56,8 @@ type Set[I, O any] struct {
 type compiled struct {
 	Acceptor
 	path    *PathMatcher
-	expr    *Expr // output or inputOutput path
+	expr    *Expr      // output or inputOutput path
+	group   *pathGroup // this path acceptor and its later peers
 	message *Expr
 }
 
@@ -104,6 +108,7 @@ func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error)
 		}
 	}
 	cs, errs := compileAll(acceptors, o.names)
+	groupPaths(cs)
 	in, out := reflect.TypeFor[I](), reflect.TypeFor[O]()
 	errs = append(errs, checkAll(cs,
 		// Checked as {input, output} of the user's types, so that an error
@@ -221,10 +226,11 @@ type Match struct {
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
 	var evalErrs []error
-	var doc any // out as output matchers read it, boxed once
+	var doc, io any // out, and {input, output}, boxed once each
+	var j judged    // what passes over shared paths found
 	for i := range s.acceptors {
 		c := &s.acceptors[i]
-		var ok bool
+		var ok, known bool
 		var e error
 		switch m := &c.Matcher; {
 		case m.Success != nil:
@@ -236,12 +242,21 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 		case err != nil:
 			continue
 		case m.Output != nil:
+			if ok, known = j.lookup(i); known {
+				break
+			}
 			if doc == nil {
 				doc = out
 			}
-			ok, e = c.expr.compare(doc, c.path.Comparator, c.path.Expected)
+			ok, e = j.judge(c, doc)
 		case m.InputOutput != nil:
-			ok, e = c.expr.compare(&ioDoc[I, O]{Input: in, Output: out}, c.path.Comparator, c.path.Expected)
+			if ok, known = j.lookup(i); known {
+				break
+			}
+			if io == nil {
+				io = &ioDoc[I, O]{Input: in, Output: out}
+			}
+			ok, e = j.judge(c, io)
 		}
 		if e != nil {
 			evalErrs = append(evalErrs, e)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/waitable/waitable/jmespath"
@@ -68,43 +67,13 @@ func (e *Expr) Search(v any) (any, error) {
 	return res, nil
 }
 
-// compare applies comparator c with the expected value to the expression's
-// result on v.
-func (e *Expr) compare(v any, c Comparator, expected string) (bool, error) {
+// eval evaluates the expression on v, reading it in place.
+func (e *Expr) eval(v any) (jmespath.Value, error) {
 	res, err := e.jp.Eval(v)
 	if err != nil {
-		return false, &exprError{expr: e.src, err: err}
+		return jmespath.Value{}, &exprError{expr: e.src, err: err}
 	}
-	return compareValue(res, c, expected), nil
-}
-
-// compareValue applies a comparator to a result.
-func compareValue(res jmespath.Value, c Comparator, expected string) bool {
-	switch c {
-	case StringEquals:
-		s, ok := res.String()
-		return ok && s == expected
-	case BooleanEquals:
-		b, ok := res.Bool()
-		return ok && strconv.FormatBool(b) == expected
-	case AllStringEquals: // a non-empty array of strings, all equal
-		all, n := true, 0
-		res.Elements(func(x jmespath.Value) bool {
-			s, ok := x.String()
-			all, n = ok && s == expected, n+1
-			return all
-		})
-		return all && n > 0
-	case AnyStringEquals: // an array with such a string
-		found := false
-		res.Elements(func(x jmespath.Value) bool {
-			s, ok := x.String()
-			found = ok && s == expected
-			return !found
-		})
-		return found
-	}
-	return false
+	return res, nil
 }
 
 // messageOf renders a message expression's result: a string as is, an

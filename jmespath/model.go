@@ -97,8 +97,7 @@ func fromGo(v reflect.Value, names *memberNames) any {
 	case reflect.Struct:
 		switch t {
 		case timeType:
-			tm := v.Interface().(time.Time)
-			return float64(tm.Unix()) + float64(tm.Nanosecond())/1e9
+			return epochSeconds(v)
 		case bigIntType, bigFloatType:
 			if v.CanAddr() {
 				return bigNumber(v.Addr())
@@ -113,13 +112,26 @@ func fromGo(v reflect.Value, names *memberNames) any {
 	return nil
 }
 
+// epochSeconds reads a time.Time as epoch seconds with fraction, in place
+// where v is addressable.
+func epochSeconds(v reflect.Value) float64 {
+	var tm time.Time
+	if v.CanAddr() {
+		tm = *v.Addr().Interface().(*time.Time)
+	} else {
+		tm = v.Interface().(time.Time)
+	}
+	return float64(tm.Unix()) + float64(tm.Nanosecond())/1e9
+}
+
 // float32to64 widens f to the float64 nearest its shortest decimal, so
 // that a float32 1.2 compares equal to the literal 1.2.
 func float32to64(f float32) float64 {
 	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
 		return float64(f)
 	}
-	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	var buf [32]byte // the shortest decimal of a float32 fits, on the stack
+	x, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(f), 'g', -1, 32)), 64)
 	return x
 }
 

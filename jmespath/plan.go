@@ -20,16 +20,15 @@ type plan struct {
 type pstepKind uint8
 
 const (
-	sField pstepKind = iota // v = v.Field(i) for each i of field
+	sField pstepKind = iota // v = v.Field(idx)
 	sDeref                  // v = v.Elem(); nil ends
 	sIndex                  // v = v.Index(idx), from the end if negative
 	sEach                   // each element of the slice v
 )
 
 type pstep struct {
-	kind  pstepKind
-	field []int // sField: the index path, through embedded structs (never pointers)
-	idx   int   // sIndex
+	kind pstepKind
+	idx  int // sField: the field's index; sIndex: the element's
 }
 
 type planEntry struct {
@@ -130,7 +129,10 @@ func (c planCompiler) stream(n *node, t reflect.Type) (steps []pstep, out reflec
 			}
 			ft = ft.Field(j).Type
 		}
-		return append(steps, pstep{kind: sField, field: idx}), ft, true
+		for _, i := range idx { // through embedded structs, never pointers
+			steps = append(steps, pstep{kind: sField, idx: i})
+		}
+		return steps, ft, true
 	case opSub:
 		l, lt, ok := c.stream(n.l, t)
 		if !ok || hasEach(l) {
@@ -204,15 +206,25 @@ func hasEach(steps []pstep) bool {
 // stopped it.
 func walk(steps []pstep, v reflect.Value, yield func(reflect.Value) bool) bool {
 	for i := range steps {
-		if steps[i].kind == sEach {
+		s := &steps[i]
+		switch s.kind {
+		case sField:
+			v = v.Field(s.idx)
+		case sDeref:
+			if v = v.Elem(); !v.IsValid() { // a nil pointer
+				return true
+			}
+		case sIndex:
+			if v = index(v, s.idx); !v.IsValid() {
+				return true
+			}
+		case sEach:
+			rest := steps[i+1:]
 			for j := range v.Len() {
-				if !walk(steps[i+1:], v.Index(j), yield) {
+				if !walk(rest, v.Index(j), yield) {
 					return false
 				}
 			}
-			return true
-		}
-		if v = steps[i].step(v); !v.IsValid() {
 			return true
 		}
 	}
@@ -222,38 +234,21 @@ func walk(steps []pstep, v reflect.Value, yield func(reflect.Value) bool) bool {
 // one runs steps that do not project and returns the result, or the zero
 // reflect.Value for null.
 func one(steps []pstep, v reflect.Value) reflect.Value {
-	for i := range steps {
-		if v = steps[i].step(v); !v.IsValid() {
-			break
-		}
-	}
-	return v
+	var r reflect.Value
+	walk(steps, v, func(x reflect.Value) bool { r = x; return true })
+	return r
 }
 
-// step runs a step that does not project: the zero reflect.Value for a nil
-// pointer or an index out of range.
-func (s *pstep) step(v reflect.Value) reflect.Value {
-	switch s.kind {
-	case sField:
-		for _, i := range s.field {
-			v = v.Field(i)
-		}
-	case sDeref:
-		if v.IsNil() {
-			return reflect.Value{}
-		}
-		v = v.Elem()
-	case sIndex:
-		j := s.idx
-		if j < 0 {
-			j += v.Len()
-		}
-		if j < 0 || j >= v.Len() {
-			return reflect.Value{}
-		}
-		v = v.Index(j)
+// index returns element i of the list v, counted from the end if
+// negative, or the zero reflect.Value if out of range.
+func index(v reflect.Value, i int) reflect.Value {
+	if i < 0 {
+		i += v.Len()
 	}
-	return v
+	if i < 0 || i >= v.Len() {
+		return reflect.Value{}
+	}
+	return v.Index(i)
 }
 
 // eval runs the plan on rv, a value of the type it was made for.
@@ -268,18 +263,26 @@ func (p *plan) eval(rv reflect.Value) Value {
 	return p.leafValue(at)
 }
 
-// leafValue reads the value of a result: a string, a boolean or a common
-// number directly, anything else through the data model.
+// leafValue reads the value of a result: a string, a boolean, a number
+// or a time.Time directly, anything else through the data model.
 func (p *plan) leafValue(v reflect.Value) Value {
 	switch v.Kind() {
 	case reflect.String:
 		return Value{kind: String, s: v.String()}
 	case reflect.Bool:
 		return Value{kind: Boolean, b: v.Bool()}
-	case reflect.Int, reflect.Int32, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return Value{kind: Number, n: float64(v.Int())}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return Value{kind: Number, n: float64(v.Uint())}
+	case reflect.Float32:
+		return Value{kind: Number, n: float32to64(float32(v.Float()))}
 	case reflect.Float64:
 		return Value{kind: Number, n: v.Float()}
+	case reflect.Struct:
+		if v.Type() == timeType {
+			return Value{kind: Number, n: epochSeconds(v)}
+		}
 	}
 	return valueOf(fromGo(v, p.names), nil)
 }

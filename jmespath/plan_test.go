@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // searchEvaluator is Search through the evaluator alone, never a plan: the
@@ -54,7 +55,7 @@ func TestElementsCompliance(t *testing.T) {
 
 // Shapes of the output types the SDKs generate, and variations of them:
 // struct and pointer elements, enum and pointer strings, fields behind
-// pointers and not, other leaf types.
+// pointers and not, promoted fields, other leaf types.
 type (
 	cState struct {
 		Code *int32
@@ -68,6 +69,18 @@ type (
 		Enum  cEnum
 		Ptr   *string
 		Boxed any
+		cLeaves
+	}
+	// cLeaves are leaves of every numeric kind and a time, promoted into
+	// cInstance.
+	cLeaves struct {
+		Zone   string
+		Cores  uint16
+		Ratio  float32
+		Small  int8
+		Big    uint64
+		Launch *time.Time
+		Since  time.Time
 	}
 	cEnum        string
 	cTag         struct{ Key, Value *string }
@@ -96,6 +109,12 @@ func shapesOutput(names []string) *cOutput {
 		for j := range i % 4 {
 			s := names[(i+j)%len(names)]
 			in := cInstance{ID: &s, Plain: cState{Name: s}, Enum: cEnum(s), Tags: []cTag{{Key: &s}, {}}, Boxed: s}
+			launch := time.Unix(int64(1700000000+i), int64(j)*250_000_000)
+			in.cLeaves = cLeaves{Zone: s, Cores: uint16(i * 7), Ratio: 1.2 * float32(j), Small: int8(-i),
+				Big: 1<<63 + uint64(i), Since: launch}
+			if j%2 == 0 {
+				in.Launch = &launch
+			}
 			if (i+j)%5 != 0 {
 				in.State = &cState{Name: s, Code: &code}
 				in.Ptr = &s
@@ -129,6 +148,11 @@ var shapeExprs = []string{
 	"Reservations[5].Instances[1].State.Name", "Reservations[-1].Instances[0].Ptr",
 	"Reservations[2].Instances[1].Boxed", "Reservations[0].Instances[0].ID", "Names[3]",
 	"Reservations[3].Group.Instances[0].Plain.Name", "Reservations[0].Instances[0].State.Code",
+	"Reservations[].Instances[].Zone", "Reservations[0].Instances[1].Zone",
+	"Reservations[].Instances[].Cores", "Reservations[].Instances[].Ratio",
+	"Reservations[].Instances[].Small", "Reservations[].Instances[].Big",
+	"Reservations[].Instances[].Launch", "Reservations[].Instances[].Since",
+	"Reservations[1].Instances[0].Ratio", "Reservations[2].Instances[1].Launch",
 }
 
 // unplanned are the shapeExprs no plan covers: a result of an interface
@@ -187,4 +211,32 @@ func FuzzPlanShapes(f *testing.F) {
 		}
 		checkShapes(t, shapesOutput(strings.Split(names, ",")))
 	})
+}
+
+// TestPlanLeavesAllocateNothing: a planned projection reads its leaves in
+// place, whatever their kind (strings and enums, numbers of every kind,
+// times, behind pointers or not): evaluating it and reading every element
+// allocates nothing.
+func TestPlanLeavesAllocateNothing(t *testing.T) {
+	out := shapesOutput([]string{"running", "pending", "a", "", "stopping", "terminated", "b"})
+	for _, leaf := range []string{"State.Name", "Enum", "Ptr", "State.Code", "Zone", "Cores", "Ratio", "Small", "Big", "Launch", "Since"} {
+		e := compile(t, "Reservations[].Instances[]."+leaf)
+		seen := 0
+		n := testing.AllocsPerRun(20, func() {
+			v, err := e.Eval(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen = 0
+			v.Elements(func(x Value) bool {
+				if x.Kind() != Null {
+					seen++
+				}
+				return true
+			})
+		})
+		if n != 0 || seen == 0 {
+			t.Errorf("%s: %v allocations for %d elements, want none", e, n, seen)
+		}
+	}
 }
