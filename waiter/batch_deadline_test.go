@@ -120,7 +120,7 @@ func batchGoroutines() int {
 
 // TestBatchMemberEndsAtItsDeadline: each member ends at its own deadline
 // to the instant, also while a call that includes it is in flight, and
-// also while it waits for a call (WithBatchCalls): its Result is a timeout
+// also while it waits for a call (BatchOptions.Calls): its Result is a timeout
 // and Done is closed at that instant, and the answer of its call, when it
 // comes, is discarded for it.
 func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
@@ -217,7 +217,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 }
 
 // TestBatchCancelMidCall: a member cancelled while its call is in flight
-// ends at once, its attempt abandoned with the cancellation as its error;
+// ends at once, its attempt cut off with the cancellation as its error;
 // a call none of whose members remain has its context cancelled.
 func TestBatchCancelMidCall(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
@@ -229,7 +229,7 @@ func TestBatchCancelMidCall(t *testing.T) {
 		r1.Cancel()
 		<-r1.Done()
 		if ev, err := events(r1), errOf(r1); fmt.Sprint(ev) != "[1 retry cancelled context canceled]" || !errors.Is(err, context.Canceled) || time.Since(start) != 5*time.Second {
-			t.Errorf("i-1: events %v, Result %v at +%v; want one abandoned attempt and context.Canceled at +5s", ev, err, time.Since(start))
+			t.Errorf("i-1: events %v, Result %v at +%v; want one cut-off attempt and context.Canceled at +5s", ev, err, time.Since(start))
 		}
 		r2.Cancel()
 		<-r2.Done()

@@ -234,8 +234,9 @@ func TestBatchMissingDefault(t *testing.T) {
 	})
 }
 
-// TestBatchMostOverdueFirst: when a call slot frees (WithBatchCalls(1)),
-// the next call takes the most overdue keys first, at most WithBatchSize.
+// TestBatchMostOverdueFirst: when a call slot frees (BatchOptions.Calls
+// 1), the next call takes the most overdue keys first, at most
+// BatchOptions.Size.
 func TestBatchMostOverdueFirst(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		start := time.Now()

@@ -72,7 +72,7 @@ func TestFatalErrorEndsAtOnce(t *testing.T) {
 	})
 }
 
-// TestConditionFalseNilPollsAgain: a Condition's (false, nil) polls again
+// TestConditionFalseNilPollsAgain: a NewFunc condition's (false, nil) polls again
 // whatever the call returned, a fatal error included; (false, err) is
 // the condition's own failure.
 func TestConditionFalseNilPollsAgain(t *testing.T) {

@@ -102,7 +102,7 @@ func (j checkpointJSON) sum() string {
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
-// MarshalJSON encodes the state with a checksum.
+// MarshalJSON encodes the checkpoint with a checksum.
 func (s Checkpoint) MarshalJSON() ([]byte, error) {
 	j := checkpointJSON(s.jsonForm())
 	j.Sum = j.sum()
@@ -130,7 +130,7 @@ func (s Checkpoint) jsonForm() checkpointJSON {
 	}
 }
 
-// UnmarshalJSON decodes a state and checks its checksum and version: a
+// UnmarshalJSON decodes a checkpoint and checks its checksum and version: a
 // damaged or foreign checkpoint is an error matching [ErrCheckpoint].
 // Bytes that are not a checkpoint at all (null, {}, another JSON object)
 // are ProblemCorrupt, not ProblemMismatch; null and {} say that the

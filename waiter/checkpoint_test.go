@@ -93,10 +93,10 @@ func TestResumeAfterRestart(t *testing.T) {
 	}
 }
 
-// TestResumeReplaysSchedule: with the default jitter, a resumed wait makes
+// TestWaitFromReplaysSchedule: with the default jitter, a resumed wait makes
 // the delays the original would have made, because they are drawn from
-// the seed in the State.
-func TestResumeReplaysSchedule(t *testing.T) {
+// the seed in the Checkpoint.
+func TestWaitFromReplaysSchedule(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		w := mustNew(t, thingExists, readyAfter(9))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
@@ -202,7 +202,7 @@ func TestEmptyCheckpoint(t *testing.T) {
 	}
 	_, err = w.WaitFrom(ctx, GetThingInput{"a"}, waiter.Checkpoint{Version: 2})
 	if ce := (*waiter.CheckpointError)(nil); !errors.As(err, &ce) || ce.Problem != waiter.ProblemMismatch {
-		t.Errorf("WaitFrom(State{Version: 2}) = %v, want ProblemVersion", err)
+		t.Errorf("WaitFrom(Checkpoint{Version: 2}) = %v, want ProblemVersion", err)
 	}
 }
 

@@ -223,37 +223,6 @@ func hasSuccess(acceptors []classify.Acceptor) bool {
 	return false
 }
 
-// Warnings returns what is suspicious but allowed, as Smithy's validator
-// warns about it: an errorType that names none of the operation's modelled
-// errors (real models do this for framework errors such as
-// ValidationException). It returns nil when the operation's errors are
-// unknown (Operation.Errors is nil).
-func (d Definition) Warnings() []string {
-	if d.Operation.Errors == nil {
-		return nil
-	}
-	known := map[string]bool{}
-	for _, id := range d.Operation.Errors {
-		known[shapeName(id)] = true
-	}
-	var warns []string
-	for i, a := range d.Acceptors {
-		if t := a.Matcher.ErrorType; t != "" && !known[shapeName(t)] {
-			warns = append(
-				warns,
-				fmt.Sprintf(
-					"waiter %s: acceptor %d: errorType %q is not among the errors of %s",
-					d.Name,
-					i,
-					t,
-					d.Operation.ID,
-				),
-			)
-		}
-	}
-	return warns
-}
-
 // shapeName returns the name part of a shape ID (after '#').
 func shapeName(id string) string {
 	if i := strings.LastIndexByte(id, '#'); i >= 0 {

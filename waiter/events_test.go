@@ -235,8 +235,8 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// TestCustomAcceptors: WithMatch functions come first, then WithAcceptors,
-// then the definition's.
+// TestCustomAcceptors: WithMatch functions come first, in the order
+// given, then the definition's acceptors.
 func TestCustomAcceptors(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		op := func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) { return status("gone"), nil }

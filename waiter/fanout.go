@@ -67,7 +67,7 @@ type Group struct {
 	started int
 	done    int
 	failed  []groupFailure
-	first   int // the failure that cancelled the rest (WithFailFast), 0 if none
+	first   int // the failure that cancelled the rest (GroupOptions.FailFast), 0 if none
 	all     sync.WaitGroup
 	report  sync.Mutex // serializes progress calls
 }
@@ -178,7 +178,7 @@ func (g *Group) ended(m *groupMember, err error) {
 
 // Wait blocks until every wait of the group has ended and returns nil if
 // all succeeded, or a [*GroupError] listing the ones that did not, in the
-// order they were started (with WithFailFast, the failure that cancelled
+// order they were started (with GroupOptions.FailFast, the failure that cancelled
 // the others comes first).
 func (g *Group) Wait() error {
 	g.all.Wait()

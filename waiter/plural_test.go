@@ -47,7 +47,7 @@ func TestMessagesCountOne(t *testing.T) {
 		ended := r.Checkpoint()
 		_, err = w.WaitFrom(ctx, in, ended)
 		has(t, "WaitFrom an ended checkpoint", err, "the wait ended (success) after 1 poll, ")
-		ended.End = "" // a checkpoint from before State.End
+		ended.End = "" // a checkpoint from before Checkpoint.End
 		_, err = w.WaitFrom(ctx, in, ended)
 		var ce *waiter.CheckpointError
 		if !errors.As(err, &ce) || ce.Problem != waiter.ProblemEnded {

@@ -143,9 +143,9 @@ func TestPokeDuringACall(t *testing.T) {
 	})
 }
 
-// TestPokeGapDefault: by default a poke comes no sooner than 1s after the
-// last call, however long MinDelay is.
-func TestPokeGapDefault(t *testing.T) {
+// TestPokeGapIsASecond: a poke comes no sooner than 1s after the last
+// call, however long MinDelay is.
+func TestPokeGapIsASecond(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := newReadyFrom(map[string]time.Duration{"a": 0})
 		api.ready["a"] = 300 * time.Millisecond

@@ -11,9 +11,9 @@ import (
 )
 
 // TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (its
-// runner's own State, until the next attempt changes it); whatever the
+// runner's own Checkpoint, until the next attempt changes it); whatever the
 // event buffer, and whether the events are read or not, Checkpoint after
-// each attempt is that attempt's, and after the end the final State.
+// each attempt is that attempt's, and after the end the final Checkpoint.
 func TestRunKeepsOneCheckpoint(t *testing.T) {
 	for _, buffer := range []int{1, 2, 16} {
 		for _, read := range []bool{false, true} {
@@ -53,10 +53,10 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 }
 
 // TestRunLiveCheckpoint: a Run's latest checkpoint is its runner's own
-// State until the next attempt changes it. A late reader still gets each
+// Checkpoint until the next attempt changes it. A late reader still gets each
 // kept attempt with the checkpoint after it (the newest's included), a
 // Seen once returned never changes, and readers that run during the
-// calls, under the race detector, see only whole States.
+// calls, under the race detector, see only whole Checkpoints.
 func TestRunLiveCheckpoint(t *testing.T) {
 	for _, buffer := range []int{16} { // as many as a Run keeps unread
 		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {

@@ -45,7 +45,7 @@ func (c *Catalog) add(d waiter.Definition) error {
 	}
 	c.defs[d.Name] = d
 	c.lower[low] = d.Name
-	c.warnings = append(c.warnings, d.Warnings()...)
+	c.warnings = append(c.warnings, warningsOf(d)...)
 	return nil
 }
 
@@ -87,6 +87,30 @@ func (c *Catalog) Names() []string {
 	return slices.Sorted(maps.Keys(c.defs))
 }
 
-// Warnings returns what the loader found suspicious but allowed (see
-// [waiter.Definition.Warnings]), in the order it found it.
+// Warnings returns what the loader found suspicious but allowed, as
+// Smithy's validator warns about it: an errorType that names none of the
+// operation's modelled errors (real models do this for framework errors
+// such as ValidationException). They come in the order found.
 func (c *Catalog) Warnings() []string { return append([]string(nil), c.warnings...) }
+
+// warningsOf returns what is suspicious but allowed in d (see
+// [Catalog.Warnings]); nil when the operation's errors are unknown
+// (Operation.Errors is nil).
+func warningsOf(d waiter.Definition) []string {
+	if d.Operation.Errors == nil {
+		return nil
+	}
+	name := func(id string) string { return id[strings.LastIndexByte(id, '#')+1:] } // the name part of a shape ID
+	known := map[string]bool{}
+	for _, id := range d.Operation.Errors {
+		known[name(id)] = true
+	}
+	var warns []string
+	for i, a := range d.Acceptors {
+		if t := a.Matcher.ErrorType; t != "" && !known[name(t)] {
+			warns = append(warns, fmt.Sprintf("waiter %s: acceptor %d: errorType %q is not among the errors of %s",
+				d.Name, i, t, d.Operation.ID))
+		}
+	}
+	return warns
+}

@@ -56,7 +56,7 @@ func TestSmithyCorpus(t *testing.T) {
 		}
 		acceptors += len(d.Acceptors)
 		d.Operation = waiter.Operation{ID: e.Operation, Errors: e.Errors}
-		warnings += len(d.Warnings())
+		warnings += len(model.WarningsOf(d))
 	}
 	if len(entries) != 246 || acceptors != 816 {
 		t.Errorf("loaded %d waiters with %d acceptors, want 246 and 816", len(entries), acceptors)
