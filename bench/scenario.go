@@ -234,7 +234,7 @@ func RunScenario(t *testing.T, client string, n int, seed uint64) ScenarioStats 
 			if client == "waitable batch 100" {
 				size = 100
 			}
-			b, err := waiter.NewBatch(readyDef, svc.describeMany, waiter.BatchOptions[int]{Size: size},
+			b, err := waiter.NewBatch(readyDef, svc.describeMany, waiter.BatchOptions[int, status]{Size: size},
 				waiter.WithPollRateLimit(rate.NewLimiter(scenarioLimit, 1)),
 				waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithDelays(time.Second, time.Second))
 			if err != nil {

@@ -113,7 +113,7 @@ type batchCall struct {
 
 // BatchOptions are what a [Batch] adds to a waiter's options. The zero
 // value takes every default.
-type BatchOptions[K comparable] struct {
+type BatchOptions[K comparable, O any] struct {
 	// Size is the most keys one call takes (0: 100): what the API accepts
 	// (EC2's DescribeInstances takes up to 1,000 instance IDs, ECS's
 	// DescribeServices 10).
@@ -130,6 +130,13 @@ type BatchOptions[K comparable] struct {
 	// (an API error whose ErrorCode the definition's errorType acceptors
 	// know). Nil gives the default (see [Batch]).
 	Missing func(key K) error
+	// Condition, if set, judges each key's call as [NewFunc]'s condition
+	// does, in place of acceptors (the Definition then has none; its name,
+	// delays and MaxPolls apply): done ends the key's wait with success, an
+	// error of the condition's own ends it as a failure with that error,
+	// (false, nil) polls again, and the call's own error returned
+	// unchanged goes to the retry strategy.
+	Condition func(key K, out O, err error) (done bool, failure error)
 }
 
 // NewBatch returns a Batch that waits with def's rules and polls with op.
@@ -137,18 +144,37 @@ type BatchOptions[K comparable] struct {
 // do (EC2's DescribeInstances, ECS's DescribeServices, DynamoDB's
 // BatchGetItem, Kubernetes' list calls): it returns the output of each key
 // it found. A key missing from the map was not found; an error fails the
-// call for every key in it. The options are those of [New]; a
-// [WithMatch] with an empty Definition judges each output in Go.
+// call for every key in it. The options are those of [New]. To judge
+// each key's output in Go rather than with acceptors, give
+// BatchOptions.Condition (as NewFunc's condition), or [WithMatch]
+// functions with a Definition that has no acceptors.
 func NewBatch[K comparable, O any](
 	def Definition,
 	op func(ctx context.Context, keys []K) (map[K]O, error),
-	bo BatchOptions[K],
+	bo BatchOptions[K, O],
 	opts ...Option,
 ) (*Batch[K, O], error) {
-	w, err := New(def, notCalledDirectly[K, O], opts...)
+	if bo.Condition == nil {
+		w, err := New(def, notCalledDirectly[K, O], opts...)
+		if err != nil {
+			return nil, err
+		}
+		return newBatch(w, op, bo)
+	}
+	if len(def.Acceptors) > 0 {
+		return nil, fmt.Errorf("%w: waiter %s: BatchOptions.Condition judges each key, "+
+			"so the definition must have no acceptors, but it has %d", ErrInvalidOption, def.Name, len(def.Acceptors))
+	}
+	if def.MinDelay > 0 || def.MaxDelay > 0 { // the definition's delays, which NewFunc does not read
+		s := def.Schedule()
+		opts = append([]Option{WithDelays(s.MinDelay, s.MaxDelay)}, opts...)
+	}
+	w, err := NewFunc(def.Name, notCalledDirectly[K, O], bo.Condition, opts...)
 	if err != nil {
 		return nil, err
 	}
+	w.def = def
+	w.rules = w.fingerprint()
 	return newBatch(w, op, bo)
 }
 
@@ -160,7 +186,7 @@ func notCalledDirectly[K, O any](context.Context, K) (O, error) {
 }
 
 func newBatch[K comparable, O any](w *Waiter[K, O], op func(context.Context, []K) (map[K]O, error),
-	bo BatchOptions[K]) (*Batch[K, O], error) {
+	bo BatchOptions[K, O]) (*Batch[K, O], error) {
 	b := &Batch[K, O]{
 		w:         w,
 		op:        op,

@@ -133,7 +133,7 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 				}
 				return 0
 			}, honour: true}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 1, Calls: 1})
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Size: 1, Calls: 1})
 			slow := b.Add(t.Context(), "i-slow", time.Hour)
 			clocktest.Settle() // i-slow's minute-long call is in flight
 			short := b.Add(t.Context(), "i-1", 10*time.Second)
@@ -154,7 +154,7 @@ func TestBatchMemberEndsAtItsDeadline(t *testing.T) {
 			api := &slowAPI{start: start, latency: func(string) time.Duration { return 30 * time.Second },
 				readyAt: func(string) time.Duration { return 0 }}
 			// The linger makes one call of both keys, at +1s.
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: time.Second})
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: time.Second})
 			long := b.Add(t.Context(), "i-long", time.Hour)
 			short := b.Add(t.Context(), "i-short", 10*time.Second)
 			<-short.Done()
@@ -189,7 +189,7 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 30 * time.Second },
 			readyAt: func(string) time.Duration { return 0 }}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: time.Second}) // one call of both keys, at +1s
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: time.Second}) // one call of both keys, at +1s
 		long := b.Add(t.Context(), "i-long", time.Hour)
 		short := b.Add(t.Context(), "i-short", 10*time.Second)
 		var got []waiter.Attempt[BatchInstance]
@@ -223,7 +223,7 @@ func TestBatchCancelMidCall(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		start := time.Now()
 		api := &slowAPI{start: start, latency: func(string) time.Duration { return time.Minute }, honour: true}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1})
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1})
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		clocktest.Advance(5 * time.Second)
 		r1.Cancel()
@@ -292,7 +292,7 @@ func TestBatchLingerKeepsFinalPoll(t *testing.T) {
 						}
 						continue
 					}
-					b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{}, opts...) // the default linger
+					b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{}, opts...) // the default linger
 					_, err := b.Add(t.Context(), "i-1", time.Minute).Result()
 					calls := api.log()
 					last := calls[len(calls)-1].at
@@ -312,13 +312,13 @@ func TestBatchLingerKeepsFinalPoll(t *testing.T) {
 func TestBatchNoCallAfterDeadline(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		bo   waiter.BatchOptions[string]
+		bo   waiter.BatchOptions[string, BatchInstance]
 		opts []waiter.Option
 	}{
-		{"rate limit", waiter.BatchOptions[string]{Size: 1}, []waiter.Option{waiter.WithPollRateLimit(rate.NewLimiter(2, 1))}},
-		{"rate limit and linger", waiter.BatchOptions[string]{Size: 3, Linger: 700 * time.Millisecond},
+		{"rate limit", waiter.BatchOptions[string, BatchInstance]{Size: 1}, []waiter.Option{waiter.WithPollRateLimit(rate.NewLimiter(2, 1))}},
+		{"rate limit and linger", waiter.BatchOptions[string, BatchInstance]{Size: 3, Linger: 700 * time.Millisecond},
 			[]waiter.Option{waiter.WithPollRateLimit(rate.NewLimiter(1, 1))}},
-		{"one call at a time", waiter.BatchOptions[string]{Size: 1, Calls: 1}, nil},
+		{"one call at a time", waiter.BatchOptions[string, BatchInstance]{Size: 1, Calls: 1}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
@@ -378,7 +378,7 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 		clocktest.Run(t, func(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{}, waiter.WithDelays(time.Minute, time.Minute))
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{}, waiter.WithDelays(time.Minute, time.Minute))
 			var runs []*waiter.Run[BatchInstance]
 			for i := range 3 {
 				runs = append(runs, b.Add(t.Context(), fmt.Sprint("i-", i), time.Hour))
@@ -395,7 +395,7 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 			start := time.Now()
 			ctx, cancel := context.WithCancel(t.Context())
 			api := &slowAPI{start: start, latency: func(string) time.Duration { return 3 * time.Second }, honour: true}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{})
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{})
 			for i := range 3 {
 				b.Add(ctx, fmt.Sprint("i-", i), time.Hour)
 			}
@@ -408,7 +408,7 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 		clocktest.Run(t, func(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: time.Minute})
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: time.Minute})
 			_, err := b.Add(t.Context(), "i-1", 10*time.Second).Result()
 			end := time.Since(start)
 			if !errors.Is(err, waiter.ErrTimeout) || end > 10*time.Second {
@@ -421,7 +421,7 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 		clocktest.Run(t, func(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 1}, waiter.WithPollRateLimit(rate.NewLimiter(rate.Every(time.Hour), 1)))
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Size: 1}, waiter.WithPollRateLimit(rate.NewLimiter(rate.Every(time.Hour), 1)))
 			r1, r2 := b.Add(t.Context(), "i-1", 10*time.Second), b.Add(t.Context(), "i-2", 10*time.Second)
 			for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
 				if err := errOf(r); !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != 10*time.Second {
@@ -435,7 +435,7 @@ func TestBatchGoroutineEndsWithLastMember(t *testing.T) {
 		clocktest.Run(t, func(t *testing.T) {
 			start := time.Now()
 			api := &slowAPI{start: start, readyAt: func(string) time.Duration { return 5 * time.Second }}
-			b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(time.Second, time.Second))
+			b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithDelays(time.Second, time.Second))
 			if _, err := b.Add(t.Context(), "i-1", time.Minute).Result(); err != nil {
 				t.Fatal(err)
 			}
@@ -456,7 +456,7 @@ func idle(t *testing.T) {
 }
 
 func newBatchOp(t *testing.T, op func(context.Context, []string) (map[string]BatchInstance, error),
-	bo waiter.BatchOptions[string], opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
+	bo waiter.BatchOptions[string, BatchInstance], opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
 	t.Helper()
 	b, err := waiter.NewBatch(instanceRunning, op, bo, append([]waiter.Option{waiter.WithJitter(backoff.Low)}, opts...)...)
 	if err != nil {
@@ -475,7 +475,7 @@ func TestBatchPanicReachesEachMember(t *testing.T) {
 		op := func(ctx context.Context, keys []string) (map[string]BatchInstance, error) {
 			panic("the API client broke")
 		}
-		b := newBatchOp(t, op, waiter.BatchOptions[string]{Linger: time.Second})
+		b := newBatchOp(t, op, waiter.BatchOptions[string, BatchInstance]{Linger: time.Second})
 		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-1", time.Minute), b.Add(t.Context(), "i-2", time.Minute)}
 		for _, r := range runs {
 			<-r.Done()
@@ -505,7 +505,7 @@ func TestBatchPanicReachesEachMember(t *testing.T) {
 			return false
 		})
 		api := &slowAPI{start: time.Now(), readyAt: func(string) time.Duration { return 0 }}
-		b = newBatchOp(t, api.describe, waiter.BatchOptions[string]{}, bad)
+		b = newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{}, bad)
 		good, broken := b.Add(t.Context(), "i-good", time.Minute), b.Add(t.Context(), "i-bad", time.Minute)
 		<-broken.Done()
 		func() {

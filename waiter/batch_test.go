@@ -74,7 +74,7 @@ func (e *ec2) describe(ctx context.Context, ids []string) (map[string]BatchInsta
 	return out, nil
 }
 
-func newBatch(t *testing.T, e *ec2, bo waiter.BatchOptions[string], opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
+func newBatch(t *testing.T, e *ec2, bo waiter.BatchOptions[string, BatchInstance], opts ...waiter.Option) *waiter.Batch[string, BatchInstance] {
 	t.Helper()
 	b, err := waiter.NewBatch(instanceRunning, e.describe, bo, append([]waiter.Option{waiter.WithJitter(backoff.Low)}, opts...)...)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestBatchCoalesces(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(i int) time.Duration { return time.Duration(i%3) * time.Second },
 			runningAt: func(i int) time.Duration { return time.Duration(i%7) * time.Second }}
-		b := newBatch(t, e, waiter.BatchOptions[string]{Size: 100}, waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{Size: 100}, waiter.WithDelays(time.Second, time.Second))
 		runs := map[string]*waiter.Run[BatchInstance]{}
 		for i := range 250 {
 			id := fmt.Sprint("i-", i)
@@ -130,7 +130,7 @@ func TestBatchFailedCall(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 }, runningAt: func(int) time.Duration { return time.Hour },
 			fail: func(int) error { return throttled{} }}
-		b := newBatch(t, e, waiter.BatchOptions[string]{}, waiter.WithTransientLimit(3))
+		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{}, waiter.WithTransientLimit(3))
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		for _, r := range []*waiter.Run[BatchInstance]{r1, r2} {
 			_, err := r.Result()
@@ -152,7 +152,7 @@ func TestBatchAddAndCancel(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 },
 			runningAt: func(i int) time.Duration { return time.Duration(i) * time.Minute }}
-		b := newBatch(t, e, waiter.BatchOptions[string]{}, waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{}, waiter.WithDelays(time.Second, time.Second))
 		slow := b.Add(t.Context(), "i-9", time.Hour)
 		clocktest.Advance(10 * time.Second)
 		fast := b.Add(t.Context(), "i-0", time.Hour)
@@ -176,7 +176,7 @@ func TestBatchAddAndCancel(t *testing.T) {
 func TestBatchRateLimitAndDeadline(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 }, runningAt: func(int) time.Duration { return time.Hour }}
-		b := newBatch(t, e, waiter.BatchOptions[string]{Size: 1}, waiter.WithPollRateLimit(rate.NewLimiter(2, 1)), waiter.WithDelays(time.Second, time.Second))
+		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{Size: 1}, waiter.WithPollRateLimit(rate.NewLimiter(2, 1)), waiter.WithDelays(time.Second, time.Second))
 		var runs []*waiter.Run[BatchInstance]
 		for i := range 4 {
 			runs = append(runs, b.Add(t.Context(), fmt.Sprint("i-", i), 20*time.Second))
@@ -208,7 +208,7 @@ func TestBatchMissingDefault(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		def := waiter.Definition{Name: "Running", Acceptors: instanceRunning.Acceptors[:2]}
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return time.Hour }, runningAt: func(int) time.Duration { return 0 }}
-		b, err := waiter.NewBatch(def, e.describe, waiter.BatchOptions[string]{}, waiter.WithRetryStrategy(nil))
+		b, err := waiter.NewBatch(def, e.describe, waiter.BatchOptions[string, BatchInstance]{}, waiter.WithRetryStrategy(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,14 +219,14 @@ func TestBatchMissingDefault(t *testing.T) {
 			t.Errorf("Result = %v, want a failure on error code NotFound for i-1", err)
 		}
 		gone := errors.New("instance gone")
-		b, err = waiter.NewBatch(def, e.describe, waiter.BatchOptions[string]{Missing: func(k string) error { return gone }}, waiter.WithRetryStrategy(nil))
+		b, err = waiter.NewBatch(def, e.describe, waiter.BatchOptions[string, BatchInstance]{Missing: func(k string) error { return gone }}, waiter.WithRetryStrategy(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := b.Add(t.Context(), "i-1", time.Minute).Result(); !errors.Is(err, gone) {
 			t.Errorf("Result = %v, want BatchOptions.Missing's error", err)
 		}
-		for _, bo := range []waiter.BatchOptions[string]{{Size: -1}, {Calls: -1}} {
+		for _, bo := range []waiter.BatchOptions[string, BatchInstance]{{Size: -1}, {Calls: -1}} {
 			if _, err := waiter.NewBatch(def, e.describe, bo); !errors.Is(err, waiter.ErrInvalidOption) {
 				t.Errorf("NewBatch(%+v) = %v, want ErrInvalidOption", bo, err)
 			}
@@ -246,7 +246,7 @@ func TestBatchMostOverdueFirst(t *testing.T) {
 			}
 			return 0
 		}}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 2, Calls: 1, Linger: -1},
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Size: 2, Calls: 1, Linger: -1},
 			waiter.WithDelays(time.Minute, time.Minute))
 		runs := []*waiter.Run[BatchInstance]{b.Add(t.Context(), "i-block", time.Hour)}
 		for _, k := range []string{"i-3", "i-1", "i-2"} { // due at +1s, +2s, +3s
@@ -273,7 +273,7 @@ func TestBatchMostOverdueFirst(t *testing.T) {
 func TestBatchAddReturnsTheKeysRun(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), readyAt: func(string) time.Duration { return 3 * time.Second }}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(time.Second, time.Second))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithDelays(time.Second, time.Second))
 		r1 := b.Add(t.Context(), "i-1", time.Minute)
 		if r2 := b.Add(t.Context(), "i-1", time.Hour); r2 != r1 {
 			t.Errorf("Add of a key being waited for = a new Run, want its Run")
@@ -318,7 +318,7 @@ func TestBatchCallContext(t *testing.T) {
 			mu.Unlock()
 			return nil, ctx.Err()
 		}
-		b := newBatchOp(t, op, waiter.BatchOptions[string]{Linger: time.Second}) // one call of both keys, at +1s
+		b := newBatchOp(t, op, waiter.BatchOptions[string, BatchInstance]{Linger: time.Second}) // one call of both keys, at +1s
 		ctx1, cancel1 := context.WithCancel(context.WithValue(t.Context(), keyValue{}, "i-1"))
 		defer cancel1()
 		r1 := b.Add(ctx1, "i-1", time.Hour)
@@ -352,7 +352,7 @@ func TestBatchCallTakesOneToken(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now()}
 		lim := rate.NewLimiter(rate.Every(time.Hour), 100)
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: 300 * time.Millisecond}, waiter.WithDelays(time.Second, time.Second),
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: 300 * time.Millisecond}, waiter.WithDelays(time.Second, time.Second),
 			waiter.WithPollRateLimit(lim))
 		if err := errOf(b.Add(t.Context(), "i-1", 10*time.Second)); !errors.Is(err, waiter.ErrTimeout) {
 			t.Fatalf("Result = %v, want a timeout", err)
@@ -371,7 +371,7 @@ func TestBatchSafeForConcurrentUse(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now(), latency: func(string) time.Duration { return 100 * time.Millisecond },
 			readyAt: func(k string) time.Duration { return time.Duration(len(k)) * time.Second }}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Size: 7}, waiter.WithDelays(time.Second, time.Second))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Size: 7}, waiter.WithDelays(time.Second, time.Second))
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
@@ -420,11 +420,62 @@ func (c *endingCtx) Err() error {
 func TestBatchAddContextEndingDuringAdd(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		api := &slowAPI{start: time.Now()}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{})
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{})
 		r := b.Add(&endingCtx{Context: t.Context()}, "i-1", time.Minute)
 		if err := errOf(r); !errors.Is(err, context.Canceled) || len(api.log()) != 0 {
 			t.Errorf("Result = %v after %d calls, want context.Canceled and no call", err, len(api.log()))
 		}
 		idle(t)
+	})
+}
+
+// TestBatchCondition: a Batch judges each key with BatchOptions.Condition
+// as NewFunc does: done ends the key's wait with success, an error of the
+// condition's own ends it as a failure carrying that error, (false, nil)
+// polls again until no call fits before the deadline; the definition's
+// delays apply, and a
+// definition with acceptors is refused.
+func TestBatchCondition(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		errDeleted := errors.New("job deleted")
+		calls := map[string]int{}
+		op := func(_ context.Context, keys []string) (map[string]int, error) {
+			out := map[string]int{}
+			for _, k := range keys {
+				calls[k]++
+				out[k] = calls[k]
+			}
+			return out, nil
+		}
+		cond := func(key string, n int, err error) (bool, error) {
+			switch {
+			case key == "deleted":
+				return false, errDeleted
+			case key == "ready":
+				return n == 2, nil
+			}
+			return false, nil
+		}
+		def := waiter.Definition{Name: "JobDone", MinDelay: 2 * time.Second, MaxDelay: 2 * time.Second}
+		b, err := waiter.NewBatch(def, op, waiter.BatchOptions[string, int]{Linger: -1, Condition: cond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		deleted, ready, never := b.Add(t.Context(), "deleted", time.Minute), b.Add(t.Context(), "ready", time.Minute), b.Add(t.Context(), "never", 5*time.Second)
+		var we *waiter.Error
+		if _, err := deleted.Result(); !errors.As(err, &we) || !errors.Is(err, errDeleted) || we.Failure != waiter.FailureAcceptor || we.Attempts != 1 {
+			t.Errorf("deleted: %v, want a failure carrying the condition's error after 1 call", err)
+		}
+		if n, err := ready.Result(); err != nil || n != 2 {
+			t.Errorf("ready: %d, %v; want success at the 2nd call", n, err)
+		}
+		if _, err := never.Result(); !errors.Is(err, waiter.ErrTimeout) || time.Since(start) > 5*time.Second || time.Since(start) < 4900*time.Millisecond || calls["never"] != 3 {
+			t.Errorf("never: %v after %v and %d calls, want a timeout by 5s after 3 calls, 2s apart", err, time.Since(start), calls["never"])
+		}
+		_, err = waiter.NewBatch(instanceRunning, op, waiter.BatchOptions[string, int]{Condition: cond})
+		if !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "no acceptors") {
+			t.Errorf("NewBatch with acceptors and a Condition = %v, want ErrInvalidOption", err)
+		}
 	})
 }

@@ -121,7 +121,7 @@ func ExampleNewBatch() {
 		}
 		return out, nil
 	}
-	b, _ := waiter.NewBatch(jobDone, getJobs, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(time.Microsecond, time.Microsecond))
+	b, _ := waiter.NewBatch(jobDone, getJobs, waiter.BatchOptions[string, Job]{Linger: -1}, waiter.WithDelays(time.Microsecond, time.Microsecond))
 	var runs []*waiter.Run[Job]
 	for _, id := range []string{"a", "bb", "ccc"} {
 		runs = append(runs, b.Add(context.Background(), id, time.Minute))

@@ -98,7 +98,7 @@ func TestOnGiveUpInABatch(t *testing.T) {
 			}
 			return time.Hour
 		}}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithOnGiveUp(hook, time.Minute), waiter.WithDelays(5*sec, 5*sec))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithOnGiveUp(hook, time.Minute), waiter.WithDelays(5*sec, 5*sec))
 		r1, r2 := b.Add(t.Context(), "i-1", 10*sec), b.Add(t.Context(), "i-2", time.Hour)
 		if key := <-hooked; key != "i-1" {
 			t.Fatalf("hook for %s", key)

@@ -107,7 +107,7 @@ func TestPokeInABatch(t *testing.T) {
 			}
 			return time.Hour
 		}}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(30*sec, 60*sec))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithDelays(30*sec, 60*sec))
 		r1 := b.Add(t.Context(), "i-1", time.Hour)
 		r2 := b.Add(t.Context(), "i-2", time.Minute)
 		clocktest.Advance(4 * sec)
@@ -182,7 +182,7 @@ func TestInitialDelay(t *testing.T) {
 
 		start := time.Now()
 		api := &slowAPI{start: start, readyAt: func(string) time.Duration { return 0 }}
-		b := newBatchOp(t, api.describe, waiter.BatchOptions[string]{Linger: -1}, waiter.WithInitialDelay(20*sec))
+		b := newBatchOp(t, api.describe, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithInitialDelay(20*sec))
 		r1, r2 := b.Add(t.Context(), "i-1", time.Hour), b.Add(t.Context(), "i-2", time.Hour)
 		clocktest.Advance(2 * sec)
 		r2.Poke()
@@ -297,7 +297,7 @@ func TestPokeNeverUndercutsRetryAfter(t *testing.T) {
 			inst.State.Name = "running"
 			return map[string]BatchInstance{"i-1": inst}, nil
 		}
-		b := newBatchOp(t, op, waiter.BatchOptions[string]{Linger: -1}, waiter.WithDelays(2*sec, 2*sec))
+		b := newBatchOp(t, op, waiter.BatchOptions[string, BatchInstance]{Linger: -1}, waiter.WithDelays(2*sec, 2*sec))
 		br := b.Add(t.Context(), "i-1", time.Hour)
 		clocktest.Advance(5 * sec)
 		br.Poke()

@@ -87,7 +87,7 @@ func waitOnMock(t *testing.T, entry string, m *clocktest.Mock, ctx context.Conte
 		b, err := waiter.NewBatch(thingExists, func(ctx context.Context, keys []string) (map[string]*GetThingOutput, error) {
 			out, err := rec.op(ctx, GetThingInput{keys[0]})
 			return map[string]*GetThingOutput{keys[0]: out}, err
-		}, waiter.BatchOptions[string]{Linger: -1}, opts...)
+		}, waiter.BatchOptions[string, *GetThingOutput]{Linger: -1}, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -209,7 +209,7 @@ func TestBatchOnKumo(t *testing.T) {
 		}
 		return found, nil
 	}
-	b, err := waiter.NewBatch(def, describe, waiter.BatchOptions[string]{Size: 100, Linger: 20 * time.Millisecond}, fast)
+	b, err := waiter.NewBatch(def, describe, waiter.BatchOptions[string, *ec2.DescribeInstancesOutput]{Size: 100, Linger: 20 * time.Millisecond}, fast)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func run(ctx context.Context, out io.Writer, n int, seed uint64) error {
 		}
 		return found, nil
 	}
-	b, err := waiter.NewBatch(instanceRunning, describe, waiter.BatchOptions[string]{Size: 100},
+	b, err := waiter.NewBatch(instanceRunning, describe, waiter.BatchOptions[string, Instance]{Size: 100},
 		waiter.WithPollRateLimit(rate.NewLimiter(20, 1)), // EC2 allows this account 20 calls/s
 		waiter.WithDelays(200*time.Millisecond, time.Second), waiter.WithTelemetry(telemetry.Settings{Off: true}))
 	if err != nil {

@@ -52,7 +52,7 @@ func getJobs(ctx context.Context, ids []string) (map[string]Job, error) {
 
 func main() {
 	// Each job has a wait of its own; the jobs due are polled together: up to 100 a call, 5 calls a second.
-	b, err := waiter.NewBatch(jobDone, getJobs, waiter.BatchOptions[string]{Size: 100},
+	b, err := waiter.NewBatch(jobDone, getJobs, waiter.BatchOptions[string, Job]{Size: 100},
 		waiter.WithPollRateLimit(rate.NewLimiter(5, 1)), waiter.WithDelays(100*time.Millisecond, 2*time.Second))
 	if err != nil {
 		log.Fatal(err)
