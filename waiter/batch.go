@@ -97,9 +97,9 @@ type member[K comparable, O any] struct {
 	// context.Canceled (Run.Cancel) or context.DeadlineExceeded (its
 	// deadline came).
 	cancelCause context.CancelCauseFunc
-	// lastCall is what a poke needs of its last call, and pokeLater a poke
-	// that came during the call; guarded by the Batch's mutex.
-	lastCall  lastCall
+	// pokeLater is a poke that came during its call; guarded by the
+	// Batch's mutex. (Its lastCall is written by its judge, while no poke
+	// reads it, before the judge puts it back in the due heap.)
 	pokeLater bool
 }
 
@@ -374,7 +374,8 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time) {
 	}
 	cause := context.Cause(m.ctx)
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
-	a, err := m.w.interrupt(&m.s, &ans, m.deadlineHit(), m.ctx.Err(), cause, m.lastErr, now)
+	var a Attempt[O]
+	err := m.w.interrupt(&m.s, &ans, &a, !m.cancelled(), m.ctx.Err(), cause, m.lastErr, now)
 	m.endAttempt(m.ctx, &a, now)
 	m.emit(&a)
 	b.endMember(m, err)

@@ -283,7 +283,8 @@ func (b *Batch[K, O]) invoke(
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	a := m.w.panicked(&m.s, pe, start, now)
+	var a Attempt[O]
+	m.w.panicked(&m.s, pe, start, now, &a)
 	m.endAttempt(m.ctx, &a, now)
 	m.emit(&a)
 	b.endMember(m, pe)
@@ -296,7 +297,8 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start, now
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	a, done, err := m.apply(m.ctx, Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}, now)
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	_, done, err := m.apply(m.ctx, &ans, now)
 	b.mu.Lock()
 	if done || m.ctx.Err() != nil {
 		b.remove(m)
@@ -309,7 +311,6 @@ func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start, now
 		}
 		return
 	}
-	m.lastCall = lastCallOf(&a)
 	if m.pokeLater {
 		b.pokeNext(m)
 	}

@@ -116,16 +116,18 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // and the Checkpoint given is not changed.
 func (w *Waiter[I, O]) Step(s Checkpoint, ans Answer[O], now time.Time) (Attempt[O], error) {
 	s = s.clone()
-	a, err := w.step(&s, &ans, now)
+	var a Attempt[O]
+	err := w.step(&s, &ans, now, &a) // a is new: step sets what it reads
 	a.Checkpoint = s.clone()
 	return a, err
 }
 
-// step is Step on a Checkpoint the driver owns, counted in place; the
-// Attempt's Checkpoint is left for the driver to fill in.
-func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time) (Attempt[O], error) {
-	a := Attempt[O]{Number: s.Attempts + 1, Start: ans.Start, Latency: ans.Latency, Output: ans.Output,
-		Err: ans.Err, Acceptor: -1, Late: late(s, ans, now)}
+// step is Step on a Checkpoint the driver owns, counted in place, into
+// *a, a zero Attempt; the Attempt's Checkpoint is left for the driver to
+// fill in.
+func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time, a *Attempt[O]) error {
+	a.Number, a.Start, a.Latency, a.Output, a.Err = s.Attempts+1, ans.Start, ans.Latency, ans.Output, ans.Err
+	a.Acceptor, a.Late = -1, late(s, ans, now)
 	j := &ans.Judgment
 	if !a.Late {
 		a.Acceptor, a.Matcher, a.Message, a.Hint = j.Acceptor, j.Matcher, j.Message, j.Hint
@@ -135,12 +137,12 @@ func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time) (Attem
 		verdict := classify.Classify(a.Err)
 		v = &verdict
 	}
-	err := w.decide(s, &a, j, now, v)
-	count(&s.Seen, seenKind(&a, v))
+	err := w.decide(s, a, j, now, v)
+	count(&s.Seen, seenKind(a, v))
 	if e, ok := err.(*Error); ok {
 		e.Seen = slices.Clone(s.Seen)
 	}
-	return a, err
+	return err
 }
 
 // late reports whether the deadline cut off a call that returned ans at
@@ -303,14 +305,14 @@ func (w *Waiter[I, O]) conclude(s *Checkpoint, a *Attempt[O], j *Judgment, now t
 	return e
 }
 
-// interrupt applies to s a call during which the wait's context ended
-// (the caller cancelled, or a Batch member's deadline came with its call
-// in flight): counted, not judged (State Retry), and the wait ends with a
-// timeout (timedOut) or the cancellation (reason, cause). ans is what the
-// call returned, or the context's error for a call still in flight; last
-// is the error the wait's Error carries.
-func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], timedOut bool, reason, cause, last error,
-	now time.Time) (Attempt[O], *Error) {
+// interrupt applies to s, into *a, a call during which the wait's context
+// ended (the caller cancelled, or a Batch member's deadline came with its
+// call in flight): counted, not judged (State Retry), and the wait ends
+// with a timeout (timedOut) or the cancellation (reason, cause). ans is
+// what the call returned, or the context's error for a call still in
+// flight; last is the error the wait's Error carries.
+func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], a *Attempt[O], timedOut bool, reason, cause, last error,
+	now time.Time) *Error {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, ans.Latency)
 	var e *Error
@@ -319,7 +321,7 @@ func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], timedOut bool, r
 	} else {
 		e = w.cancelled(reason, cause, s, now, last)
 	}
-	a := Attempt[O]{Number: s.Attempts, Start: ans.Start, Latency: ans.Latency, Output: ans.Output, Err: ans.Err,
+	*a = Attempt[O]{Number: s.Attempts, Start: ans.Start, Latency: ans.Latency, Output: ans.Output, Err: ans.Err,
 		Late: timedOut, Acceptor: -1, State: classify.Retry, Outcome: outcomeOf(e)}
 	s.Next, s.End = time.Time{}, a.Outcome
 	var v *classify.Verdict
@@ -327,19 +329,19 @@ func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], timedOut bool, r
 		verdict := classify.Classify(a.Err)
 		v = &verdict
 	}
-	k := seenKind(&a, v)
+	k := seenKind(a, v)
 	k.State = a.Outcome
 	count(&s.Seen, k)
-	return a, e
+	return e
 }
 
-// panicked applies to s a call that panicked (or whose WithMatch
-// function did): the attempt carries the *PanicError, and the wait ends
-// with it.
-func (w *Waiter[I, O]) panicked(s *Checkpoint, pe *PanicError, start, now time.Time) Attempt[O] {
+// panicked applies to s, into *a, a call that panicked (or whose
+// WithMatch function did): the attempt carries the *PanicError, and the
+// wait ends with it.
+func (w *Waiter[I, O]) panicked(s *Checkpoint, pe *PanicError, start, now time.Time, a *Attempt[O]) {
 	s.Attempts++
 	s.Next, s.End = time.Time{}, telemetry.OutcomePanic
-	return Attempt[O]{Number: s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
+	*a = Attempt[O]{Number: s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
 		State: classify.Failure, Outcome: telemetry.OutcomePanic}
 }
 

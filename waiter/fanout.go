@@ -101,18 +101,14 @@ func NewGroup(ctx context.Context, opts GroupOptions) *Group {
 // a wait ends (or the group is cancelled: the wait then ends at once,
 // making no call).
 func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
-	return goEvents(g, name, w, in, maxWait, defaultEventBuffer)
+	m := g.join(name, in)
+	return w.start(g.ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) }, defaultEventBuffer)
 }
 
-// goEvents is Go, keeping events unread attempts of the wait.
-func goEvents[I, O any](
-	g *Group,
-	name string,
-	w *Waiter[I, O],
-	in I,
-	maxWait time.Duration,
-	events int,
-) *Run[O] {
+// join counts a new wait of the group, once a concurrency slot is free
+// (or the group is cancelled: the wait then ends at once, making no call),
+// and names it (see Go).
+func (g *Group) join(name string, in any) *groupMember {
 	slot := false
 	if g.slots != nil {
 		select {
@@ -130,7 +126,7 @@ func goEvents[I, O any](
 	g.pending[m] = struct{}{}
 	g.mu.Unlock()
 	g.all.Add(1)
-	return w.start(g.ctx, in, maxWait, nil, name, func(err error) { g.ended(m, err) }, events)
+	return m
 }
 
 // inputName names a wait after its input when the input reads well.
@@ -261,18 +257,35 @@ func (e *GroupError) Unwrap() []error { return e.Failed }
 
 // WaitAll waits for every input with w, at most maxWait each, and returns
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
-// Each wait is named after its input, or "#n" (see [Go]).
+// Each wait is named after its input, or "#n" (see [Go]), and runs as
+// [Waiter.Wait] does, in a goroutine of its own. If an operation
+// panicked, WaitAll panics with a [*PanicError] (the first input's whose
+// operation panicked), in the caller's goroutine, once every wait has
+// ended.
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
 	opts GroupOptions) ([]Outcome[O], error) {
 	g := NewGroup(ctx, opts)
-	runs := make([]*Run[O], len(inputs))
+	res := make([]Outcome[O], len(inputs))
 	for i, in := range inputs {
-		runs[i] = goEvents(g, "", w, in, maxWait, 0) // nobody can read their events
+		m := g.join("", in)
+		finish := func(out O, err error, _ *Checkpoint) {
+			res[i] = Outcome[O]{Output: out, Err: err}
+			g.ended(m, err)
+		}
+		l := &loop[I, O]{}
+		l.name = m.name
+		if err := l.init(w, g.ctx, in, maxWait, nil); err != nil {
+			finish(l.last, err, nil)
+			continue
+		}
+		l.ctx = l.spanCtx
+		go l.runFor(finish)
 	}
 	err := g.Wait()
-	res := make([]Outcome[O], len(runs))
-	for i, r := range runs {
-		res[i].Output, res[i].Err = r.Result()
+	for _, o := range res {
+		if pe, ok := o.Err.(*PanicError); ok {
+			panic(pe)
+		}
 	}
 	return res, err
 }

@@ -39,7 +39,8 @@ import (
 // Wait, with its own stack, after the wait's timer and telemetry are
 // released.
 func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O, error) {
-	return w.wait(ctx, in, maxWait, nil)
+	var l loop[I, O]
+	return l.wait(w, ctx, in, maxWait, nil)
 }
 
 // WaitFrom is [Waiter.Wait] resumed from a checkpoint (an attempt's
@@ -51,20 +52,20 @@ func (w *Waiter[I, O]) Wait(ctx context.Context, in I, maxWait time.Duration) (O
 // [*CheckpointError] saying which [Problem]). The last output of the waits
 // before the checkpoint is not in it: until the first call, there is none.
 func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, error) {
-	return w.wait(ctx, in, 0, &from)
+	var l loop[I, O]
+	return l.wait(w, ctx, in, 0, &from)
 }
 
-func (w *Waiter[I, O]) wait(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
-	var l loop[I, O]
+// wait is Wait's: the loop in this goroutine.
+func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
-	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
+	l.ctx = l.spanCtx
 	returned := false
 	defer func() {
 		if !returned { // the operation panicked: release, and let it go on
 			l.stopTimer()
-			l.release()
 			l.endWait(telemetry.OutcomePanic, nil)
 		}
 	}()
@@ -102,36 +103,37 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		r.finish(l.last, err, &l.s)
 		return r
 	}
-	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
-	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
-	l.ctx, l.release, l.cancelCause = ctx, func() { stop(); cancel(context.Canceled) }, cancel
+	ctx, cancel := context.WithCancelCause(l.spanCtx)
+	l.ctx, l.cancelCause = ctx, cancel
 	if events > 0 {
 		l.pokes = make(chan struct{}, 1)
 		l.publish = r.record
 		r.cp = l.s.clone()
 	}
 	r.ctl = l
-	go l.runFor(r)
+	go l.runFor(r.finish)
 	return r
 }
 
-// runFor is Start's goroutine: the loop, then r's result. A panic of the
-// operation (or of a WithMatch function) ends the wait, and r.Result
-// panics with it.
-func (l *loop[I, O]) runFor(r *Run[O]) {
+// runFor is the goroutine of a wait of its own (Start's, a WaitAll
+// member's): the loop, then finish with its outcome. A panic of the
+// operation (or of a WithMatch function) ends the wait with a
+// *PanicError, which the Run's Result (or WaitAll) panics with.
+func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
-			a := l.w.panicked(&l.s, pe, l.lastCall.start, now)
+			var a Attempt[O]
+			l.w.panicked(&l.s, pe, l.lastCall.start, now, &a)
 			l.stopTimer()
 			l.endAttempt(l.actx, &a, now)
 			l.emit(&a)
-			r.finish(l.last, l.end(pe), &l.s)
+			finish(l.last, l.end(pe), &l.s)
 		}
 	}()
 	err := l.run()
-	r.finish(l.last, err, &l.s)
+	finish(l.last, err, &l.s)
 }
 
 // loop is one wait of Wait or Start: its driver state, its one timer,
@@ -140,7 +142,6 @@ type loop[I, O any] struct {
 	driver[I, O]
 	timer       *clock.Timer
 	woke        time.Time       // when the timer that ended the last sleep fired: the next call's start
-	lastCall    lastCall        // the call in flight, or the last one: what a poke needs
 	actx        context.Context // the attempt's context (its span), for the call in flight
 	pokes       chan struct{}   // Start's, if its events are kept
 	cancelCause context.CancelCauseFunc
@@ -148,7 +149,7 @@ type loop[I, O any] struct {
 
 // run is the loop: sleep until the next call is due (or a poke), take a
 // token of the poll rate limit, call and apply the answer, until the core
-// says the wait is over or its context ends.
+// says the wait is over, its deadline comes or its context ends.
 func (l *loop[I, O]) run() error {
 	defer l.stopTimer()
 	if !l.s.Next.IsZero() && !l.sleep(l.s.Next.Sub(l.clk().Now()), true) { // resumed, or an initial delay
@@ -162,51 +163,57 @@ func (l *loop[I, O]) run() error {
 		if wait > 0 && !l.sleep(wait, false) {
 			return l.end(l.interrupted())
 		}
-		l.dropPoke()            // a poke while waiting for the token is done with the call
-		if l.ctx.Err() != nil { // ended as the sleep did: no call
+		l.dropPoke()                                                   // a poke while waiting for the token is done with the call
+		if l.ctx.Err() != nil || !l.clk().Now().Before(l.s.Deadline) { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
-		a, done, err := l.poll()
+		next, done, err := l.poll()
 		if done {
 			return l.end(err)
 		}
-		l.lastCall = lastCallOf(&a)
-		if !l.sleep(a.NextDelay, true) {
+		if !l.sleep(next, true) {
 			return l.end(l.interrupted())
 		}
 	}
 }
 
-// poll makes the next call, in the loop's goroutine, under the calls'
-// context (and the per-attempt timeout), and applies its answer. It
-// starts when the timer that ended the last sleep fired, so that the
-// schedule does not drift by the loop's own latency.
-func (l *loop[I, O]) poll() (Attempt[O], bool, error) {
+// poll makes the next call, in the loop's goroutine, under a context
+// that ends at the wait's deadline (and at the per-attempt timeout), and
+// applies its answer. It starts when the timer that ended the last sleep
+// fired, so that the schedule does not drift by the loop's own latency.
+func (l *loop[I, O]) poll() (next time.Duration, done bool, err error) {
 	start := l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
 	l.lastCall = lastCall{start: start}
-	l.actx = l.ctx
+	l.actx = attemptctx.Mark(l.ctx)
 	if l.obs != nil {
-		l.actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
+		l.actx = l.startAttempt(l.actx, l.s.Attempts+1, start)
 	}
-	callCtx, cancel := l.actx, context.CancelFunc(nil)
+	callCtx, cancel := l.clk().WithDeadline(l.actx, l.s.Deadline)
 	if t := l.w.cfg.attemptTimeout; t > 0 {
-		callCtx, cancel = l.clk().WithTimeout(l.actx, t)
+		var cancelAttempt context.CancelFunc
+		callCtx, cancelAttempt = l.clk().WithTimeout(callCtx, t)
+		defer cancelAttempt()
 	}
 	out, err := l.w.op(callCtx, l.in)
 	now := l.clk().Now()
-	if cancel != nil {
-		cancel()
-	}
-	return l.apply(l.actx, Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}, now)
+	cancel()
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	return l.apply(l.actx, &ans, now)
 }
 
-// sleep waits d on the loop's timer, or until the calls' context ends
-// (false). With pokable, a poke (Start's) cuts it short as the core's
-// poke rule says.
+// sleep waits d on the loop's timer, or until the wait's deadline or the
+// end of its context (false). With pokable, a poke (Start's) cuts it
+// short as the core's poke rule says.
 func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
+	if left := l.clk().Until(l.s.Deadline); d >= left { // the deadline ends the sleep, and the wait
+		if d = left; d <= 0 {
+			return false
+		}
+		pokable = false
+	}
 	if d <= 0 {
 		return l.ctx.Err() == nil
 	}
@@ -223,24 +230,34 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	for {
 		select {
 		case l.woke = <-l.timer.C:
-			return true
+			return l.woke.Before(l.s.Deadline)
 		case <-l.ctx.Done():
 			l.stopTimer()
 			return false
 		case <-pokes:
-			now := l.clk().Now()
-			at, ok := l.w.pokeAt(l.lastCall, due, now)
-			if !ok {
-				continue // the schedule's call comes first
-			}
-			l.stopTimer()
-			if !at.After(now) {
+			if l.poked(&due) {
 				return true
 			}
-			timers.Reset(l.clk(), l.timer, at.Sub(now))
-			due = at
 		}
 	}
+}
+
+// poked applies a poke to a sleep whose call is due at *due, as the
+// core's poke rule says: it reports whether the call comes now, or moves
+// the timer (and *due) to when it comes.
+func (l *loop[I, O]) poked(due *time.Time) bool {
+	now := l.clk().Now()
+	at, ok := l.w.pokeAt(l.lastCall, *due, now)
+	if !ok {
+		return false // the schedule's call comes first
+	}
+	l.stopTimer()
+	if !at.After(now) {
+		return true
+	}
+	timers.Reset(l.clk(), l.timer, at.Sub(now))
+	*due = at
+	return false
 }
 
 // stopTimer stops the loop's timer and drains a value it may have sent,
@@ -276,19 +293,20 @@ func (l *loop[I, O]) poke() {
 // driver is one wait's state in process, the loop's and a Batch member's:
 // its contexts, Checkpoint, retry token, last output and observer.
 type driver[I, O any] struct {
-	w       *Waiter[I, O]
-	name    string // the wait's name in a fan-out, for its errors
-	in      I
-	parent  context.Context // the caller's context
-	spanCtx context.Context // parent, with the wait's span if one records
-	ctx     context.Context // the calls' context: ends at the deadline, with parent, or on Cancel
-	release func()          // releases ctx
-	s       Checkpoint
-	tok     retry.Token
-	last    O
-	lastErr error
-	obs     telemetry.WaitObserver
-	publish func(a Attempt[O]) // the Run's events (nil: nobody reads them)
+	w        *Waiter[I, O]
+	name     string // the wait's name in a fan-out, for its errors
+	in       I
+	parent   context.Context // the caller's context
+	spanCtx  context.Context // parent, with the wait's span if one records
+	ctx      context.Context // the wait's: spanCtx, or (Start's) one that Cancel ends
+	release  func()          // releases ctx (nil: nothing to release)
+	s        Checkpoint
+	tok      retry.Token
+	last     O
+	lastErr  error
+	obs      telemetry.WaitObserver
+	publish  func(a *Attempt[O]) // the Run's events (nil: nobody reads them)
+	lastCall lastCall            // the call in flight, or the last one: what a poke needs
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -338,18 +356,19 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 // clk is the waiter's clock.
 func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
 
-// deadlineHit reports whether the calls' context ended because the wait's
-// deadline passed (its own, or the caller's earlier one it took), not
-// because the wait was cancelled.
-func (d *driver[I, O]) deadlineHit() bool {
-	return d.ctx.Err() == context.DeadlineExceeded || context.Cause(d.ctx) == context.DeadlineExceeded
+// cancelled reports whether the wait's context ended other than by a
+// deadline: the caller (or Run.Cancel) cancelled it.
+func (d *driver[I, O]) cancelled() bool {
+	err := d.ctx.Err()
+	return err != nil && err != context.DeadlineExceeded && context.Cause(d.ctx) != context.DeadlineExceeded
 }
 
-// interrupted returns the error of a wait whose calls' context ended
-// between calls: a timeout or a cancellation.
+// interrupted returns the error of a wait that ended between calls, by
+// its deadline (a timeout) or its context (a timeout if the caller's
+// deadline ended it, a cancellation otherwise).
 func (d *driver[I, O]) interrupted() error {
 	now := d.clk().Now()
-	if d.deadlineHit() {
+	if !d.cancelled() {
 		return d.w.timedOut(&d.s, now, d.lastErr)
 	}
 	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
@@ -378,24 +397,27 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 // apply applies a call's answer, which came at now, to the wait: the
 // core judges and steps it, unless the caller cancelled during the call
 // (then it is counted, not judged, and the wait ends cancelled). The
-// observer and the Run's events get the attempt. It returns the attempt
-// and, done, the error that ended the wait (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, ans Answer[O], now time.Time) (a Attempt[O], done bool, err error) {
+// observer and the Run's events get the attempt. It returns the delay
+// before the next call or, done, the error that ended the wait (nil for
+// success).
+func (d *driver[I, O]) apply(actx context.Context, ans *Answer[O], now time.Time) (next time.Duration, done bool, err error) {
 	if ans.Err == nil {
 		d.last = ans.Output // the last output observed: of the last call that succeeded
 	}
-	if d.ctx.Err() != nil && !d.deadlineHit() {
-		a, err = d.w.interrupt(&d.s, &ans, false, d.ctx.Err(), context.Cause(d.ctx), ans.Err, now)
+	var a Attempt[O]
+	if d.cancelled() {
+		err = d.w.interrupt(&d.s, ans, &a, false, d.ctx.Err(), context.Cause(d.ctx), ans.Err, now)
 	} else {
-		if !late(&d.s, &ans, now) {
-			d.tok = d.w.judge(d.ctx, d.in, d.s.Attempts+1, &ans, d.tok)
+		if !late(&d.s, ans, now) {
+			d.tok = d.w.judge(d.ctx, d.in, d.s.Attempts+1, ans, d.tok)
 		}
-		a, err = d.w.step(&d.s, &ans, now)
+		err = d.w.step(&d.s, ans, now, &a)
 	}
 	d.lastErr = ans.Err
+	d.lastCall = lastCallOf(&a)
 	d.endAttempt(actx, &a, now)
 	d.emit(&a)
-	return a, a.Outcome != "", err
+	return a.NextDelay, a.Outcome != "", err
 }
 
 // emit gives the attempt, with the Checkpoint after it, to the Run's
@@ -403,6 +425,6 @@ func (d *driver[I, O]) apply(actx context.Context, ans Answer[O], now time.Time)
 func (d *driver[I, O]) emit(a *Attempt[O]) {
 	if d.publish != nil {
 		a.Checkpoint = d.s.clone()
-		d.publish(*a)
+		d.publish(a)
 	}
 }
