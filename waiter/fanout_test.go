@@ -95,6 +95,34 @@ func TestWaitAllFailFast(t *testing.T) {
 	})
 }
 
+// TestWaitAllPanics: an operation that panics in one wait of a WaitAll
+// makes WaitAll panic with a *PanicError (its value and the stack where it
+// happened) in the caller's goroutine, once every other wait has ended.
+func TestWaitAllPanics(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		start := time.Now()
+		op := func(_ context.Context, in GetThingInput) (*GetThingOutput, error) {
+			if in.Name == "3" {
+				panic("boom")
+			}
+			if time.Since(start) < 10*time.Second {
+				return status("creating"), nil
+			}
+			return status("success"), nil
+		}
+		w := mustNew(t, thingExists, op)
+		var got any
+		func() {
+			defer func() { got = recover() }()
+			_, _ = waiter.WaitAll(t.Context(), w, inputs(5), time.Minute, waiter.GroupOptions{})
+		}()
+		pe, ok := got.(*waiter.PanicError)
+		if !ok || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "TestWaitAllPanics") || time.Since(start) < 10*time.Second {
+			t.Errorf("WaitAll panicked with %v after %v, want a *PanicError of boom, with its stack, once the others ended (10s)", got, time.Since(start))
+		}
+	})
+}
+
 func TestGroupConcurrencyLimit(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i%7) * time.Second }}
