@@ -78,7 +78,11 @@
 // (an unknown state or comparator, a path that does not compile) is an
 // error naming where it is, never a waiter that silently never matches;
 // package model does the same for model files that do not decode. It
-// does not retry inside a call: the operation is called once per attempt
+// does not abandon a call: the operation runs in the wait's goroutine
+// and honours its context, as Go's functions do, so a wait ends when its
+// call returns (only a Batch member ends at its deadline with its call in
+// flight, because that call serves other keys). It does not retry inside
+// a call: the operation is called once per attempt
 // (retry.Do inside it makes a single attempt), and errors no acceptor
 // matches go to the waiter's retry strategy, so that retries are never
 // stacked on retries. And it does not keep what nobody reads: a Run keeps
