@@ -105,10 +105,10 @@ type member[K comparable, O any] struct {
 
 // batchCall is one call in flight.
 type batchCall struct {
-	start time.Time
-	ctx   context.Context
-	stop  context.CancelFunc
-	live  int // its members still waiting for its answer
+	start   time.Time
+	ctx     context.Context
+	release context.CancelFunc
+	live    int // its members still waiting for its answer
 }
 
 // BatchOptions are what a [Batch] adds to a waiter's options. The zero
@@ -358,7 +358,7 @@ func (b *Batch[K, O]) remove(m *member[K, O]) {
 	}
 	if c := m.call; c != nil {
 		if c.live--; c.live == 0 {
-			c.stop()
+			c.release()
 		}
 	}
 }

@@ -192,12 +192,12 @@ func (b *Batch[K, O]) start(batch []*member[K, O], now time.Time) *batchCall {
 	}
 	// The call's context carries the first key's values (a trace, say) but
 	// not its cancellation: cancelling one key must not fail the others.
-	ctx, stop := b.clk.WithDeadline(context.WithoutCancel(batch[0].spanCtx), deadline)
-	c := &batchCall{start: now, ctx: ctx, stop: stop, live: len(batch)}
+	ctx, release := b.clk.WithDeadline(context.WithoutCancel(batch[0].spanCtx), deadline)
+	c := &batchCall{start: now, ctx: ctx, release: release, live: len(batch)}
 	if t := b.w.cfg.attemptTimeout; t > 0 {
-		var stopAttempt context.CancelFunc
-		c.ctx, stopAttempt = b.clk.WithTimeout(ctx, t)
-		c.stop = func() { stopAttempt(); stop() }
+		var releaseAttempt context.CancelFunc
+		c.ctx, releaseAttempt = b.clk.WithTimeout(ctx, t)
+		c.release = func() { releaseAttempt(); release() }
 	}
 	for _, m := range batch {
 		m.call = c
@@ -216,7 +216,7 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	}
 	outs, pe, err := b.invoke(c.ctx, keys)
 	now := b.clk.Now()
-	c.stop()
+	c.release()
 	var answered, late []*member[K, O]
 	b.mu.Lock()
 	b.inFlight--
@@ -240,7 +240,7 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	b.timeOut(late, now)
 	for _, m := range answered {
 		if pe != nil {
-			b.panicked(m, pe, c.start, now)
+			b.endPanicked(m, pe, c.start, now)
 			continue
 		}
 		b.judgeGuarded(m, outs, err, c.start, now)
@@ -257,7 +257,7 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 			b.remove(m)
 			b.wake()
 			b.mu.Unlock()
-			b.panicked(m, pe, start, now)
+			b.endPanicked(m, pe, start, now)
 		}
 	}()
 	b.judge(m, outs, err, start, now)
@@ -279,10 +279,10 @@ func (b *Batch[K, O]) invoke(
 	return outs, nil, err
 }
 
-// panicked ends a member whose call panicked: its attempt carries the
+// endPanicked ends a member whose call panicked: its attempt carries the
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
-func (b *Batch[K, O]) panicked(m *member[K, O], pe *PanicError, start, now time.Time) {
+func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now time.Time) {
 	var a Attempt[O]
 	m.w.panicked(&m.s, pe, start, now, &a)
 	m.endAttempt(m.ctx, &a, now)

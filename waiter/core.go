@@ -317,9 +317,9 @@ func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], a *Attempt[O], t
 	s.MaxLatency = max(s.MaxLatency, ans.Latency)
 	var e *Error
 	if timedOut {
-		e = w.timedOut(s, now, last)
+		e = w.timeoutErr(s, now, last)
 	} else {
-		e = w.cancelled(reason, cause, s, now, last)
+		e = w.cancelErr(reason, cause, s, now, last)
 	}
 	*a = Attempt[O]{Number: s.Attempts, Start: ans.Start, Latency: ans.Latency, Output: ans.Output, Err: ans.Err,
 		Late: timedOut, Acceptor: -1, State: classify.Retry, Outcome: outcomeOf(e)}

@@ -163,9 +163,9 @@ func (e *Error) Unwrap() []error {
 // context.DeadlineExceeded do.
 func (e *Error) Timeout() bool { return e.Reason == ErrTimeout }
 
-// cancelled is the error of a wait whose context ended (not at its
+// cancelErr is the error of a wait whose context ended (not at its
 // deadline): it matches the context's error (reason) and its cause.
-func (w *Waiter[I, O]) cancelled(
+func (w *Waiter[I, O]) cancelErr(
 	reason, cause error,
 	s *Checkpoint,
 	now time.Time,
@@ -181,8 +181,8 @@ func (w *Waiter[I, O]) cancelled(
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
 }
 
-// timedOut is the error of a wait whose deadline passed between calls.
-func (w *Waiter[I, O]) timedOut(s *Checkpoint, now time.Time, last error) *Error {
+// timeoutErr is the error of a wait whose deadline passed.
+func (w *Waiter[I, O]) timeoutErr(s *Checkpoint, now time.Time, last error) *Error {
 	return &Error{
 		Waiter:    w.def.Name,
 		Reason:    ErrTimeout,

@@ -158,7 +158,7 @@ func (l *loop[I, O]) run() error {
 	for {
 		wait, ok := l.admit()
 		if !ok {
-			return l.end(l.w.timedOut(&l.s, l.clk().Now(), l.lastErr))
+			return l.end(l.w.timeoutErr(&l.s, l.clk().Now(), l.lastErr))
 		}
 		if wait > 0 && !l.sleep(wait, false) {
 			return l.end(l.interrupted())
@@ -343,12 +343,12 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	}
 	if err := parent.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return d.end(d.w.timedOut(&d.s, now, nil))
+			return d.end(d.w.timeoutErr(&d.s, now, nil))
 		}
-		return d.end(d.w.cancelled(err, context.Cause(parent), &d.s, now, nil))
+		return d.end(d.w.cancelErr(err, context.Cause(parent), &d.s, now, nil))
 	}
 	if !now.Before(d.s.Deadline) {
-		return d.end(d.w.timedOut(&d.s, now, nil))
+		return d.end(d.w.timeoutErr(&d.s, now, nil))
 	}
 	return nil
 }
@@ -369,9 +369,9 @@ func (d *driver[I, O]) cancelled() bool {
 func (d *driver[I, O]) interrupted() error {
 	now := d.clk().Now()
 	if !d.cancelled() {
-		return d.w.timedOut(&d.s, now, d.lastErr)
+		return d.w.timeoutErr(&d.s, now, d.lastErr)
 	}
-	return d.w.cancelled(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
+	return d.w.cancelErr(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
 }
 
 // admit takes a token from the poll rate limit (WithPollRateLimit) and
