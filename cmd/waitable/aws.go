@@ -98,11 +98,18 @@ func awsCall(argv []string, refuse context.CancelCauseFunc) call {
 	env := []string{"AWS_MAX_ATTEMPTS=1", "AWS_RETRY_MODE=standard", "AWS_PAGER="}
 	return func(ctx context.Context, _ struct{}) (*output, error) {
 		stdout, stderr, err := runCommand(ctx, argv, env)
+		raw, problem := decode(stdout, false)
+		out := &output{raw: raw, status: 200, problem: problem}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {
 			err = cliError(ee.ExitCode(), stderr)
+			var ce *callError
 			var ue usageError
-			if errors.As(err, &ue) {
+			switch {
+			case errors.As(err, &ce):
+				out.status = ce.status
+				ce.out = out // as exec's: what it printed, null for nothing
+			case errors.As(err, &ue):
 				err = usagef("%s: exit %d, a usage or configuration error of the AWS CLI:\n%s",
 					shellQuote(argv), ee.ExitCode(), bytes.TrimSpace(stderr))
 				refuse(err)
@@ -112,8 +119,7 @@ func awsCall(argv []string, refuse context.CancelCauseFunc) call {
 		if err != nil {
 			return nil, err
 		}
-		raw, problem := decode(stdout, false)
-		return &output{raw: raw, status: 200, problem: problem}, nil
+		return out, nil
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,9 @@ type cliAnswer struct {
 	Exit   int    `json:"exit"`
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
+	// Hang, a FIFO's path, makes the run write its PID there and then
+	// hang until it is killed.
+	Hang string `json:"hang,omitempty"`
 }
 
 // cliRun is what the fake AWS CLI logs of each run.
@@ -54,6 +58,10 @@ func fakeAWS() int {
 		return 99
 	}
 	a := answers[min(n, len(answers))-1]
+	if a.Hang != "" {
+		os.WriteFile(a.Hang, []byte(strconv.Itoa(os.Getpid())), 0o600)
+		time.Sleep(time.Hour)
+	}
 	fmt.Print(a.Stdout)
 	fmt.Fprint(os.Stderr, a.Stderr)
 	return a.Exit
@@ -101,13 +109,21 @@ var (
 	internal = cliAnswer{Exit: 255, Stderr: "\nAn error occurred (InternalServerError) when calling the DescribeTable operation (reached max retries: 0): boom\n"}
 	dropped  = cliAnswer{Exit: 255, Stderr: "\nConnection was closed before we received a valid response from endpoint URL: \"http://127.0.0.1:4604/\".\n"}
 	denied   = cliAnswer{Exit: 254, Stderr: "\nAn error occurred (AccessDeniedException) when calling the DescribeTable operation: User is not authorized\n"}
-	v1Usage  = cliAnswer{Exit: 255, Stderr: "usage: aws [options] <command> <subcommand> [<subcommand> ...] [parameters]\n" +
+	v1Note   = "usage: Note: AWS CLI version 2, the latest major version of the AWS CLI, is now stable and recommended for general use. " +
+		"For more information, see the AWS CLI version 2 installation instructions at: https://docs.aws.amazon.com/cli/latest/userguide/install-cliv2.html\n\n"
+	v1Usage = cliAnswer{Exit: 255, Stderr: v1Note + "usage: aws [options] <command> <subcommand> [<subcommand> ...] [parameters]\n" +
 		"To see help text, you can run:\n\n  aws help\n  aws <command> help\n  aws <command> <subcommand> help\n\nUnknown options: --bogus\n"}
-	v1Required = cliAnswer{Exit: 2, Stderr: "usage: aws [options] <command> <subcommand> [<subcommand> ...] [parameters]\n" +
+	v1Required = cliAnswer{Exit: 2, Stderr: v1Note + "usage: aws [options] <command> <subcommand> [<subcommand> ...] [parameters]\n" +
+		"To see help text, you can run:\n\n  aws help\n  aws <command> help\n  aws <command> <subcommand> help\n" +
 		"aws: error: the following arguments are required: --table-name\n"}
 	v1Creds  = cliAnswer{Exit: 255, Stderr: "Unable to locate credentials. You can configure credentials by running \"aws configure\".\n"}
+	v1Region = cliAnswer{Exit: 255, Stderr: "You must specify a region. You can also configure your region by running \"aws configure\".\n"}
+	v1Params = cliAnswer{Exit: 255, Stderr: "\nParameter validation failed:\nInvalid length for parameter TableName, value: 0, valid min length: 1\n"}
 	v2Params = cliAnswer{Exit: 252, Stderr: "\nParameter validation failed:\nInvalid length for parameter TableName, value: 1, valid min length: 3\n"}
 	v2Region = cliAnswer{Exit: 253, Stderr: "\nYou must specify a region. You can also configure your region by running \"aws configure\".\n"}
+	// S3's HEAD answers carry no error code: botocore makes the status one.
+	noBucket = cliAnswer{Exit: 254, Stderr: "\nAn error occurred (404) when calling the HeadBucket operation: Not Found\n"}
+	bucket   = cliAnswer{Stdout: "{\n    \"BucketRegion\": \"us-east-1\"\n}\n"}
 )
 
 // TestAWSCommandLine: each poll runs aws SERVICE OPERATION ARGS --output
@@ -159,15 +175,23 @@ func TestAWSAnswers(t *testing.T) {
 		{"a call that reached no service is retried", "table-exists", []cliAnswer{dropped, active}, 0, 2, []string{"transient error, retried: Connection was closed"}},
 		{"an error no acceptor matches fails at once", "table-exists", []cliAnswer{denied, active}, 1, 1,
 			[]string{"failure after 1 poll", "no acceptor matched the error", "AccessDeniedException: User is not authorized"}},
-		{"v1: an unknown option", "table-exists", []cliAnswer{v1Usage}, 64, 1, []string{"exit 255, a usage or configuration error of the AWS CLI:\nusage: aws [options]", "Unknown options: --bogus"}},
+		{"v1: an unknown option", "table-exists", []cliAnswer{v1Usage}, 64, 1, []string{"exit 255, a usage or configuration error of the AWS CLI:\nusage: Note: AWS CLI version 2", "Unknown options: --bogus"}},
 		{"v1: a missing argument", "table-exists", []cliAnswer{v1Required}, 64, 1, []string{"aws: error: the following arguments are required: --table-name"}},
 		{"v1: no credentials", "table-exists", []cliAnswer{v1Creds}, 64, 1, []string{"Unable to locate credentials"}},
+		{"v1: no region", "table-exists", []cliAnswer{v1Region}, 64, 1, []string{"exit 255", "You must specify a region"}},
+		{"v1: an invalid parameter", "table-exists", []cliAnswer{v1Params}, 64, 1, []string{"exit 255", "Parameter validation failed:\nInvalid length for parameter TableName"}},
 		{"v2: 252", "table-exists", []cliAnswer{v2Params}, 64, 1, []string{"exit 252", "Parameter validation failed:\nInvalid length for parameter TableName"}},
 		{"v2: 253, after a poll", "table-exists", []cliAnswer{creating, v2Region}, 64, 2, []string{"#1  +0s  retry", "exit 253", "You must specify a region"}},
+		{"a numeric code is the HTTP status", "s3api bucket-exists", []cliAnswer{noBucket, bucket}, 0, 2,
+			[]string{"retry  (status: 404)", "success  (status: 200)", `"BucketRegion": "us-east-1"`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env, runs := fakeCLI(t, tt.answers...)
-			r := runBinary(t, env, "aws", "dynamodb", tt.waiter, "--min-delay", "5ms", "--max-delay", "5ms", "--max-wait", "1m", "--", "--table-name", "orders")
+			service, waiter, ok := strings.Cut(tt.waiter, " ")
+			if !ok {
+				service, waiter = "dynamodb", tt.waiter
+			}
+			r := runBinary(t, env, "aws", service, waiter, "--min-delay", "5ms", "--max-delay", "5ms", "--max-wait", "1m", "--", "--table-name", "orders")
 			polls := 0
 			for line := range strings.Lines(r.stderr) {
 				if strings.HasPrefix(line, "#") {
@@ -185,8 +209,8 @@ func TestAWSAnswers(t *testing.T) {
 				t.Errorf("%d polls printed for %d runs of the CLI, want %d\nstderr:\n%s", polls, tt.runs, want, r.stderr)
 			}
 			for _, s := range tt.stderr {
-				if !strings.Contains(r.stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+				if !strings.Contains(r.stderr+r.stdout, s) {
+					t.Errorf("the output lacks %q:\n%s%s", s, r.stdout, r.stderr)
 				}
 			}
 		})
@@ -316,7 +340,7 @@ func TestAWSList(t *testing.T) {
 // FuzzCLIError: whatever the CLI prints, cliError returns an error and
 // never panics; a service's error line gives its code.
 func FuzzCLIError(f *testing.F) {
-	for _, a := range []cliAnswer{notFound, throttle, status, internal, dropped, denied, v1Usage, v1Required, v1Creds, v2Params, v2Region} {
+	for _, a := range []cliAnswer{notFound, throttle, status, internal, dropped, denied, v1Usage, v1Required, v1Creds, v1Region, v1Params, v2Params, v2Region, noBucket} {
 		f.Add(a.Exit, a.Stderr)
 	}
 	f.Add(255, "An error occurred () when calling the X operation: ")
