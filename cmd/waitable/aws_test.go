@@ -256,7 +256,7 @@ func TestAWSUsage(t *testing.T) {
 		{[]string{"aws"}, 64, "want SERVICE WAITER (dynamodb table-exists)"},
 		{[]string{"aws", "dynamodb"}, 64, "want SERVICE WAITER"},
 		{[]string{"aws", "dynamo", "table-exists"}, 64, `no AWS service "dynamo" has waiters; did you mean dynamodb?`},
-		{[]string{"aws", "s3", "bucket-exists"}, 64, "the AWS CLI names the service s3 s3api: waitable aws s3api ..."},
+		{[]string{"aws", "s3", "bucket-exists"}, 64, "the AWS CLI names the service s3 s3api (waitable aws s3api WAITER)"},
 		{[]string{"aws", "dynamodb", "table-exist"}, 64, `dynamodb has no waiter "table-exist"; did you mean table-exists? (it has contributor-insights-enabled,`},
 		{[]string{"aws", "dynamodb", "table-exists", "--", "--table-name", "t", "--query", "Table"}, 64, "--query: the waiter's acceptors read"},
 		{[]string{"aws", "dynamodb", "table-exists", "--max-wait", "-1s", "--", "--table-name", "t"}, 64, "--max-wait -1s: want a positive duration"},

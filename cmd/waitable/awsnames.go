@@ -104,7 +104,7 @@ func awsWaiters(service, file string) ([]waiter.Definition, error) {
 // name the CLI gives it if it is botocore's.
 func unknownService(service string, known []string) error {
 	if s := cliService(service); s != service && slices.Contains(known, s) {
-		return fmt.Errorf("the AWS CLI names the service %s %s: waitable aws %s ...", service, s, s)
+		return fmt.Errorf("the AWS CLI names the service %s %s (waitable aws %s WAITER)", service, s, s)
 	}
 	if near := suggest.Nearest(service, known, len(service)/3); near != "" {
 		return fmt.Errorf("no AWS service %q has waiters; did you mean %s? (waitable aws list lists them)", service, near)
