@@ -62,6 +62,9 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
+	if def.Operation.ID == "" {
+		return exitUsage, usagef("waiter %s names no operation for the AWS CLI to run", def.Name)
+	}
 	maxWait := budget(def)
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "max-wait" {

@@ -220,7 +220,8 @@ func TestAWSAnswers(t *testing.T) {
 // TestAWSBudget: a waiter's own budget is its delay times its
 // maxAttempts, as the AWS CLI's wait has it; --max-wait replaces it, and
 // the polls are not counted: a waiter of 1 attempt polls until its
-// condition holds.
+// condition holds. A waiter with no maxAttempts (a Smithy model's) runs
+// with --max-wait, and is refused without (TestAWSUsage).
 func TestAWSBudget(t *testing.T) {
 	defs, err := awsWaiters("dynamodb", "")
 	if err != nil {
@@ -237,6 +238,13 @@ func TestAWSBudget(t *testing.T) {
 	r := runBinary(t, env, "aws", "dynamodb", "table-ready", "--waiters", file, "--min-delay", "5ms", "--max-delay", "5ms", "--max-wait", "1m", "--", "--table-name", "orders")
 	if r.code != 0 || len(runs()) != 3 {
 		t.Errorf("a waiter of 1 attempt: exit %d after %d runs, want success after 3\nstderr:\n%s", r.code, len(runs()), r.stderr)
+	}
+	certificate := cliAnswer{Stdout: `{"Certificate": {"DomainValidationOptions": [{"ValidationStatus": "SUCCESS"}]}}`}
+	env, runs = fakeCLI(t, certificate)
+	r = runBinary(t, env, "aws", "acm", "certificate-validated", "--waiters", "../../testdata/aws/models/acm-2015-12-08.json", "--max-wait", "1m",
+		"--", "--certificate-arn", "arn:aws:acm:us-east-1:1:certificate/1")
+	if r.code != 0 || len(runs()) != 1 || runs()[0].Args[1] != "describe-certificate" {
+		t.Errorf("a Smithy model's waiter, which has no maxAttempts, with --max-wait: exit %d after %d runs\n%s", r.code, len(runs()), r.stderr)
 	}
 	r = runBinary(t, env, "aws", "dynamodb", "table-ready", "--waiters", file, "--max-wait", "0s", "--", "--table-name", "orders")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--max-wait 0s: want a positive duration") {
@@ -262,6 +270,9 @@ func TestAWSUsage(t *testing.T) {
 		{[]string{"aws", "dynamodb", "table-exists", "--max-wait", "-1s", "--", "--table-name", "t"}, 64, "--max-wait -1s: want a positive duration"},
 		{[]string{"aws", "dynamodb", "table-exists", "--waiters", "testdata/trait.json", "--", "--table-name", "t"}, 64, "dynamodb has no waiter"},
 		{[]string{"aws", "list", "dynamodb", "ec2"}, 64, "list takes one SERVICE at most"},
+		{[]string{"aws", "jobs", "job-done", "--waiters", "testdata/trait.json", "--max-wait", "1m"}, 64, "waiter JobDone names no operation for the AWS CLI to run"},
+		{[]string{"aws", "acm", "certificate-validated", "--waiters", "../../testdata/aws/models/acm-2015-12-08.json", "--", "--certificate-arn", "a"},
+			64, "waiter CertificateValidated has no maxAttempts to make a budget of: give --max-wait"},
 	} {
 		r := runBinary(t, env, tt.args...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {

@@ -154,11 +154,17 @@ func awsList(w io.Writer, service, file string) error {
 			return usageError{err}
 		}
 		for _, d := range defs {
-			attempts, total := "-", "-"
+			op, delay, attempts, total := cliName(d.Operation.ID), d.MinDelay, "-", "-"
+			if op == "" {
+				op = "-"
+			}
+			if delay == 0 {
+				delay = 2 * time.Second // a Smithy waiter's default
+			}
 			if d.MaxPolls > 0 {
 				attempts, total = fmt.Sprint(d.MaxPolls), budget(d).String()
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s, cliName(d.Name), cliName(d.Operation.ID), d.MinDelay, attempts, total)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s, cliName(d.Name), op, delay, attempts, total)
 		}
 	}
 	return tw.Flush()
