@@ -108,6 +108,7 @@ var (
 	status   = cliAnswer{Exit: 254, Stderr: "\nAn error occurred (503) when calling the DescribeTable operation (reached max retries: 0): Service Unavailable\n"}
 	internal = cliAnswer{Exit: 255, Stderr: "\nAn error occurred (InternalServerError) when calling the DescribeTable operation (reached max retries: 0): boom\n"}
 	dropped  = cliAnswer{Exit: 255, Stderr: "\nConnection was closed before we received a valid response from endpoint URL: \"http://127.0.0.1:4604/\".\n"}
+	refused  = cliAnswer{Exit: 255, Stderr: "\nCould not connect to the endpoint URL: \"http://127.0.0.1:1/\"\n"}
 	denied   = cliAnswer{Exit: 254, Stderr: "\nAn error occurred (AccessDeniedException) when calling the DescribeTable operation: User is not authorized\n"}
 	v1Note   = "usage: Note: AWS CLI version 2, the latest major version of the AWS CLI, is now stable and recommended for general use. " +
 		"For more information, see the AWS CLI version 2 installation instructions at: https://docs.aws.amazon.com/cli/latest/userguide/install-cliv2.html\n\n"
@@ -172,7 +173,8 @@ func TestAWSAnswers(t *testing.T) {
 		{"a throttle is retried", "table-exists", []cliAnswer{throttle, active}, 0, 2, []string{"transient error, retried: ThrottlingException: Rate exceeded"}},
 		{"a 503 is retried", "table-exists", []cliAnswer{status, active}, 0, 2, []string{"transient error, retried: 503: Service Unavailable"}},
 		{"a transient code is retried", "table-exists", []cliAnswer{internal, active}, 0, 2, []string{"transient error, retried: InternalServerError: boom"}},
-		{"a call that reached no service is retried", "table-exists", []cliAnswer{dropped, active}, 0, 2, []string{"transient error, retried: Connection was closed"}},
+		{"a call that reached no service is retried", "table-exists", []cliAnswer{dropped, refused, active}, 0, 3,
+			[]string{"transient error, retried: Connection was closed", "transient error, retried: Could not connect to the endpoint URL"}},
 		{"an error no acceptor matches fails at once", "table-exists", []cliAnswer{denied, active}, 1, 1,
 			[]string{"failure after 1 poll", "no acceptor matched the error", "AccessDeniedException: User is not authorized"}},
 		{"v1: an unknown option", "table-exists", []cliAnswer{v1Usage}, 64, 1, []string{"exit 255, a usage or configuration error of the AWS CLI:\nusage: Note: AWS CLI version 2", "Unknown options: --bogus"}},
@@ -332,8 +334,12 @@ func TestAWSList(t *testing.T) {
 		t.Fatalf("aws list: exit %d %s", r.code, r.stderr)
 	}
 	golden(t, "aws-list.golden", r.stdout)
-	if n := strings.Count(r.stdout, "\n") - 1; n != 378 {
-		t.Errorf("aws list lists %d waiters, want the 378 of the newest waiters-2.json of each of the 70 services", n)
+	services := map[string]bool{}
+	for line := range strings.Lines(r.stdout) {
+		services[strings.Fields(line)[0]] = true
+	}
+	if n := strings.Count(r.stdout, "\n") - 1; n != 378 || len(services)-1 != 70 {
+		t.Errorf("aws list lists %d waiters of %d services, want the 378 of the newest waiters-2.json of each of the 70 services", n, len(services)-1)
 	}
 	r = runBinary(t, nil, "aws", "list", "kinesis")
 	want := "SERVICE  WAITER             OPERATION        DELAY  ATTEMPTS  BUDGET\n" +
@@ -351,7 +357,7 @@ func TestAWSList(t *testing.T) {
 // FuzzCLIError: whatever the CLI prints, cliError returns an error and
 // never panics; a service's error line gives its code.
 func FuzzCLIError(f *testing.F) {
-	for _, a := range []cliAnswer{notFound, throttle, status, internal, dropped, denied, v1Usage, v1Required, v1Creds, v1Region, v1Params, v2Params, v2Region, noBucket} {
+	for _, a := range []cliAnswer{notFound, throttle, status, internal, dropped, refused, denied, v1Usage, v1Required, v1Creds, v1Region, v1Params, v2Params, v2Region, noBucket} {
 		f.Add(a.Exit, a.Stderr)
 	}
 	f.Add(255, "An error occurred () when calling the X operation: ")
