@@ -48,7 +48,11 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if len(positional) > 2 || cliArgs != nil {
 			return exitUsage, usagef("list takes one SERVICE at most")
 		}
-		return exitSuccess, awsList(stdout, strings.Join(positional[1:], ""), *file)
+		service := "" // every service
+		if len(positional) == 2 {
+			service = positional[1]
+		}
+		return exitSuccess, awsList(stdout, service, *file)
 	}
 	if len(positional) != 2 {
 		return exitUsage, usagef("want SERVICE WAITER (dynamodb table-exists), got %q; waitable aws list lists them", positional)
