@@ -65,10 +65,10 @@ func awsCLIs(t *testing.T) []awsCLI {
 	return clis.found
 }
 
-// eachCLI runs f as a parallel subtest for each AWS CLI, named by its
+// eachCLI runs f as a parallel subtest for each of clis, named by its
 // version (v1.45.11, v2.9.19).
-func eachCLI(t *testing.T, f func(t *testing.T, cli awsCLI)) {
-	for _, cli := range awsCLIs(t) {
+func eachCLI(t *testing.T, clis []awsCLI, f func(t *testing.T, cli awsCLI)) {
+	for _, cli := range clis {
 		t.Run("v"+cli.version, func(t *testing.T) {
 			t.Parallel()
 			f(t, cli)
@@ -147,10 +147,11 @@ func runAWS(t *testing.T, bin string, cli awsCLI, args ...string) cliRun {
 // CLI's ResourceNotFoundException, which the waiter's errorType acceptor
 // matches), one CLI process a poll.
 func TestAWSTableOnDynalite(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	endpoint := emulators.Start(t, "dynalite", 6*time.Second)
 	client := emulators.DynamoDB(endpoint, nil)
 	bin := waitable(t)
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		table := "orders-" + cli.version
 		createTable(t, client, table)
 		fast := []string{"--json", "--min-delay", "500ms", "--max-delay", "500ms", "--max-wait", "1m", "--"}
@@ -181,10 +182,11 @@ func TestAWSTableOnDynalite(t *testing.T) {
 // TestAWSStreamOnKinesalite: waitable aws kinesis stream-exists waits
 // through kinesalite's real CREATING to ACTIVE, one CLI process a poll.
 func TestAWSStreamOnKinesalite(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	endpoint := emulators.Start(t, "kinesalite", 6*time.Second)
 	client := kinesis.New(kinesis.Options{BaseEndpoint: aws.String(endpoint), Region: "us-east-1", Credentials: emulators.Credentials})
 	bin := waitable(t)
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		stream := "clicks-" + strings.ReplaceAll(cli.version, ".", "-")
 		if _, err := client.CreateStream(t.Context(), &kinesis.CreateStreamInput{StreamName: aws.String(stream), ShardCount: aws.Int32(1)}); err != nil {
 			t.Fatal(err)
@@ -211,6 +213,7 @@ var timedOut = regexp.MustCompile(`: timed out after (\d+) polls? in ([0-9.]+m?s
 // test's, of 2 s delays and 5 attempts, in which the wait polls more
 // than once though each run of the CLI takes seconds).
 func TestAWSTableNeverAppears(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	endpoint := emulators.Start(t, "dynalite", 0)
 	bin := waitable(t)
 	file := filepath.Join(t.TempDir(), "waiters-2.json")
@@ -219,7 +222,7 @@ func TestAWSTableNeverAppears(t *testing.T) {
 		              {"matcher": "error", "expected": "ResourceNotFoundException", "state": "retry"}]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		for _, tt := range []struct {
 			name   string
 			args   []string
@@ -256,6 +259,7 @@ func TestAWSTableNeverAppears(t *testing.T) {
 // table's ResourceNotFoundException) and on the output (one that fails on
 // a table CREATING).
 func TestAWSFailureAcceptor(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	endpoint := emulators.Start(t, "dynalite", time.Minute)
 	client := emulators.DynamoDB(endpoint, nil)
 	bin := waitable(t)
@@ -269,7 +273,7 @@ func TestAWSFailureAcceptor(t *testing.T) {
 			              {"matcher": "path", "argument": "Table.TableStatus", "expected": "CREATING", "state": "failure"}]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		table := "creating-" + cli.version
 		createTable(t, client, table) // CREATING for a minute
 		for _, tt := range []struct{ waiter, table, want string }{
@@ -291,13 +295,14 @@ func TestAWSFailureAcceptor(t *testing.T) {
 // three and succeeds: one CLI process a poll, and one request a process
 // (the CLI's own retries are off).
 func TestAWSThrottled(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	target, err := url.Parse(emulators.Start(t, "dynalite", 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	createTable(t, emulators.DynamoDB(target.String(), nil), "orders")
 	bin := waitable(t)
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		p := &faultProxy{faults: []string{"throttle", "unavailable", "drop"}, proxy: httputil.NewSingleHostReverseProxy(target)}
 		front := httptest.NewServer(p)
 		defer front.Close()
@@ -324,9 +329,10 @@ func TestAWSThrottled(t *testing.T) {
 // after one run of the CLI, with status 64 and the CLI's message; no poll
 // is printed for it.
 func TestAWSBadArgument(t *testing.T) {
+	clis := awsCLIs(t) // before the emulators start
 	endpoint := emulators.Start(t, "dynalite", 0)
 	bin := waitable(t)
-	eachCLI(t, func(t *testing.T, cli awsCLI) {
+	eachCLI(t, clis, func(t *testing.T, cli awsCLI) {
 		for _, tt := range []struct {
 			name string
 			args []string
