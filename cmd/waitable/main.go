@@ -1,12 +1,15 @@
 // Command waitable waits on anything from a shell, the way a Smithy waiter
 // does: it polls an HTTP endpoint or a command whose output is JSON until a
 // success condition holds, stops early when a failure condition holds, and
-// reports the last state it saw when time runs out. It also shows when a
+// reports the last state it saw when time runs out. waitable aws runs one
+// of AWS's waiters by the AWS CLI's names, each poll one run of the CLI
+// with its own retries off. It also shows when a
 // waiter's polls happen (schedule) and checks waiter models (lint, list);
 // waitable version (or --version) says which build it is.
 //
 //	waitable http https://api.example.com/jobs/42 --success "status == 'done'" --failure "status == 'failed'"
 //	waitable exec --success "Table.TableStatus == 'ACTIVE'" -- aws dynamodb describe-table --table-name t
+//	waitable aws dynamodb table-exists --max-wait 10m -- --table-name t
 //	waitable schedule --min-delay 2s --max-delay 120s --max-wait 10m --svg schedule.svg
 //	waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s
 //	waitable lint model.json waiters-2.json
@@ -58,6 +61,10 @@ const usage = `waitable: wait on anything from a shell, the way a Smithy waiter 
 Usage:
   waitable http URL [flags]          poll an HTTP endpoint whose body is JSON
   waitable exec [flags] -- CMD ARGS  poll a command whose standard output is JSON
+  waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]
+                                     run one of AWS's waiters, by the AWS CLI's names
+                                     (aws SERVICE wait WAITER), each poll one run of the CLI
+  waitable aws list [SERVICE]        list AWS's waiters
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
                                      its paths against the model's shapes
@@ -98,6 +105,7 @@ Examples:
       --success "state == 'done'" --failure "state == 'failed'" --json | jq .
   waitable exec --success "Table.TableStatus == 'ACTIVE'" -- \
       aws dynamodb describe-table --table-name orders
+  waitable aws dynamodb table-exists --max-wait 10m -- --table-name orders --region eu-west-1
   waitable schedule --min-delay 15s --max-delay 15s --max-wait 10m
   waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s --svg s.svg
   waitable lint testdata/aws/models/*.json
@@ -157,6 +165,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "http", "exec":
 		code, err = waitCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "aws":
+		code, err = awsCommand(ctx, args[1:], stdout, stderr)
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":

@@ -35,6 +35,10 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 var binary string
 
 func TestMain(m *testing.M) {
+	// Run as the AWS CLI of the aws tests.
+	if filepath.Base(os.Args[0]) == "aws" {
+		os.Exit(fakeAWS())
+	}
 	// Run as the polled command of the exec tests.
 	if counter := os.Getenv("WAITABLE_TEST_COMMAND"); counter != "" {
 		os.Exit(fakeCommand(counter))

@@ -108,7 +108,8 @@ var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(m
 // README prints: exactly for schedule (its seeds are fixed), and but for
 // durations for a wait, which the test runs with 5ms delays (against a
 // ./job.sh whose job-42 is done at its third call and job-43 fails at its
-// second) so that it waits on no real time.
+// second, and for aws against an AWS CLI that answers as the README's
+// did) so that it waits on no real time.
 func TestReadmeShell(t *testing.T) {
 	ts := readmeTranscripts(t)
 	if len(ts) < 2 {
@@ -121,6 +122,15 @@ func TestReadmeShell(t *testing.T) {
 	for _, tt := range ts {
 		t.Run(strings.Join(tt.args[:1], " "), func(t *testing.T) {
 			args, dir, exact := tt.args, root, true
+			var env []string
+			if args[0] == "aws" {
+				// The AWS CLI, as in the README's session: the table
+				// DELETING, then gone.
+				env, _ = fakeCLI(t, deleting, notFound)
+				exact, dir = false, t.TempDir()
+				dash := slices.Index(args, "--")
+				args = append(append(append([]string{}, args[:dash]...), "--min-delay", "5ms", "--max-delay", "5ms"), args[dash:]...)
+			}
 			if args[0] == "exec" || args[0] == "http" {
 				exact, dir = false, t.TempDir()
 				// ./job.sh ID: job-42 is done at the third call, job-43 fails at the second.
@@ -142,6 +152,7 @@ func TestReadmeShell(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, binary, args...)
 			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), env...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out // as a terminal shows them
 			code := 0

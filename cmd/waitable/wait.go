@@ -124,6 +124,116 @@ func (h *headers) Set(s string) error {
 	return nil
 }
 
+// waitFlags are the flags of every wait: http's, exec's and aws's.
+type waitFlags struct {
+	maxWait, minDelay, maxDelay, attemptTimeout, stableFor time.Duration
+	stable, notFoundLimit                                  int
+	identity                                               string
+	json, quiet                                            bool
+}
+
+// register defines the flags on fs; maxWait is --max-wait's default and
+// budget its help.
+func (f *waitFlags) register(fs *flag.FlagSet, maxWait time.Duration, budget string) {
+	fs.DurationVar(&f.maxWait, "max-wait", maxWait, budget)
+	fs.DurationVar(&f.minDelay, "min-delay", 0, "the shortest delay between polls (default: the waiter's, or 2s)")
+	fs.DurationVar(&f.maxDelay, "max-delay", 0, "the longest delay between polls (default: the waiter's, or 120s)")
+	fs.DurationVar(&f.attemptTimeout, "attempt-timeout", 0, "a limit on each call (default: none but the wait's)")
+	fs.IntVar(&f.stable, "stable", 1, "succeed only when the success condition held this many polls in a row (for eventually consistent APIs)")
+	fs.DurationVar(&f.stableFor, "stable-for", 0, "and over at least this long")
+	fs.IntVar(&f.notFoundLimit, "not-found-limit", 0, "fail after this many not-found answers in a row (HTTP 404, a NotFound error code); 0: no limit")
+	fs.StringVar(&f.identity, "identity", "", "a JMESPath expression that identifies the resource (an ARN, a UID): fail if it changes (deleted and recreated)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object per attempt on standard output, then the result")
+	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+}
+
+// options returns the waiter options the flags ask for.
+func (f *waitFlags) options() ([]waiter.Option, error) {
+	opts := []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}
+	if f.minDelay > 0 || f.maxDelay > 0 {
+		lo, hi := f.minDelay, f.maxDelay
+		if lo == 0 {
+			lo = min(2*time.Second, hi)
+		}
+		if hi == 0 {
+			hi = max(120*time.Second, lo)
+		}
+		opts = append(opts, waiter.WithDelays(lo, hi))
+	}
+	if f.attemptTimeout > 0 {
+		opts = append(opts, waiter.WithAttemptTimeout(f.attemptTimeout))
+	}
+	switch {
+	case f.stable < 1:
+		return nil, usagef("--stable %d: at least 1", f.stable)
+	case f.stableFor < 0:
+		return nil, usagef("--stable-for %v: negative", f.stableFor)
+	case f.notFoundLimit < 0:
+		return nil, usagef("--not-found-limit %d: negative", f.notFoundLimit)
+	case f.stable != 1 || f.stableFor != 0:
+		opts = append(opts, waiter.WithStability(f.stable, f.stableFor))
+	}
+	if f.notFoundLimit > 0 {
+		opts = append(opts, waiter.WithNotFoundLimit(f.notFoundLimit))
+	}
+	if f.identity != "" {
+		opts = append(opts, waiter.WithIdentity(f.identity))
+	}
+	return opts, nil
+}
+
+// call is one poll of a wait: an HTTP request, a command, the AWS CLI.
+type call = func(context.Context, struct{}) (*output, error)
+
+// wait waits with def on call for maxWait, printing each attempt, then
+// the result, and returns the exit status; target names what is polled
+// in the summary (the URL, the command line). A call that finds the
+// command's usage bad cancels ctx with a usageError as its cause: the
+// wait then ends at once, with that error and no attempt printed for it.
+func (f *waitFlags) wait(ctx context.Context, def waiter.Definition, poll call, maxWait time.Duration, target string, stdout, stderr io.Writer) (int, error) {
+	opts, err := f.options()
+	if err != nil {
+		return exitUsage, err
+	}
+	w, err := waiter.New(def, poll, opts...)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	p := progress{w: stderr, json: f.json, out: stdout, quiet: f.quiet, live: isTerminal(stderr)}
+	r := w.Start(ctx, struct{}{}, maxWait)
+	var last *output
+	for a := range r.Events() {
+		if badUsage(ctx) != nil {
+			continue // not a poll: the call was refused before it was made
+		}
+		if a.Output != nil {
+			last = a.Output
+		}
+		var ce *callError
+		if errors.As(a.Err, &ce) && ce.out != nil {
+			last = ce.out
+		}
+		p.attempt(a)
+	}
+	_, err = r.Result()
+	if ue := badUsage(ctx); ue != nil {
+		return exitUsage, ue
+	}
+	if we := (*waiter.Error)(nil); errors.As(err, &we) && we.Input == "" {
+		we.Input = target // name what was polled: the URL, the command line
+	}
+	return p.result(err, last, r.Checkpoint().Seen)
+}
+
+// badUsage returns the usageError that ctx was cancelled with, if any.
+func badUsage(ctx context.Context) error {
+	var ue usageError
+	if errors.As(context.Cause(ctx), &ue) {
+		return ue
+	}
+	return nil
+}
+
 // waitCommand is http and exec.
 func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
@@ -134,16 +244,8 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	fs.Var(condFlag{&conds, classify.Retry}, "retry", "a condition that means poll again (repeatable)")
 	waiterFile := fs.String("waiter", "", "a file of waiters instead of conditions: the JSON value of a smithy.waiters#waitable trait, a Smithy JSON AST model or botocore's waiters-2.json")
 	name := fs.String("name", "", "the waiter of --waiter to use (needed when the file has several)")
-	maxWait := fs.Duration("max-wait", 5*time.Minute, "how long to wait in all")
-	minDelay := fs.Duration("min-delay", 0, "the shortest delay between polls (default: the waiter's, or 2s)")
-	maxDelay := fs.Duration("max-delay", 0, "the longest delay between polls (default: the waiter's, or 120s)")
-	attemptTimeout := fs.Duration("attempt-timeout", 0, "a limit on each call (default: none but the wait's)")
-	stable := fs.Int("stable", 1, "succeed only when the success condition held this many polls in a row (for eventually consistent APIs)")
-	stableFor := fs.Duration("stable-for", 0, "and over at least this long")
-	notFoundLimit := fs.Int("not-found-limit", 0, "fail after this many not-found answers in a row (HTTP 404, a NotFound error code); 0: no limit")
-	identity := fs.String("identity", "", "a JMESPath expression that identifies the resource (an ARN, a UID): fail if it changes (deleted and recreated)")
-	asJSON := fs.Bool("json", false, "print one JSON object per attempt on standard output, then the result")
-	quiet := fs.Bool("quiet", false, "print no progress")
+	var wf waitFlags
+	wf.register(fs, 5*time.Minute, "how long to wait in all")
 	text := fs.Bool("text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
 	var hdrs headers
 	method := "GET"
@@ -167,14 +269,14 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	var call func(context.Context, struct{}) (*output, error)
+	var poll call
 	var target string
 	switch kind {
 	case "http":
 		if len(positional) != 1 {
 			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
 		}
-		call = httpCall(method, positional[0], hdrs, *text)
+		poll = httpCall(method, positional[0], hdrs, *text)
 		target = positional[0]
 	case "exec":
 		if len(positional) == 0 {
@@ -183,65 +285,14 @@ func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr
 		if code, err := runnable(positional[0]); err != nil {
 			return code, err
 		}
-		call = execCall(positional, *text)
+		poll = execCall(positional, *text)
 		target = shellQuote(positional)
 	}
 	def, err := definition(&conds, *waiterFile, *name, kind)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	opts := []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}
-	if *minDelay > 0 || *maxDelay > 0 {
-		lo, hi := *minDelay, *maxDelay
-		if lo == 0 {
-			lo = min(2*time.Second, hi)
-		}
-		if hi == 0 {
-			hi = max(120*time.Second, lo)
-		}
-		opts = append(opts, waiter.WithDelays(lo, hi))
-	}
-	if *attemptTimeout > 0 {
-		opts = append(opts, waiter.WithAttemptTimeout(*attemptTimeout))
-	}
-	switch {
-	case *stable < 1:
-		return exitUsage, usagef("--stable %d: at least 1", *stable)
-	case *stableFor < 0:
-		return exitUsage, usagef("--stable-for %v: negative", *stableFor)
-	case *notFoundLimit < 0:
-		return exitUsage, usagef("--not-found-limit %d: negative", *notFoundLimit)
-	case *stable != 1 || *stableFor != 0:
-		opts = append(opts, waiter.WithStability(*stable, *stableFor))
-	}
-	if *notFoundLimit > 0 {
-		opts = append(opts, waiter.WithNotFoundLimit(*notFoundLimit))
-	}
-	if *identity != "" {
-		opts = append(opts, waiter.WithIdentity(*identity))
-	}
-	w, err := waiter.New(def, call, opts...)
-	if err != nil {
-		return exitUsage, usageError{err}
-	}
-	p := progress{w: stderr, json: *asJSON, out: stdout, quiet: *quiet, live: isTerminal(stderr)}
-	r := w.Start(ctx, struct{}{}, *maxWait)
-	var last *output
-	for a := range r.Events() {
-		if a.Output != nil {
-			last = a.Output
-		}
-		var ce *callError
-		if errors.As(a.Err, &ce) && ce.out != nil {
-			last = ce.out
-		}
-		p.attempt(a)
-	}
-	_, err = r.Result()
-	if we := (*waiter.Error)(nil); errors.As(err, &we) && we.Input == "" {
-		we.Input = target // name what was polled: the URL, the command line
-	}
-	return p.result(err, last, r.Checkpoint().Seen)
+	return wf.wait(ctx, def, poll, wf.maxWait, target, stdout, stderr)
 }
 
 // parseInterleaved parses flags that may come after positional arguments
@@ -286,7 +337,7 @@ func definition(c *conditions, file, name, kind string) (waiter.Definition, erro
 }
 
 // httpCall polls url.
-func httpCall(method, url string, hdrs headers, text bool) func(context.Context, struct{}) (*output, error) {
+func httpCall(method, url string, hdrs headers, text bool) call {
 	return func(ctx context.Context, _ struct{}) (*output, error) {
 		req, err := http.NewRequestWithContext(ctx, method, url, nil)
 		if err != nil {
@@ -347,28 +398,40 @@ func runnable(name string) (int, error) {
 }
 
 // execCall runs the command; its standard output is the JSON output.
-func execCall(argv []string, text bool) func(context.Context, struct{}) (*output, error) {
+func execCall(argv []string, text bool) call {
 	return func(ctx context.Context, _ struct{}) (*output, error) {
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		cmd.WaitDelay = time.Second
-		cleanup := inOwnGroup(cmd)
-		err := cmd.Run()
-		if ctx.Err() != nil {
-			cleanup() // what the group's SIGTERM left
-		}
-		raw, problem := decode(stdout.Bytes(), text)
+		stdout, stderr, err := runCommand(ctx, argv, nil)
+		raw, problem := decode(stdout, text)
 		out := &output{raw: raw, status: 200, problem: problem}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {
-			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr.Bytes()), out: out}
+			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr), out: out}
 		}
 		if err != nil {
 			return nil, err
 		}
 		return out, nil
 	}
+}
+
+// runCommand runs argv, with env added to the command's environment, in
+// a process group of its own that a cancelled call ends whole, and
+// returns what it printed and how it ended (an *exec.ExitError for a
+// non-zero exit, or for a command the cancellation ended).
+func runCommand(ctx context.Context, argv, env []string) (stdout, stderr []byte, err error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.WaitDelay = time.Second
+	cleanup := inOwnGroup(cmd)
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		cleanup() // what the group's SIGTERM left
+	}
+	return out.Bytes(), errOut.Bytes(), err
 }
 
 // decode returns what conditions read of output data: with --text, the

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// awsCommand is `waitable aws SERVICE WAITER [flags] -- [aws CLI
+// arguments]`, AWS's waiter WAITER run through the AWS CLI, and `waitable
+// aws list [SERVICE]`.
+func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	ours, cliArgs := args, []string(nil)
+	if i := slices.Index(args, "--"); i >= 0 {
+		ours, cliArgs = args[:i], args[i+1:]
+	}
+	fs := flag.NewFlagSet("aws", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("waiters", "", "a botocore waiters-2.json file whose waiters replace AWS's for the service")
+	var wf waitFlags
+	wf.register(fs, 0, "how long to wait in all (default: the waiter's delay × maxAttempts, as the AWS CLI's wait)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
+			"       waitable aws list [--waiters FILE] [SERVICE]\n\n"+
+			"SERVICE and WAITER are the AWS CLI's names (dynamodb table-exists), as in\n"+
+			"aws SERVICE wait WAITER. Each poll runs aws SERVICE OPERATION ARGS --output json once,\n"+
+			"with the CLI's own retries off (AWS_MAX_ATTEMPTS=1).\n\n")
+		fs.PrintDefaults()
+	}
+	positional, err := parseInterleaved(fs, ours, false)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitSuccess, nil
+	}
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	if len(positional) > 0 && positional[0] == "list" {
+		if len(positional) > 2 || cliArgs != nil {
+			return exitUsage, usagef("list takes one SERVICE at most")
+		}
+		service := "" // every service
+		if len(positional) == 2 {
+			service = positional[1]
+		}
+		return exitSuccess, awsList(stdout, service, *file)
+	}
+	if len(positional) != 2 {
+		return exitUsage, usagef("want SERVICE WAITER (dynamodb table-exists), got %q; waitable aws list lists them", positional)
+	}
+	service, name := positional[0], positional[1]
+	defs, err := awsWaiters(service, *file)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	def, err := pickAWSWaiter(defs, service, name)
+	if err != nil {
+		return exitUsage, usageError{err}
+	}
+	if def.Operation.ID == "" {
+		return exitUsage, usagef("waiter %s names no operation for the AWS CLI to run", def.Name)
+	}
+	maxWait := budget(def)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "max-wait" {
+			maxWait = wf.maxWait
+		}
+	})
+	switch {
+	case maxWait <= 0 && def.MaxPolls == 0:
+		return exitUsage, usagef("waiter %s has no maxAttempts to make a budget of: give --max-wait", def.Name)
+	case maxWait <= 0:
+		return exitUsage, usagef("--max-wait %v: want a positive duration", maxWait)
+	}
+	def.MaxPolls = 0 // the budget is the limit, as with http and exec
+	for _, a := range cliArgs {
+		if a == "--query" || strings.HasPrefix(a, "--query=") {
+			return exitUsage, usagef("--query: the waiter's acceptors read the operation's whole output; leave it out")
+		}
+	}
+	if code, err := runnable("aws"); err != nil {
+		return code, fmt.Errorf("%w (install the AWS CLI: Debian's package awscli, or AWS's installer)", err)
+	}
+	argv := append(append([]string{"aws", service, cliName(def.Operation.ID)}, cliArgs...), "--output", "json")
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	return wf.wait(ctx, def, awsCall(argv, cancel), maxWait, shellQuote(argv), stdout, stderr)
+}
+
+// awsCall runs the AWS CLI's argv once per poll, with the CLI's own
+// retries off: the waiter's schedule replaces them. Its standard output is
+// the output; on a non-zero exit, what it printed on standard error is the
+// error (see cliError). A usage or configuration error cancels the wait,
+// through refuse.
+func awsCall(argv []string, refuse context.CancelCauseFunc) call {
+	env := []string{"AWS_MAX_ATTEMPTS=1", "AWS_RETRY_MODE=standard", "AWS_PAGER="}
+	return func(ctx context.Context, _ struct{}) (*output, error) {
+		stdout, stderr, err := runCommand(ctx, argv, env)
+		raw, problem := decode(stdout, false)
+		out := &output{raw: raw, status: 200, problem: problem}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			err = cliError(ee.ExitCode(), stderr)
+			var ce *callError
+			var ue usageError
+			switch {
+			case errors.As(err, &ce):
+				out.status = ce.status
+				ce.out = out // as exec's: what it printed, null for nothing
+			case errors.As(err, &ue):
+				err = usagef("%s: exit %d, a usage or configuration error of the AWS CLI:\n%s",
+					shellQuote(argv), ee.ExitCode(), bytes.TrimSpace(stderr))
+				refuse(err)
+			}
+			return nil, err
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// serviceError is how the AWS CLI (v1 and v2) reports an error answer:
+// "An error occurred (ThrottlingException) when calling the DescribeTable
+// operation (reached max retries: 0): Rate exceeded".
+var serviceError = regexp.MustCompile(`An error occurred \(([^()\s]*)\) when calling the (\w+) operation(?: \([^()]*\))?: ?`)
+
+// Words with which the AWS CLI v1 reports a usage or configuration error
+// (v2 says so with its exit statuses 252 and 253; both say 2 when
+// argparse refuses a command line).
+var cliUsage = []string{
+	"usage: aws [options]", "aws: error:", "Unknown options:",
+	"Parameter validation failed", "Unable to locate credentials",
+	"You must specify a region", "The config profile (",
+}
+
+// Words with which the AWS CLI reports a call that reached no service,
+// which its own retries would have retried.
+var cliUnreachable = []string{
+	"Could not connect to the endpoint URL", "Connect timeout on endpoint URL",
+	"Read timeout on endpoint URL", "Connection was closed before we received a valid response",
+}
+
+// cliError is the error of an AWS CLI that exited with status exit and
+// printed stderr: a service's error (a *callError whose ErrorCode is the
+// service's code, and whose HTTPStatusCode is the code when the code is
+// a status, as botocore makes it for answers without one, S3's HEAD
+// 404); a usageError; a call that reached no service, transient; or
+// else, as for exec, a *callError with the code "exit N".
+func cliError(exit int, stderr []byte) error {
+	if m := serviceError.FindSubmatchIndex(stderr); m != nil && exit != 252 && exit != 253 {
+		code := string(stderr[m[2]:m[3]])
+		e := &callError{code: code, detail: snippet(stderr[m[1]:])}
+		if n, err := strconv.Atoi(code); err == nil && n >= 100 && n <= 599 {
+			e.status = n
+		}
+		return e
+	}
+	if exit == 2 || exit == 252 || exit == 253 || containsAny(stderr, cliUsage) {
+		return usageError{errors.New(snippet(stderr))}
+	}
+	if containsAny(stderr, cliUnreachable) {
+		return &unreachable{snippet(stderr)}
+	}
+	return &callError{code: fmt.Sprintf("exit %d", exit), detail: snippet(stderr)}
+}
+
+func containsAny(b []byte, words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return bytes.Contains(b, []byte(w)) })
+}
+
+// unreachable is a call of the AWS CLI that reached no service: transient.
+type unreachable struct{ msg string }
+
+func (e *unreachable) Error() string { return e.msg }
+
+// RetrySafety says that the call may be made again: no request reached
+// the service, or none was answered.
+func (e *unreachable) RetrySafety() classify.Safety { return classify.SafetyYes }
