@@ -61,11 +61,12 @@ func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait ti
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
-	l.ctx = l.spanCtx
+	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
 	returned := false
 	defer func() {
 		if !returned { // the operation panicked: release, and let it go on
 			l.stopTimer()
+			l.release()
 			l.endWait(telemetry.OutcomePanic, nil)
 		}
 	}()
@@ -103,8 +104,9 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		r.finish(l.last, err, &l.s)
 		return r
 	}
-	ctx, cancel := context.WithCancelCause(l.spanCtx)
-	l.ctx, l.cancelCause = ctx, cancel
+	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
+	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
+	l.ctx, l.release, l.cancelCause = ctx, func() { stop(); cancel(context.Canceled) }, cancel
 	if events > 0 {
 		l.pokes = make(chan struct{}, 1)
 		l.publish = r.record
@@ -163,8 +165,8 @@ func (l *loop[I, O]) run() error {
 		if wait > 0 && !l.sleep(wait, false) {
 			return l.end(l.interrupted())
 		}
-		l.dropPoke()                                                   // a poke while waiting for the token is done with the call
-		if l.ctx.Err() != nil || !l.clk().Now().Before(l.s.Deadline) { // ended as the sleep did: no call
+		l.dropPoke()            // a poke while waiting for the token is done with the call
+		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
 		next, done, err := l.poll()
@@ -177,43 +179,38 @@ func (l *loop[I, O]) run() error {
 	}
 }
 
-// poll makes the next call, in the loop's goroutine, under a context
-// that ends at the wait's deadline (and at the per-attempt timeout), and
-// applies its answer. It starts when the timer that ended the last sleep
-// fired, so that the schedule does not drift by the loop's own latency.
+// poll makes the next call, in the loop's goroutine, under the wait's
+// context, which ends at its deadline (and under the per-attempt
+// timeout), and applies its answer. It starts when the timer that ended
+// the last sleep fired, so that the schedule does not drift by the loop's
+// own latency.
 func (l *loop[I, O]) poll() (next time.Duration, done bool, err error) {
 	start := l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
 	l.lastCall = lastCall{start: start}
-	l.actx = attemptctx.Mark(l.ctx)
+	l.actx = l.ctx
 	if l.obs != nil {
-		l.actx = l.startAttempt(l.actx, l.s.Attempts+1, start)
+		l.actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
 	}
-	callCtx, cancel := l.clk().WithDeadline(l.actx, l.s.Deadline)
+	callCtx, cancel := l.actx, context.CancelFunc(nil)
 	if t := l.w.cfg.attemptTimeout; t > 0 {
-		var cancelAttempt context.CancelFunc
-		callCtx, cancelAttempt = l.clk().WithTimeout(callCtx, t)
-		defer cancelAttempt()
+		callCtx, cancel = l.clk().WithTimeout(l.actx, t)
 	}
 	out, err := l.w.op(callCtx, l.in)
 	now := l.clk().Now()
-	cancel()
+	if cancel != nil {
+		cancel()
+	}
 	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
 	return l.apply(l.actx, &ans, now)
 }
 
-// sleep waits d on the loop's timer, or until the wait's deadline or the
-// end of its context (false). With pokable, a poke (Start's) cuts it
-// short as the core's poke rule says.
+// sleep waits d on the loop's timer, or until the wait's context ends
+// (false), at its deadline or cancelled. With pokable, a poke (Start's)
+// cuts it short as the core's poke rule says.
 func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
-	if left := l.clk().Until(l.s.Deadline); d >= left { // the deadline ends the sleep, and the wait
-		if d = left; d <= 0 {
-			return false
-		}
-		pokable = false
-	}
 	if d <= 0 {
 		return l.ctx.Err() == nil
 	}
@@ -230,7 +227,7 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	for {
 		select {
 		case l.woke = <-l.timer.C:
-			return l.woke.Before(l.s.Deadline)
+			return true
 		case <-l.ctx.Done():
 			l.stopTimer()
 			return false
@@ -298,15 +295,15 @@ type driver[I, O any] struct {
 	in       I
 	parent   context.Context // the caller's context
 	spanCtx  context.Context // parent, with the wait's span if one records
-	ctx      context.Context // the wait's: spanCtx, or (Start's) one that Cancel ends
-	release  func()          // releases ctx (nil: nothing to release)
+	ctx      context.Context // the calls' context: ends at the deadline, with parent, or on Cancel
+	release  func()          // releases ctx
 	s        Checkpoint
 	tok      retry.Token
 	last     O
 	lastErr  error
 	obs      telemetry.WaitObserver
-	publish  func(a *Attempt[O]) // the Run's events (nil: nobody reads them)
-	lastCall lastCall            // the call in flight, or the last one: what a poke needs
+	publish  func(a Attempt[O]) // the Run's events (nil: nobody reads them)
+	lastCall lastCall           // the call in flight, or the last one: what a poke needs
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -425,6 +422,6 @@ func (d *driver[I, O]) apply(actx context.Context, ans *Answer[O], now time.Time
 func (d *driver[I, O]) emit(a *Attempt[O]) {
 	if d.publish != nil {
 		a.Checkpoint = d.s.clone()
-		d.publish(a)
+		d.publish(*a)
 	}
 }

@@ -28,7 +28,7 @@ func (d *driver[I, O]) end(err error) error {
 	if isErr {
 		we.Seen = slices.Clone(d.s.Seen)
 	}
-	if d.release != nil {
+	if d.release != nil { // nil when the wait ends before its context is made
 		d.release()
 	}
 	if outcome := outcomeOf(err); d.w.giveUp != nil &&

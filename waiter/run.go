@@ -100,9 +100,9 @@ func (r *Run[O]) Checkpoint() Checkpoint {
 }
 
 // record delivers an attempt to the events and the checkpoint.
-func (r *Run[O]) record(a *Attempt[O]) {
+func (r *Run[O]) record(a Attempt[O]) {
 	r.mu.Lock()
-	r.ev.push(*a)
+	r.ev.push(a)
 	r.cp = a.Checkpoint
 	r.mu.Unlock()
 }
