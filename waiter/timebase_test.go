@@ -39,7 +39,7 @@ func TestCallerDeadlineReadOnTheWaitersClock(t *testing.T) {
 					m := clocktest.NewMock()
 					ctx, cancel := m.WithTimeout(context.Background(), tc.ctxTime)
 					defer cancel()
-					out, err, calls, elapsed := waitOnMock(t, entry, m, ctx, tc.ready)
+					out, calls, elapsed, err := waitOnMock(t, entry, m, ctx, tc.ready)
 					if !errors.Is(err, tc.want) || (tc.want == nil && (out == nil || calls != tc.ready)) || elapsed < tc.elapsed-time.Second || elapsed > tc.elapsed {
 						t.Errorf("%s under a context of %v on the Mock = %v after %d calls in %v of mock time; want %v after %v",
 							entry, tc.ctxTime, err, calls, elapsed, tc.want, tc.elapsed)
@@ -54,7 +54,7 @@ func TestCallerDeadlineReadOnTheWaitersClock(t *testing.T) {
 // call numbered ready, with entry (Wait, Start or a Batch), on Mock m,
 // moving m to the end of each sleep until the wait ends. It returns the
 // outcome, the calls made and the mock time the wait took.
-func waitOnMock(t *testing.T, entry string, m *clocktest.Mock, ctx context.Context, ready int) (*GetThingOutput, error, int, time.Duration) {
+func waitOnMock(t *testing.T, entry string, m *clocktest.Mock, ctx context.Context, ready int) (*GetThingOutput, int, time.Duration, error) {
 	t.Helper()
 	start := m.Now()
 	rec := newRecorder(func(n int) (*GetThingOutput, error) {
@@ -107,7 +107,7 @@ func waitOnMock(t *testing.T, entry string, m *clocktest.Mock, ctx context.Conte
 			elapsed := m.Now().Sub(start)
 			m.Timer(time.Hour).Stop() // an arming: releases the WaitArmed above
 			<-armed
-			return r.out, r.err, len(rec.times()), elapsed
+			return r.out, len(rec.times()), elapsed, r.err
 		case a := <-armed:
 			if a.Delay < 10*time.Second {
 				m.Set(a.At.Add(a.Delay))
