@@ -433,8 +433,8 @@ func TestBatchAddContextEndingDuringAdd(t *testing.T) {
 // as NewFunc does: done ends the key's wait with success, an error of the
 // condition's own ends it as a failure carrying that error, (false, nil)
 // polls again until no call fits before the deadline; the definition's
-// delays apply, and a
-// definition with acceptors is refused.
+// delays and MaxPolls apply, and a definition with acceptors is
+// refused.
 func TestBatchCondition(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		errDeleted := errors.New("job deleted")
@@ -472,6 +472,14 @@ func TestBatchCondition(t *testing.T) {
 		}
 		if _, err := never.Result(); !errors.Is(err, waiter.ErrTimeout) || time.Since(start) > 5*time.Second || time.Since(start) < 4900*time.Millisecond || calls["never"] != 3 {
 			t.Errorf("never: %v after %v and %d calls, want a timeout by 5s after 3 calls, 2s apart", err, time.Since(start), calls["never"])
+		}
+		limited := waiter.Definition{Name: "JobDone", MaxPolls: 2}
+		b2, err := waiter.NewBatch(limited, op, waiter.BatchOptions[string, int]{Linger: -1, Condition: cond}, waiter.WithDelays(time.Second, time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b2.Add(t.Context(), "limited", time.Minute).Result(); !errors.Is(err, waiter.ErrMaxPolls) || calls["limited"] != 2 {
+			t.Errorf("limited: %v after %d calls, want ErrMaxPolls after the definition's 2", err, calls["limited"])
 		}
 		_, err = waiter.NewBatch(instanceRunning, op, waiter.BatchOptions[string, int]{Condition: cond})
 		if !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "no acceptors") {
