@@ -16,9 +16,10 @@ import (
 	"github.com/waitable/waitable/classify"
 )
 
-// awsCommand is `waitable aws SERVICE WAITER [flags] -- [aws CLI
-// arguments]`, AWS's waiter WAITER run through the AWS CLI, and `waitable
-// aws list [SERVICE]`.
+// awsCommand is `waitable aws SERVICE WAITER`, with the command's flags
+// and, after `--`, the AWS CLI's arguments: AWS's waiter WAITER run through
+// the AWS CLI. `waitable aws list`, with a service or none, lists the
+// waiters.
 func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	ours, cliArgs := args, []string(nil)
 	if i := slices.Index(args, "--"); i >= 0 {
