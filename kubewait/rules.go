@@ -1,0 +1,336 @@
+package kubewait
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/jmespath"
+	"github.com/waitable/waitable/waiter"
+)
+
+// A Rule is one test of an object, in the vocabulary of `kubectl wait
+// --for`: a condition, a JSONPath value, the object's creation or its
+// deletion, or kstatus's verdict. A wait succeeds on its For rule and
+// fails on any of its FailOn rules. Every rule but kstatus's is a Smithy
+// acceptor in JMESPath over the object (see [Rule.Acceptors]); events and
+// errors name a rule as kubectl writes it ([Rule.String]).
+//
+// The zero Rule is no rule: a wait rejects it. Build rules with
+// [Condition], [JSONPath], [JSONPathExists], [Created], [Deleted],
+// [Current], [Failed] or [ParseRule].
+type Rule struct {
+	text       string // as kubectl writes it
+	kind       ruleKind
+	condType   string // condition
+	condStatus string
+	path       string // jsonpath: the JMESPath translation
+	expr       *jmespath.Expr
+	projection bool
+	value      string
+	hasValue   bool
+	kstatus    status.Status
+	err        error
+}
+
+type ruleKind uint8
+
+const (
+	ruleNone ruleKind = iota
+	ruleCondition
+	ruleJSONPath
+	ruleCreated
+	ruleDeleted
+	ruleKstatus
+)
+
+// String returns the rule as `kubectl wait --for` writes it
+// ("condition=Ready", "jsonpath={.status.phase}=Running", "create",
+// "delete"), or kstatus=Current and kstatus=Failed.
+func (r Rule) String() string { return r.text }
+
+// Condition is the rule that the object's status has a condition of type
+// condType with status status ("True" if empty): kubectl wait's
+// --for=condition=Type[=Status]. The type is compared as written
+// (Kubernetes' condition types are CamelCase); the status True, False or
+// Unknown in any case. The condition's reason and message are what an
+// object's outcome and events report.
+func Condition(condType, status string) Rule {
+	r := Rule{kind: ruleCondition, condType: condType, condStatus: canonicalStatus(status)}
+	r.text = "condition=" + condType
+	if status != "" {
+		r.text += "=" + status
+	}
+	switch {
+	case condType == "":
+		r.err = errors.New("condition: the condition type is empty")
+	case strings.ContainsAny(condType, "'\\"):
+		r.err = fmt.Errorf("condition %q: a condition type has no quotes or backslashes", condType)
+	case strings.ContainsAny(r.condStatus, "'\\"):
+		r.err = fmt.Errorf("condition %q: status %q has quotes or backslashes", condType, status)
+	}
+	return r
+}
+
+// canonicalStatus writes a condition status as the API does: True, False
+// or Unknown, whatever the case given ("" is True).
+func canonicalStatus(s string) string {
+	for _, c := range []string{"True", "False", "Unknown"} {
+		if strings.EqualFold(s, c) {
+			return c
+		}
+	}
+	if s == "" {
+		return "True"
+	}
+	return s
+}
+
+// JSONPath is the rule that kubectl's JSONPath expr gives value, compared
+// as text (a number 3 is "3", a boolean "true"): kubectl wait's
+// --for=jsonpath='{.status.phase}'=Running. An expression that gives a
+// list (a [*] or a filter such as {.status.conditions[?(@.type=="Ready")].status})
+// matches when it has values and every one of them is value. The
+// expression is translated to JMESPath (see [Rule.Acceptors]); recursive
+// descent, slices and unions are refused.
+func JSONPath(expr, value string) Rule {
+	r := jsonPathRule(expr)
+	r.value, r.hasValue = value, true
+	r.text = "jsonpath=" + expr + "=" + value
+	return r
+}
+
+// JSONPathExists is the rule that kubectl's JSONPath expr gives a value
+// (not null; for a list, at least one): kubectl wait's
+// --for=jsonpath='{.status.readyReplicas}' with no value.
+func JSONPathExists(expr string) Rule {
+	r := jsonPathRule(expr)
+	r.text = "jsonpath=" + expr
+	return r
+}
+
+func jsonPathRule(expr string) Rule {
+	path, projection, err := jmesOf(expr)
+	r := Rule{kind: ruleJSONPath, path: path, projection: projection, err: err}
+	if err == nil {
+		r.expr, r.err = jmespath.Compile(path)
+	}
+	return r
+}
+
+// Created is the rule that the object exists: kubectl wait's --for=create.
+// Unlike kubectl, which polls for it every 500 ms, the wait learns of the
+// object from its watch.
+func Created() Rule { return Rule{kind: ruleCreated, text: "create"} }
+
+// Deleted is the rule that the object is gone: kubectl wait's --for=delete.
+// An object deleted and created again under the same name counts as
+// deleted: its UID, as first seen, changed. An object that does not exist
+// when the wait begins is deleted at once.
+func Deleted() Rule { return Rule{kind: ruleDeleted, text: "delete"} }
+
+// Current is the rule that kstatus (sigs.k8s.io/cli-utils, what Helm 4
+// and kpt wait with) computes the object's status as Current: reconciled,
+// with its generation observed. kstatus knows the built-in kinds and the
+// Reconciling, Stalled and Ready conditions of custom ones. Its message is
+// what events report.
+func Current() Rule {
+	return Rule{kind: ruleKstatus, kstatus: status.CurrentStatus, text: "kstatus=Current"}
+}
+
+// Failed is the rule that kstatus computes the object's status as Failed
+// (a Stalled condition, a failed Job or Pod, ...): a FailOn rule.
+func Failed() Rule {
+	return Rule{kind: ruleKstatus, kstatus: status.FailedStatus, text: "kstatus=Failed"}
+}
+
+// ParseRule reads a rule as `kubectl wait --for` writes it:
+// condition=Type, condition=Type=Status, jsonpath=EXPR, jsonpath=EXPR=VALUE,
+// create or delete; and kstatus=Current or kstatus=Failed.
+func ParseRule(s string) (Rule, error) {
+	key, arg, hasArg := strings.Cut(s, "=")
+	var r Rule
+	switch {
+	case s == "create" || s == "delete":
+		if s == "create" {
+			return Created(), nil
+		}
+		return Deleted(), nil
+	case key == "condition" && hasArg:
+		t, st, _ := strings.Cut(arg, "=")
+		r = Condition(t, st)
+		r.text = s
+	case key == "jsonpath" && hasArg:
+		expr, value, hasValue := cutJSONPath(arg)
+		if hasValue {
+			r = JSONPath(expr, value)
+		} else {
+			r = JSONPathExists(expr)
+		}
+		if hasValue && value == "" {
+			r.err = fmt.Errorf("%q: the value after = is empty (leave out =VALUE to wait for the path to exist)", s)
+		}
+	case key == "kstatus" && (arg == "Current" || arg == "Failed"):
+		if arg == "Current" {
+			return Current(), nil
+		}
+		return Failed(), nil
+	default:
+		return Rule{}, fmt.Errorf("kubewait: rule %q: want condition=TYPE[=STATUS], jsonpath=EXPR[=VALUE], "+
+			"create, delete, kstatus=Current or kstatus=Failed", s)
+	}
+	if r.err != nil {
+		return Rule{}, fmt.Errorf("kubewait: %w", r.err)
+	}
+	return r, nil
+}
+
+// cutJSONPath splits kubectl's EXPR[=VALUE]: a braced expression ends at
+// its last closing brace; an unbraced one at its first '='.
+func cutJSONPath(arg string) (expr, value string, hasValue bool) {
+	if strings.HasPrefix(arg, "{") {
+		end := strings.LastIndexByte(arg, '}')
+		if end >= 0 {
+			expr, rest := arg[:end+1], arg[end+1:]
+			value, hasValue = strings.CutPrefix(rest, "=")
+			if !hasValue && rest != "" {
+				return arg, "", false // jmesOf reports the trailing text
+			}
+			return expr, value, hasValue
+		}
+	}
+	return strings.Cut(arg, "=")
+}
+
+// Acceptors returns the rule as Smithy acceptors over the object, ending
+// the wait in state (classify.Success for a For rule, classify.Failure for
+// a FailOn rule), for a waiter whose output is the object (its JSON form,
+// as map[string]any) and whose input is its [Ref]. An object that does
+// not exist is the error NotFound. kstatus's rules have none: they are Go
+// matchers (see [Rule.Matches]).
+func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
+	out := func(path, expected string, cmp classify.Comparator) classify.Acceptor {
+		return classify.Acceptor{State: state, Matcher: classify.Matcher{
+			Output: &classify.PathMatcher{Path: path, Expected: expected, Comparator: cmp}}}
+	}
+	switch r.kind {
+	case ruleCondition:
+		a := out(fmt.Sprintf("status.conditions[?type=='%s'].status", r.condType), r.condStatus,
+			classify.AnyStringEquals)
+		if state == classify.Failure {
+			a.Message = fmt.Sprintf("status.conditions[?type=='%s'].message", r.condType)
+		}
+		return []classify.Acceptor{a}
+	case ruleJSONPath:
+		switch {
+		case r.hasValue && r.projection:
+			return []classify.Acceptor{out("map(&to_string(@), ("+r.path+") || `[]`)", r.value, classify.AllStringEquals)}
+		case r.hasValue:
+			return []classify.Acceptor{out("("+r.path+") != null && to_string("+r.path+")", r.value, classify.StringEquals)}
+		case r.projection:
+			return []classify.Acceptor{out("length(("+r.path+") || `[]`) > `0`", "true", classify.BooleanEquals)}
+		default:
+			return []classify.Acceptor{out("("+r.path+") != null", "true", classify.BooleanEquals)}
+		}
+	case ruleCreated:
+		yes := true
+		return []classify.Acceptor{{State: state, Matcher: classify.Matcher{Success: &yes}}}
+	case ruleDeleted:
+		return []classify.Acceptor{
+			{State: state, Matcher: classify.Matcher{ErrorType: "NotFound"}},
+			{State: state, Matcher: classify.Matcher{InputOutput: &classify.PathMatcher{
+				Path: "input.uid != '' && output.metadata.uid != input.uid", Expected: "true",
+				Comparator: classify.BooleanEquals}}},
+		}
+	}
+	return nil
+}
+
+// Matches reports whether the rule holds for obj (nil: the object does not
+// exist), as its acceptors judge it; for kstatus's rules, as kstatus
+// computes it.
+func (r Rule) Matches(obj map[string]any) bool {
+	if r.kind == ruleKstatus {
+		if obj == nil {
+			return false
+		}
+		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
+		return err == nil && res.Status == r.kstatus
+	}
+	return r.judge(Ref{}, obj) == classify.Success
+}
+
+// judge applies the rule's acceptors to one object (nil: absent) with a
+// waiter of its own: Success when one matched.
+func (r Rule) judge(ref Ref, obj map[string]any) classify.State {
+	w, err := newObjectWaiter(r, nil, nil, nil, Request{})
+	if err != nil {
+		return classify.Retry
+	}
+	var callErr error
+	if obj == nil {
+		callErr = notFoundError(ref)
+	}
+	return w.Judge(ref, obj, callErr).State
+}
+
+// describe returns what the rule reads of obj, for an object's outcome and
+// events: a condition's reason and message, a JSONPath's value, kstatus's
+// status and message.
+func (r Rule) describe(obj map[string]any) (reason, message string) {
+	if obj == nil {
+		return "NotFound", ""
+	}
+	switch r.kind {
+	case ruleCondition:
+		conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+		for _, c := range conds {
+			m, ok := c.(map[string]any)
+			if !ok || m["type"] != r.condType {
+				continue
+			}
+			reason, _ = m["reason"].(string)
+			message, _ = m["message"].(string)
+			st, _ := m["status"].(string)
+			if reason == "" {
+				reason = r.condType + "=" + st
+			}
+			return reason, message
+		}
+		return "", "no " + r.condType + " condition"
+	case ruleJSONPath:
+		v, err := r.expr.Search(obj)
+		switch v := v.(type) {
+		case nil:
+			if err != nil {
+				return "", err.Error()
+			}
+			return "", "no value at " + strings.TrimPrefix(r.text, "jsonpath=")
+		case string:
+			return v, ""
+		default:
+			b, _ := json.Marshal(v)
+			return string(b), ""
+		}
+	case ruleKstatus:
+		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
+		if err != nil {
+			return "Unknown", err.Error()
+		}
+		return string(res.Status), res.Message
+	}
+	return "", ""
+}
+
+// kstatusMatch returns the rule as a waiter.WithMatch option (kstatus's
+// rules only).
+func (r Rule) kstatusMatch(state classify.State) waiter.Option {
+	return waiter.WithMatch(state, r.text, func(_ Ref, obj map[string]any, err error) bool {
+		return err == nil && r.Matches(obj)
+	})
+}

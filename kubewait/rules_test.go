@@ -1,0 +1,186 @@
+package kubewait
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/waitable/waitable/classify"
+)
+
+func TestJMESOf(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		proj     bool
+		err      string
+	}{
+		{in: "{.status.phase}", want: "status.phase"},
+		{in: ".status.phase", want: "status.phase"},
+		{in: "status.phase", want: "status.phase"},
+		{in: "{.status.readyReplicas}", want: "status.readyReplicas"},
+		{in: "{.items[0].metadata.name}", want: "items[0].metadata.name"},
+		{in: "{.spec.containers[-1].image}", want: "spec.containers[-1].image"},
+		{in: "{.spec.containers[*].image}", want: "spec.containers[*].image", proj: true},
+		{in: `{.status.conditions[?(@.type=="Ready")].status}`, want: "status.conditions[?type=='Ready'].status", proj: true},
+		{in: `{.status.conditions[?(@.type == 'Ready')].status}`, want: "status.conditions[?type=='Ready'].status", proj: true},
+		{in: `{.spec.ports[?(@.port>=8080)].name}`, want: "spec.ports[?port>=`8080`].name", proj: true},
+		{in: `{.status.conditions[?(@.reason)].type}`, want: "status.conditions[?reason].type", proj: true},
+		{in: `{.metadata.labels.app\.kubernetes\.io/name}`, want: `metadata.labels."app.kubernetes.io/name"`},
+		{in: `{.metadata.annotations['example.com/x']}`, want: `metadata.annotations."example.com/x"`},
+		{in: `{.metadata.labels.tier-1}`, want: `metadata.labels."tier-1"`},
+		{in: "{}", want: "@"},
+		{in: "{..name}", err: "recursive descent"},
+		{in: "{.items[0:2]}", err: "slices"},
+		{in: "{.items[a]}", err: "not an index"},
+		{in: "{.status", err: "closing brace"},
+		{in: `{.a[?(@.b=="x"}`, err: "must end with )]"},
+		{in: `{.a[?(@.b=="x)]}`, err: "unterminated"},
+		{in: `{.a[?(@.b==x)]}`, err: "not a string"},
+		{in: `{.a[?(b=="x")]}`, err: "must start with @"},
+	} {
+		got, proj, err := jmesOf(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("jmesOf(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want || proj != tc.proj {
+			t.Errorf("jmesOf(%q) = %q, %v, %v; want %q, %v", tc.in, got, proj, err, tc.want, tc.proj)
+		}
+	}
+}
+
+func TestParseRule(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{in: "condition=Ready", want: "condition=Ready"},
+		{in: "condition=Ready=false", want: "condition=Ready=false"},
+		{in: "jsonpath={.status.phase}=Running", want: "jsonpath={.status.phase}=Running"},
+		{in: "jsonpath={.status.readyReplicas}", want: "jsonpath={.status.readyReplicas}"},
+		{in: `jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`, want: `jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`},
+		{in: "jsonpath=.status.phase=Running", want: "jsonpath=.status.phase=Running"},
+		{in: "create", want: "create"},
+		{in: "delete", want: "delete"},
+		{in: "kstatus=Current", want: "kstatus=Current"},
+		{in: "kstatus=Failed", want: "kstatus=Failed"},
+		{in: "condition=", err: "condition type is empty"},
+		{in: "jsonpath={.status.phase}=", err: "value after = is empty"},
+		{in: "jsonpath={..x}", err: "recursive descent"},
+		{in: "jsonpath={.a}x", err: `"x" after the closing brace`},
+		{in: "ready", err: "want condition=TYPE"},
+		{in: "kstatus=Ready", err: "want condition=TYPE"},
+		{in: "", err: "want condition=TYPE"},
+	} {
+		r, err := ParseRule(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseRule(%q) = %v, %v; want an error with %q", tc.in, r, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.String() != tc.want {
+			t.Errorf("ParseRule(%q) = %q, %v; want %q", tc.in, r, err, tc.want)
+		}
+	}
+}
+
+// widget is a custom object with status.
+func widget(name string, status map[string]any) Object {
+	o := Object{"apiVersion": "waitable.test/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name, "namespace": "ns", "uid": "uid-" + name, "generation": int64(1)}}
+	if status != nil {
+		o["status"] = status
+	}
+	return o
+}
+
+func conditions(kv ...string) map[string]any {
+	var cs []any
+	for i := 0; i+1 < len(kv); i += 2 {
+		cs = append(cs, map[string]any{"type": kv[i], "status": kv[i+1], "reason": kv[i] + "Reason", "message": kv[i] + " message"})
+	}
+	return map[string]any{"conditions": cs}
+}
+
+func TestRulesJudgeObjects(t *testing.T) {
+	ready := widget("w", conditions("Ready", "True"))
+	notReady := widget("w", conditions("Ready", "False"))
+	running := widget("w", map[string]any{"phase": "Running", "readyReplicas": int64(3), "ok": true})
+	bare := widget("w", nil)
+	mustParse := func(s string) Rule {
+		r, err := ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		rule Rule
+		obj  Object
+		want bool
+	}{
+		{Condition("Ready", ""), ready, true},
+		{Condition("Ready", "True"), notReady, false},
+		{Condition("Ready", "false"), notReady, true}, // status in any case
+		{Condition("Ready", "False"), ready, false},
+		{Condition("Ready", ""), bare, false},
+		{Condition("Ready", ""), nil, false},
+		{Condition("ready", ""), ready, false}, // the type as written
+		{mustParse("jsonpath={.status.phase}=Running"), running, true},
+		{mustParse("jsonpath={.status.phase}=Pending"), running, false},
+		{mustParse("jsonpath={.status.readyReplicas}=3"), running, true}, // numbers as text
+		{mustParse("jsonpath={.status.ok}=true"), running, true},
+		{mustParse("jsonpath={.status.readyReplicas}"), running, true},
+		{mustParse("jsonpath={.status.readyReplicas}"), bare, false},
+		{mustParse("jsonpath={.status.missing}=null"), running, false}, // absent is not "null"
+		{mustParse(`jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`), ready, true},
+		{mustParse(`jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`), notReady, false},
+		{mustParse(`jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`), bare, false},
+		{mustParse(`jsonpath={.status.conditions[?(@.type=="Ready")]}`), ready, true},
+		{mustParse(`jsonpath={.status.conditions[?(@.type=="Gone")]}`), ready, false},
+		{Created(), bare, true},
+		{Created(), nil, false},
+		{Deleted(), nil, true},
+		{Deleted(), bare, false},
+		{Current(), ready, true},
+		{Current(), notReady, false},
+		{Failed(), widget("w", conditions("Stalled", "True")), true},
+		{Failed(), ready, false},
+		{Current(), nil, false},
+	} {
+		if got := tc.rule.Matches(tc.obj); got != tc.want {
+			t.Errorf("%v.Matches(%v) = %v, want %v", tc.rule, tc.obj["status"], got, tc.want)
+		}
+	}
+}
+
+func TestDeletedCountsARecreatedObject(t *testing.T) {
+	w, err := newObjectWaiter(Deleted(), nil, nil, nil, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := widget("w", nil)
+	again["metadata"].(map[string]any)["uid"] = "uid-2"
+	if j := w.Judge(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, again, nil); j.State != classify.Success {
+		t.Errorf("an object with a new UID: %v, want success (deleted, then created again)", j.State)
+	}
+	if j := w.Judge(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, widget("w", nil), nil); j.State != classify.Retry {
+		t.Errorf("the same object: %v, want retry", j.State)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	reason, msg := Condition("Ready", "").describe(widget("w", conditions("Ready", "False")))
+	if reason != "ReadyReason" || msg != "Ready message" {
+		t.Errorf("describe = %q, %q; want the condition's reason and message", reason, msg)
+	}
+	if reason, _ := Condition("Ready", "").describe(nil); reason != "NotFound" {
+		t.Errorf("describe(nil) = %q, want NotFound", reason)
+	}
+	r, _ := ParseRule("jsonpath={.status.phase}=Running")
+	if reason, _ := r.describe(widget("w", map[string]any{"phase": "Pending"})); reason != "Pending" {
+		t.Errorf("jsonpath describe = %q, want the value Pending", reason)
+	}
+	if reason, _ := Current().describe(widget("w", conditions("Ready", "False"))); reason != "InProgress" {
+		t.Errorf("kstatus describe = %q, want InProgress", reason)
+	}
+}
