@@ -71,8 +71,8 @@ func Condition(condType, status string) Rule {
 		r.err = errors.New("condition: the condition type is empty")
 	case strings.ContainsAny(condType, "'\\"):
 		r.err = fmt.Errorf("condition %q: a condition type has no quotes or backslashes", condType)
-	case strings.ContainsAny(r.condStatus, "'\\"):
-		r.err = fmt.Errorf("condition %q: status %q has quotes or backslashes", condType, status)
+	case strings.ContainsAny(r.condStatus, "'\\="):
+		r.err = fmt.Errorf("condition %q: status %q has quotes, backslashes or =", condType, status)
 	}
 	return r
 }

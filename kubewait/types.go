@@ -131,6 +131,9 @@ type ObjectResult struct {
 	// State is Success, Failure, or Retry for an object whose wait did not
 	// end (it timed out, was cancelled, or another object failed first).
 	State classify.State
+	// Rule is the rule that ended the object's wait, as kubectl writes it:
+	// For's on success, a FailOn rule's on failure ("" otherwise).
+	Rule string
 	// Reason and Message are what the rules read of the object last: a
 	// condition's reason and message, a JSONPath's value, kstatus's status.
 	Reason, Message string
@@ -186,24 +189,34 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// describe is one object's line in an error or a progress report.
+// describe is one object's line in an error or a progress report:
+// "ns/a: failed on condition=Failed: BackoffLimitExceeded: Job has
+// reached the specified backoff limit", "ns/b: timed out: NotFound".
 func (o ObjectResult) describe() string {
 	name := o.Ref.String()
 	if o.Name == "" {
 		name = "count"
 	}
-	s := name + ": " + o.State.String()
-	if o.Reason != "" || o.Message != "" {
-		s += " (" + strings.TrimSpace(o.Reason+" "+o.Message) + ")"
+	var s string
+	switch {
+	case o.State == classify.Success:
+		s = name + ": " + o.Rule
+	case o.State == classify.Failure && o.Rule != "":
+		s = name + ": failed on " + o.Rule
+	case o.State == classify.Failure:
+		s = name + ": failed"
+	case errors.Is(o.Err, waiter.ErrTimeout):
+		s = name + ": timed out"
+	default:
+		s = name + ": not done"
 	}
-	if o.Err != nil && o.State != classify.Success {
-		if we, ok := o.Err.(*waiter.Error); ok {
-			s += ": " + we.Reason.Error()
-			if we.Message != "" {
-				s += ": " + we.Message
-			}
-		} else {
-			s += ": " + o.Err.Error()
+	var we *waiter.Error
+	if errors.As(o.Err, &we) && we.Failure != waiter.FailureAcceptor && we.Failure != 0 {
+		s += " (" + we.Failure.String() + ")"
+	}
+	for _, part := range []string{o.Reason, o.Message} {
+		if part != "" {
+			s += ": " + part
 		}
 	}
 	return s

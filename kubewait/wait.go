@@ -76,6 +76,7 @@ type member struct {
 	err    error  // the last answer's error
 	next   time.Time
 	state  classify.State
+	rule   string // the rule that ended its wait
 	reason string
 	msg    string
 	done   bool
@@ -449,10 +450,10 @@ func (d *driver) judge(m *member, obj Object, err error, now time.Time, latency 
 // still bring its answer.
 func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 	a, werr := d.w.Step(m.cp, ans, now)
-	m.obj, m.err = ans.Output, ans.Err
-	if m.obj == nil && ans.Err != nil && !isNotFound(ans.Err) {
-		m.obj = nil
+	if ans.Output != nil || ans.Err == nil || isNotFound(ans.Err) {
+		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it
 	}
+	m.err = ans.Err
 	if a.Outcome == telemetry.OutcomeTimeout && now.Before(d.end) {
 		m.next = d.end
 		d.show(m, now, "", nil)
@@ -492,9 +493,13 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 		for _, r := range d.req.FailOn {
 			if r.judgeObject(m.ref, m.obj, m.err) {
 				rule = r
+				m.rule = r.text
 				break
 			}
 		}
+	}
+	if m.state == classify.Success {
+		m.rule = rule.text
 	}
 	if m.ref.Name == "" {
 		m.reason, m.msg = "Count", ""
@@ -523,7 +528,7 @@ func (d *driver) emit(e Event) {
 // poll polls the members that are due: a GET each, or one LIST for a
 // wait by selector, each under the Client's rate limit.
 func (d *driver) poll(now time.Time) {
-	due := false
+	due := len(d.members) == 0 // a wait by selector with a count, before its first list
 	for _, m := range d.members {
 		if !m.done && !now.Before(m.next) {
 			due = true
@@ -698,7 +703,7 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 func (d *driver) result(now time.Time) Result {
 	res := Result{Elapsed: now.Sub(d.start)}
 	for _, m := range d.members {
-		res.Objects = append(res.Objects, ObjectResult{Ref: m.ref, State: m.state, Reason: m.reason,
+		res.Objects = append(res.Objects, ObjectResult{Ref: m.ref, State: m.state, Rule: m.rule, Reason: m.reason,
 			Message: m.msg, Object: m.obj, Err: m.werr})
 	}
 	sortObjects(res.Objects, false)

@@ -154,7 +154,7 @@ func TestWaitFailsOnAFailOnRuleAtOnce(t *testing.T) {
 		if !errors.As(err, &e) || len(e.Objects) != 1 || e.Objects[0].Reason != "FailedReason" || e.Objects[0].Message != "Failed message" {
 			t.Fatalf("error = %#v", err)
 		}
-		if !strings.Contains(err.Error(), "job: failure (FailedReason Failed message)") {
+		if !strings.Contains(err.Error(), "ns/job: failed on condition=Failed: FailedReason: Failed message") {
 			t.Errorf("message %q does not say which object failed and why", err)
 		}
 		if res.Objects[0].State != classify.Failure {
@@ -445,6 +445,106 @@ func TestWaitHonoursRetryAfterWhenPolling(t *testing.T) {
 		t.Logf("GETs at %v", gets)
 		if len(gets) < 2 || gets[1].Sub(gets[0]) < 7*time.Second {
 			t.Fatalf("GETs at %v: the second came before the 429's Retry-After of 7s", gets)
+		}
+	})
+}
+
+func TestWaitBySelectorWithACountPollsWhenWatchIsForbidden(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, labelled(widget("a", conditions("Ready", "True")), "app", "web"))
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			return true, nil, apierrors.NewForbidden(widgets.GroupResource(), "", errors.New("no watch"))
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		after(3*time.Second, func() { k.create(labelled(widget("b", conditions("Ready", "True")), "app", "web")) })
+		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 2, For: Condition("Ready", ""),
+			Timeout: time.Minute, Options: []waiter.Option{waiter.WithDelays(time.Second, time.Second)}}
+		start := time.Now()
+		res, err := c.Wait(t.Context(), r)
+		if err != nil || len(res.Objects) != 2 {
+			t.Fatalf("%v, %+v", err, res.Objects)
+		}
+		if got := time.Since(start); got < 3*time.Second || got > 4*time.Second {
+			t.Errorf("took %v, want the first poll after 3s", got)
+		}
+		if k.count("get") != 0 {
+			t.Errorf("%d GETs: a wait by selector polls with a LIST", k.count("get"))
+		}
+	})
+}
+
+// expiringWatch makes the fake's first watch end with a 410 (an ERROR
+// event whose status is Expired, as the API server sends after an etcd
+// compaction), and its next ones work.
+func expiringWatch(k *cluster) {
+	first := true
+	k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if !first {
+			return false, nil, nil
+		}
+		first = false
+		w := watch.NewFakeWithChanSize(1, false)
+		w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired,
+			Message: "too old resource version"})
+		return true, w, nil
+	})
+}
+
+func TestWaitRelistsWhenTheWatchExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		expiringWatch(k)
+		c := NewClient(k.dyn, ClientOptions{})
+		after(time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		var watchEvents []string
+		r := req(Condition("Ready", ""), "a")
+		r.OnEvent = func(e Event) {
+			if e.Watch != "" {
+				watchEvents = append(watchEvents, e.Watch)
+			}
+		}
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if l := k.count("list"); l != 2 || len(watchEvents) != 1 || watchEvents[0] != WatchRelisted {
+			t.Errorf("%d lists, watch events %q; want 2 lists and one %q", l, watchEvents, WatchRelisted)
+		}
+	})
+}
+
+func TestWaitPollsWhileTheWatchFailsAndWatchesAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		failures := 0
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			if failures < 4 {
+				failures++
+				return true, nil, apierrors.NewServiceUnavailable("restarting")
+			}
+			return false, nil, nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		after(10*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		var watchEvents []string
+		r := req(Condition("Ready", ""), "a")
+		r.OnEvent = func(e Event) {
+			if e.Watch != "" {
+				watchEvents = append(watchEvents, e.Watch)
+			}
+		}
+		start := time.Now()
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got != 10*time.Second {
+			t.Errorf("took %v, want 10s: the write, seen by the watch at once", got)
+		}
+		want := []string{WatchPolling, WatchWatching}
+		if strings.Join(watchEvents, ",") != strings.Join(want, ",") {
+			t.Errorf("watch events %q, want %q", watchEvents, want)
+		}
+		if k.count("get") == 0 {
+			t.Errorf("no GET while the watch failed")
 		}
 	})
 }
