@@ -1,0 +1,289 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+)
+
+// Request is one request the proxy has seen.
+type Request struct {
+	// Verb is the request's verb in upper case, as the API server's audit
+	// log names it: GET, LIST, WATCH, CREATE, UPDATE, PATCH, DELETE or
+	// DELETECOLLECTION. A GET of a collection is a LIST, and a LIST with
+	// ?watch=true a WATCH. For a path that names no resource (discovery,
+	// /healthz, /openapi) it is the HTTP method.
+	Verb string
+	// Resource is the resource's plural name ("widgets"), followed by
+	// "/" and the subresource for a subresource ("widgets/status"); empty
+	// for a path that names no resource.
+	Resource string
+	// Namespace is the request's namespace; empty for a cluster-scoped
+	// resource or a request across all namespaces.
+	Namespace string
+	// Name is the object's name, empty for a collection.
+	Name string
+	// Path is the request's path and query, as the client sent them.
+	Path string
+	// Status is the HTTP status code of the response; 0 while the response
+	// has not started.
+	Status int
+	// Time is when the proxy received the request.
+	Time time.Time
+}
+
+// Fault is a response that the proxy gives instead of forwarding a request
+// to the API server.
+type Fault struct {
+	// Status is the HTTP status code, such as 403 or 429.
+	Status int
+	// Header holds headers added to the response, such as Retry-After.
+	Header http.Header
+	// Body is the response body. When it is empty, the body is a JSON
+	// metav1.Status for Status, as the API server writes one: its reason
+	// is Forbidden for 403, TooManyRequests for 429, Expired for 410 (and
+	// so on, as apierrors.NewGenericServerResponse maps them), and its
+	// details.retryAfterSeconds is the Retry-After header's, when Header
+	// has one in seconds.
+	Body string
+}
+
+// requestInfo classifies requests as the API server does.
+var requestInfo = &apirequest.RequestInfoFactory{
+	APIPrefixes:          sets.NewString("api", "apis"),
+	GrouplessAPIPrefixes: sets.NewString("api"),
+}
+
+// Classify describes r as the proxy records it, with no Status and no
+// Time. A fault function (see [Server.SetFault]) uses it to pick the
+// requests to fail.
+func Classify(r *http.Request) Request {
+	req := Request{Verb: r.Method, Path: r.URL.RequestURI()}
+	info, err := requestInfo.NewRequestInfo(r)
+	if err != nil {
+		return req
+	}
+	req.Verb = strings.ToUpper(info.Verb)
+	if info.IsResourceRequest {
+		req.Resource = info.Resource
+		if info.Subresource != "" {
+			req.Resource += "/" + info.Subresource
+		}
+		req.Namespace = info.Namespace
+		req.Name = info.Name
+	}
+	return req
+}
+
+// backend is one run of the API server, as the proxy reaches it.
+type backend struct {
+	proxy *httputil.ReverseProxy
+	// ctx ends when the API server stops, and with it every request
+	// forwarded to it.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	transport *http.Transport
+}
+
+// newBackend returns a backend that forwards to the API server at target,
+// over transport, as the holder of token.
+func newBackend(target *url.URL, transport *http.Transport, token string) *backend {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &backend{
+		ctx:       ctx,
+		cancel:    cancel,
+		transport: transport,
+		proxy: &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(target)
+				pr.Out.Host = ""
+				pr.Out.Header.Set("Authorization", "Bearer "+token)
+			},
+			Transport:     transport,
+			FlushInterval: -1,
+			ErrorLog:      log.New(io.Discard, "", 0),
+			ErrorHandler:  unavailable,
+		},
+	}
+}
+
+// close ends the requests in flight to the backend and closes its idle
+// connections.
+func (b *backend) close() {
+	b.cancel()
+	b.transport.CloseIdleConnections()
+}
+
+// proxy forwards requests to the current backend, records them, and
+// answers some with faults. It is safe for concurrent use.
+type proxy struct {
+	token string // the bearer token clients must send
+
+	mu       sync.Mutex
+	requests []*Request
+	fault    func(*http.Request) *Fault
+	backend  *backend // nil while the API server restarts
+}
+
+// ServeHTTP records r, then answers it with a fault or forwards it.
+func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req := Classify(r)
+	req.Time = time.Now()
+	p.mu.Lock()
+	p.requests = append(p.requests, &req)
+	fault, b := p.fault, p.backend
+	p.mu.Unlock()
+	w = &statusRecorder{ResponseWriter: w, mu: &p.mu, req: &req}
+
+	if r.Header.Get("Authorization") != "Bearer "+p.token {
+		writeFault(w, req, &Fault{Status: http.StatusUnauthorized})
+		return
+	}
+	var f *Fault
+	if fault != nil {
+		f = fault(r)
+	}
+	switch {
+	case f != nil:
+		writeFault(w, req, f)
+	case b == nil:
+		unavailable(w, r, nil)
+	default:
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(b.ctx, cancel)()
+		b.proxy.ServeHTTP(w, r.WithContext(ctx))
+	}
+}
+
+// unavailable answers 503 for an API server that is not running.
+func unavailable(w http.ResponseWriter, r *http.Request, _ error) {
+	writeFault(w, Classify(r), &Fault{Status: http.StatusServiceUnavailable})
+}
+
+// writeFault writes f as the response to req.
+func writeFault(w http.ResponseWriter, req Request, f *Fault) {
+	for k, vs := range f.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	body := []byte(f.Body)
+	if f.Body == "" {
+		body = statusBody(req, f)
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(f.Status)
+	_, _ = w.Write(body)
+}
+
+// statusBody returns the JSON metav1.Status that the API server would
+// write for a response with f's status code to req.
+func statusBody(req Request, f *Fault) []byte {
+	retryAfter, _ := strconv.Atoi(f.Header.Get("Retry-After"))
+	resource, _, _ := strings.Cut(req.Resource, "/")
+	status := apierrors.NewGenericServerResponse(f.Status, req.Verb,
+		schema.GroupResource{Resource: resource}, req.Name,
+		"fault injected by the test proxy", retryAfter, false).ErrStatus
+	if f.Status == http.StatusGone {
+		status.Reason = metav1.StatusReasonExpired
+	}
+	status.Kind, status.APIVersion = "Status", "v1"
+	body, err := json.Marshal(status)
+	if err != nil {
+		panic(err) // a metav1.Status always marshals
+	}
+	return body
+}
+
+// statusRecorder records the status code of a response in its Request.
+type statusRecorder struct {
+	http.ResponseWriter
+	mu      *sync.Mutex
+	req     *Request
+	written bool
+}
+
+// WriteHeader records code and writes it.
+func (w *statusRecorder) WriteHeader(code int) {
+	if !w.written && code >= 200 {
+		w.written = true
+		w.mu.Lock()
+		w.req.Status = code
+		w.mu.Unlock()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes b, recording 200 if no status code was written before.
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap returns the underlying writer, for http.ResponseController
+// (which the reverse proxy uses to flush watch events).
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Requests returns every request the proxy has seen since it started or
+// since the last [Server.ResetCounts], in the order they arrived.
+func (s *Server) Requests() []Request {
+	s.proxy.mu.Lock()
+	defer s.proxy.mu.Unlock()
+	out := make([]Request, len(s.proxy.requests))
+	for i, r := range s.proxy.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Count returns how many of [Server.Requests] have verb (compared without
+// regard to case), resource and namespace; an empty namespace matches any.
+// Count("LIST", "widgets", "") counts the lists of widgets in every
+// namespace and across namespaces.
+func (s *Server) Count(verb, resource, namespace string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if strings.EqualFold(r.Verb, verb) && r.Resource == resource &&
+			(namespace == "" || r.Namespace == namespace) {
+			n++
+		}
+	}
+	return n
+}
+
+// ResetCounts forgets every request seen so far, for [Server.Requests]
+// and [Server.Count].
+func (s *Server) ResetCounts() {
+	s.proxy.mu.Lock()
+	defer s.proxy.mu.Unlock()
+	s.proxy.requests = nil
+}
+
+// SetFault makes the proxy call f for each request, after recording it:
+// when f returns a Fault, the proxy answers with it and does not forward
+// the request. A nil f, the default, forwards every request. f is called
+// once per request, from many goroutines at once, and must not block.
+// Requests without the bearer token of [Server.Config] get 401 before f
+// sees them.
+func (s *Server) SetFault(f func(r *http.Request) *Fault) {
+	s.proxy.mu.Lock()
+	defer s.proxy.mu.Unlock()
+	s.proxy.fault = f
+}
