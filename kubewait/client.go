@@ -52,7 +52,17 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 
 // NewForConfig returns a Client for the API server of cfg (see
 // k8s.io/client-go/tools/clientcmd to read a kubeconfig as kubectl does).
+//
+// The Client's waits keep to its own rate limit when they poll, and a
+// watch makes no request per object: unless cfg sets a QPS or a
+// RateLimiter of its own, client-go's default limit (5 requests a second)
+// is turned off, so that it does not hold a wait's request back past its
+// deadline.
 func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS = -1
+	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubewait: %w", err)

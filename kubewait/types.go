@@ -213,6 +213,9 @@ func (o ObjectResult) describe() string {
 	var we *waiter.Error
 	if errors.As(o.Err, &we) && we.Failure != waiter.FailureAcceptor && we.Failure != 0 {
 		s += " (" + we.Failure.String() + ")"
+		if we.Failure == waiter.FailureError && we.Err != nil {
+			s += ": " + we.Err.Error()
+		}
 	}
 	for _, part := range []string{o.Reason, o.Message} {
 		if part != "" {

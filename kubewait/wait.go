@@ -293,10 +293,12 @@ func (d *driver) run(parent context.Context) (Result, error) {
 		if !now.Before(d.end) {
 			return d.timeOut(now)
 		}
-		next := d.end
-		for _, m := range d.members {
-			if !m.done && !m.next.IsZero() && m.next.Before(next) {
-				next = m.next
+		next := d.end // syncing: nothing to judge before the list
+		if mode != modeSyncing {
+			for _, m := range d.members {
+				if !m.done && m.next.Before(next) {
+					next = m.next
+				}
 			}
 		}
 		timer.Reset(max(next.Sub(now), 0))
@@ -547,6 +549,7 @@ func (d *driver) poll(now time.Time) {
 			continue
 		}
 		if !d.token() {
+			d.noToken()
 			return
 		}
 		ans, tok := d.w.Call(d.ctx, m.ref, m.cp.Attempts, m.tok)
@@ -566,6 +569,7 @@ func (d *driver) poll(now time.Time) {
 // it. first settles the members of a wait without a count.
 func (d *driver) pollList(now time.Time, first bool) error {
 	if !d.token() {
+		d.noToken()
 		return nil
 	}
 	start := d.c.clk.Now()
@@ -632,6 +636,18 @@ func (d *driver) token() bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// noToken puts off to the deadline the polls that the rate limit has no
+// token for before it: until then, only the watch (if it comes back) can
+// judge them.
+func (d *driver) noToken() {
+	now := d.c.clk.Now()
+	for _, m := range d.members {
+		if !m.done && !now.Before(m.next) {
+			m.next = d.end
+		}
 	}
 }
 

@@ -548,3 +548,28 @@ func TestWaitPollsWhileTheWatchFailsAndWatchesAgain(t *testing.T) {
 		}
 	})
 }
+
+// A wait whose informer has not listed yet sleeps until it has (a wait
+// that spun meanwhile would keep synctest.Wait from returning, and the
+// test would time out).
+func TestWaitSleepsWhileTheInformerLists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", conditions("Ready", "True")))
+		k.dyn.PrependReactor("list", "widgets", func(k8stesting.Action) (bool, runtime.Object, error) {
+			time.Sleep(5 * time.Second) // a slow list
+			return false, nil, nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() {
+			_, err := c.Wait(t.Context(), req(Condition("Ready", ""), "a"))
+			done <- err
+		}()
+		time.Sleep(time.Second)
+		synctest.Wait() // every goroutine asleep: the list, and the wait
+		if err := <-done; err != nil || time.Since(start) != 5*time.Second {
+			t.Errorf("err = %v after %v, want success at 5s, when the list came", err, time.Since(start))
+		}
+	})
+}
