@@ -36,6 +36,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// etcdPrefix is the API server's prefix of keys in etcd (its default).
+const etcdPrefix = "/registry/apiextensions.kubernetes.io"
+
 // readyTimeout bounds each wait for the API server or its custom
 // resources to be ready.
 const readyTimeout = 30 * time.Second
@@ -112,6 +115,11 @@ func Start(t testing.TB, opts Options) *Server {
 	if err := writeCoreKubeconfig(s.dir); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := seedCRDs(ctx, s.etcd.KV); err != nil {
+		t.Fatalf("apiserver: %v", err)
+	}
 
 	api, err := s.startAPIServer()
 	if err != nil {
@@ -147,9 +155,6 @@ func Start(t testing.TB, opts Options) *Server {
 	})
 	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: s.proxy.token}
 
-	if err := installCRDs(s.Direct); err != nil {
-		t.Fatalf("apiserver: %v", err)
-	}
 	if err := waitServed(s.Direct); err != nil {
 		t.Fatalf("apiserver: %v", err)
 	}
@@ -256,6 +261,7 @@ func (s *Server) startAPIServer() (*apiServer, error) {
 	serving.ExternalAddress = net.IPv4(127, 0, 0, 1)
 	serving.ServerCert.CertDirectory = s.dir
 
+	o.RecommendedOptions.Etcd.StorageConfig.Prefix = etcdPrefix
 	o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList = s.etcd.Endpoints()
 	if s.opts.WatchCache != nil {
 		o.RecommendedOptions.Etcd.EnableWatchCache = *s.opts.WatchCache
@@ -291,6 +297,10 @@ func (s *Server) startAPIServer() (*apiServer, error) {
 		_ = l.Close()
 		return nil, err
 	}
+	// The informers of the core API, which this server does not have (the
+	// services for conversion webhooks' addresses), would retry forever,
+	// and back off past the server's stop: none runs.
+	config.GenericConfig.SharedInformerFactory = nil
 	definitions := openapi.GetOpenAPIDefinitionsWithoutDisabledFeatures(generatedopenapi.GetOpenAPIDefinitions)
 	config.GenericConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(definitions,
 		openapinamer.NewDefinitionNamer(extensionsapiserver.Scheme))
