@@ -59,14 +59,19 @@ type Options struct {
 // [Server.Restart] replaces Direct.
 type Server struct {
 	// Config reaches the API server through the proxy, over plain HTTP on
-	// 127.0.0.1 with a bearer token; the proxy records its requests and
-	// injects faults. Clients under test use it.
+	// 127.0.0.1; the proxy records its requests and injects faults.
+	// Clients under test use it. The proxy forwards every request as the
+	// API server's privileged loopback identity, whatever credentials it
+	// carries: Config has a bearer token, as a client of a real cluster
+	// does, but a kubeconfig's client (kubectl, clientcmd) sends none over
+	// plain HTTP.
 	Config *rest.Config
 	// Direct reaches the API server itself, over TLS as its privileged
 	// loopback client, unseen by the proxy. [Server.Restart] replaces it.
 	Direct *rest.Config
 	// Kubeconfig is the path of a kubeconfig file, in a temporary folder
-	// of the test, for kubectl through the proxy, with namespace default.
+	// of the test, for kubectl through the proxy, with namespace default
+	// and Config's host and token.
 	// kubectl caches discovery per server address under its cache folder:
 	// a test that runs kubectl sets KUBECACHEDIR to a folder of its own.
 	Kubeconfig string
@@ -134,7 +139,7 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	})
 
-	s.proxy = &proxy{token: rand.Text()}
+	s.proxy = &proxy{}
 	if err := s.proxy.setBackend(api.config); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func Start(t testing.TB, opts Options) *Server {
 		<-served
 		s.proxy.setBackend(nil)
 	})
-	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: s.proxy.token}
+	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: rand.Text()}
 
 	if err := waitServed(s.Direct); err != nil {
 		t.Fatalf("apiserver: %v", err)
