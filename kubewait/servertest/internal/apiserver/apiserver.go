@@ -66,8 +66,9 @@ type Server struct {
 	// does, but a kubeconfig's client (kubectl, clientcmd) sends none over
 	// plain HTTP.
 	Config *rest.Config
-	// Direct reaches the API server itself, over TLS as its privileged
-	// loopback client, unseen by the proxy. [Server.Restart] replaces it.
+	// Direct reaches the API server itself, over TLS (HTTP/1.1) as its
+	// privileged loopback client, unseen by the proxy. [Server.Restart]
+	// replaces it.
 	Direct *rest.Config
 	// Kubeconfig is the path of a kubeconfig file, in a temporary folder
 	// of the test, for kubectl through the proxy, with namespace default
@@ -265,6 +266,9 @@ func (s *Server) startAPIServer() (*apiServer, error) {
 	serving.Listener, serving.BindPort = l, l.Addr().(*net.TCPAddr).Port
 	serving.ExternalAddress = net.IPv4(127, 0, 0, 1)
 	serving.ServerCert.CertDirectory = s.dir
+	// Over HTTP/2, a stop waits a second for every client connection to
+	// go after its GOAWAY; over HTTP/1.1 the idle ones close at once.
+	serving.DisableHTTP2Serving = true
 
 	o.RecommendedOptions.Etcd.StorageConfig.Prefix = etcdPrefix
 	o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList = s.etcd.Endpoints()
