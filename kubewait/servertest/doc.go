@@ -1,5 +1,8 @@
-// Package servertest tests kubewait against a real Kubernetes API server
-// in process (etcd embedded, the apiextensions API server with custom
-// resources, a request-counting and fault-injecting proxy in front), with
-// the machine's kubectl as the reference. It has no code of its own.
+// Package servertest holds what of package kubewait runs against a real
+// Kubernetes API server in process: the tests that wait for custom
+// resources through it, with kubectl wait as the reference. The server
+// itself, etcd embedded under the API server of custom resources with a
+// request-counting, fault-injecting proxy in front, is in
+// internal/apiserver. It is a module of its own so that a user of
+// kubewait does not get the API server and etcd in the module graph.
 package servertest

@@ -36,6 +36,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// etcdPrefix is the API server's prefix of keys in etcd (its default).
+const etcdPrefix = "/registry/apiextensions.kubernetes.io"
+
 // readyTimeout bounds each wait for the API server or its custom
 // resources to be ready.
 const readyTimeout = 30 * time.Second
@@ -56,14 +59,20 @@ type Options struct {
 // [Server.Restart] replaces Direct.
 type Server struct {
 	// Config reaches the API server through the proxy, over plain HTTP on
-	// 127.0.0.1 with a bearer token; the proxy records its requests and
-	// injects faults. Clients under test use it.
+	// 127.0.0.1; the proxy records its requests and injects faults.
+	// Clients under test use it. The proxy forwards every request as the
+	// API server's privileged loopback identity, whatever credentials it
+	// carries: Config has a bearer token, as a client of a real cluster
+	// does, but a kubeconfig's client (kubectl, clientcmd) sends none over
+	// plain HTTP.
 	Config *rest.Config
-	// Direct reaches the API server itself, over TLS as its privileged
-	// loopback client, unseen by the proxy. [Server.Restart] replaces it.
+	// Direct reaches the API server itself, over TLS (HTTP/1.1) as its
+	// privileged loopback client, unseen by the proxy. [Server.Restart]
+	// replaces it.
 	Direct *rest.Config
 	// Kubeconfig is the path of a kubeconfig file, in a temporary folder
-	// of the test, for kubectl through the proxy, with namespace default.
+	// of the test, for kubectl through the proxy, with namespace default
+	// and Config's host and token.
 	// kubectl caches discovery per server address under its cache folder:
 	// a test that runs kubectl sets KUBECACHEDIR to a folder of its own.
 	Kubeconfig string
@@ -112,6 +121,11 @@ func Start(t testing.TB, opts Options) *Server {
 	if err := writeCoreKubeconfig(s.dir); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := seedCRDs(ctx, s.etcd.KV); err != nil {
+		t.Fatalf("apiserver: %v", err)
+	}
 
 	api, err := s.startAPIServer()
 	if err != nil {
@@ -126,7 +140,7 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	})
 
-	s.proxy = &proxy{token: rand.Text()}
+	s.proxy = &proxy{}
 	if err := s.proxy.setBackend(api.config); err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +159,8 @@ func Start(t testing.TB, opts Options) *Server {
 		<-served
 		s.proxy.setBackend(nil)
 	})
-	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: s.proxy.token}
+	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: rand.Text()}
 
-	if err := installCRDs(s.Direct); err != nil {
-		t.Fatalf("apiserver: %v", err)
-	}
 	if err := waitServed(s.Direct); err != nil {
 		t.Fatalf("apiserver: %v", err)
 	}
@@ -255,7 +266,11 @@ func (s *Server) startAPIServer() (*apiServer, error) {
 	serving.Listener, serving.BindPort = l, l.Addr().(*net.TCPAddr).Port
 	serving.ExternalAddress = net.IPv4(127, 0, 0, 1)
 	serving.ServerCert.CertDirectory = s.dir
+	// Over HTTP/2, a stop waits a second for every client connection to
+	// go after its GOAWAY; over HTTP/1.1 the idle ones close at once.
+	serving.DisableHTTP2Serving = true
 
+	o.RecommendedOptions.Etcd.StorageConfig.Prefix = etcdPrefix
 	o.RecommendedOptions.Etcd.StorageConfig.Transport.ServerList = s.etcd.Endpoints()
 	if s.opts.WatchCache != nil {
 		o.RecommendedOptions.Etcd.EnableWatchCache = *s.opts.WatchCache
@@ -291,6 +306,10 @@ func (s *Server) startAPIServer() (*apiServer, error) {
 		_ = l.Close()
 		return nil, err
 	}
+	// The informers of the core API, which this server does not have (the
+	// services for conversion webhooks' addresses), would retry forever,
+	// and back off past the server's stop: none runs.
+	config.GenericConfig.SharedInformerFactory = nil
 	definitions := openapi.GetOpenAPIDefinitionsWithoutDisabledFeatures(generatedopenapi.GetOpenAPIDefinitions)
 	config.GenericConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(definitions,
 		openapinamer.NewDefinitionNamer(extensionsapiserver.Scheme))

@@ -19,9 +19,10 @@
 // kube-apiserver: it serves apiextensions.k8s.io and the custom resources
 // but no core API (no namespaces, pods, events or RBAC), so a custom
 // resource may be created in any namespace name without creating the
-// namespace, and no admission webhook or authorization other than the
-// proxy's bearer token applies. It needs no binaries: everything runs in
-// the test process. The server's own logs (klog) are silenced.
+// namespace. No authorization or admission webhook applies: the proxy
+// forwards every request as the server's privileged loopback identity.
+// The server needs no binaries: everything runs in the test process. Its
+// own logs (klog) are silenced.
 //
 // This package is internal to the module: the tests of kubewait against a
 // real API server import it.

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -63,5 +66,41 @@ func TestStart(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("discovery lacks %v", want)
+	}
+}
+
+// TestDefinitions checks that the definitions that Start writes into etcd
+// are ones the API server accepts: established, with a structural schema,
+// and valid when created through the API (under another group).
+func TestDefinitions(t *testing.T) {
+	t.Parallel()
+	s := apiserver.Start(t, apiserver.Options{})
+	client, err := clientset.NewForConfig(s.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := client.ApiextensionsV1().CustomResourceDefinitions()
+	ctx := context.Background()
+	for _, r := range []schema.GroupVersionResource{apiserver.WidgetResource, apiserver.GadgetResource} {
+		crd, err := crds.Get(ctx, r.GroupResource().String(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conditions := map[apiextensionsv1.CustomResourceDefinitionConditionType]apiextensionsv1.ConditionStatus{}
+		for _, c := range crd.Status.Conditions {
+			conditions[c.Type] = c.Status
+		}
+		if conditions[apiextensionsv1.Established] != apiextensionsv1.ConditionTrue ||
+			conditions[apiextensionsv1.NamesAccepted] != apiextensionsv1.ConditionTrue ||
+			conditions[apiextensionsv1.NonStructuralSchema] == apiextensionsv1.ConditionTrue {
+			t.Errorf("%s has conditions %v, want Established and NamesAccepted, and a structural schema", crd.Name, conditions)
+		}
+
+		copied := &apiextensionsv1.CustomResourceDefinition{Spec: *crd.Spec.DeepCopy()}
+		copied.Spec.Group = "copy.waitable.test"
+		copied.Name = r.Resource + "." + copied.Spec.Group
+		if _, err := crds.Create(ctx, copied, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+			t.Errorf("Create(%s) through the API = %v, want nil", copied.Name, err)
+		}
 	}
 }

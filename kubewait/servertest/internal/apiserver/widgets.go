@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -82,42 +84,53 @@ func crd(resource schema.GroupVersionResource, kind, short string, scope apiexte
 	}
 }
 
-// installCRDs creates the definitions of WidgetResource and GadgetResource
-// and waits until both are established.
-func installCRDs(config *rest.Config) error {
-	client, err := clientset.NewForConfig(config)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
-	defer cancel()
-	crds := client.ApiextensionsV1().CustomResourceDefinitions()
+// crdPrefix is where the API server keeps the definitions in etcd.
+const crdPrefix = etcdPrefix + "/apiextensions.k8s.io/customresourcedefinitions/"
+
+// seedCRDs writes the definitions of WidgetResource and GadgetResource into
+// etcd as an API server that established them an hour ago would have,
+// before the API server starts. The API server makes every create of a
+// custom resource sleep for 2 s while its definition was established less
+// than 2 s ago (for highly available servers that may not have seen it
+// yet); created through the API, the first widget of every test would.
+func seedCRDs(ctx context.Context, kv clientv3.KV) error {
+	established := metav1.NewTime(time.Now().Add(-time.Hour))
 	for _, c := range []*apiextensionsv1.CustomResourceDefinition{
 		crd(WidgetResource, "Widget", "wd", apiextensionsv1.NamespaceScoped),
 		crd(GadgetResource, "Gadget", "gd", apiextensionsv1.ClusterScoped),
 	} {
-		if _, err := crds.Create(ctx, c, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create %s: %w", c.Name, err)
+		c.APIVersion, c.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
+		c.UID, c.CreationTimestamp, c.Generation = uuid.NewUUID(), established, 1
+		c.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
+		c.Status = apiextensionsv1.CustomResourceDefinitionStatus{
+			AcceptedNames:  c.Spec.Names,
+			StoredVersions: []string{c.Spec.Versions[0].Name},
 		}
-		err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			got, err := crds.Get(ctx, c.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			return slices.ContainsFunc(got.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
-				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
-			}), nil
-		})
+		for _, t := range []apiextensionsv1.CustomResourceDefinitionConditionType{apiextensionsv1.NamesAccepted, apiextensionsv1.Established} {
+			c.Status.Conditions = append(c.Status.Conditions, apiextensionsv1.CustomResourceDefinitionCondition{
+				Type: t, Status: apiextensionsv1.ConditionTrue, LastTransitionTime: established,
+				Reason: "Seeded", Message: "written into etcd by the test server",
+			})
+		}
+		b, err := json.Marshal(c)
 		if err != nil {
-			return fmt.Errorf("waiting for %s to be established: %w", c.Name, err)
+			return err
+		}
+		if _, err := kv.Put(ctx, crdPrefix+c.Name, string(b)); err != nil {
+			return fmt.Errorf("write %s: %w", c.Name, err)
 		}
 	}
 	return nil
 }
 
-// waitServed waits until the API server that config reaches lists widgets
-// and gadgets, and its discovery, as kubectl reads it, names them.
+// waitServed waits until the API server that config reaches has
+// established the definitions, lists widgets and gadgets, and names them
+// in its discovery, as kubectl reads it.
 func waitServed(config *rest.Config) error {
+	crds, err := clientset.NewForConfig(config)
+	if err != nil {
+		return err
+	}
 	client, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
@@ -130,6 +143,10 @@ func waitServed(config *rest.Config) error {
 	defer cancel()
 	err = wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, r := range []schema.GroupVersionResource{WidgetResource, GadgetResource} {
+			crd, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, r.GroupResource().String(), metav1.GetOptions{})
+			if err != nil || !established(crd) {
+				return false, nil
+			}
 			if _, err := client.Resource(r).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 				return false, nil
 			}
@@ -155,6 +172,13 @@ func waitServed(config *rest.Config) error {
 		return fmt.Errorf("waiting for widgets and gadgets to be served: %w", err)
 	}
 	return nil
+}
+
+// established reports whether crd has the condition Established.
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+	})
 }
 
 // widgets returns a client of widgets in namespace ns, straight to the
