@@ -14,7 +14,9 @@
 //	waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s
 //	waitable lint model.json waiters-2.json
 //
-// Install it with
+// Install it with (Go 1.26.2 or later: the command is a module of its own,
+// github.com/waitable/waitable/cmd/waitable, at the Go version client-go
+// needs; the library's module stays at Go 1.25)
 //
 //	go install github.com/waitable/waitable/cmd/waitable@latest
 //
