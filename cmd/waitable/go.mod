@@ -1,3 +1,15 @@
+// The command's module. It has no replace directive: go install
+// github.com/waitable/waitable/cmd/waitable@latest refuses a module that
+// has one. In a clone, go.work puts the repository's library (and
+// kubewait) in place of the versions required here, which must be
+// versions releases.txt records (.ci/check-release checks it). go mod
+// tidy ignores go.work; tidy this file with the replaces added for the
+// time it runs:
+//
+//	go mod edit -replace github.com/waitable/waitable=../..
+//	go mod tidy
+//	go mod edit -dropreplace github.com/waitable/waitable
+
 module github.com/waitable/waitable/cmd/waitable
 
 go 1.26.2
@@ -18,5 +30,3 @@ require (
 	go.opentelemetry.io/otel/trace v1.46.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-replace github.com/waitable/waitable => ../..
