@@ -3,18 +3,23 @@
 // success condition holds, stops early when a failure condition holds, and
 // reports the last state it saw when time runs out. waitable aws runs one
 // of AWS's waiters by the AWS CLI's names, each poll one run of the CLI
-// with its own retries off. It also shows when a
+// with its own retries off. waitable kube waits for Kubernetes objects as
+// kubectl wait does (kubectl's arguments and --for rules, a kubeconfig read
+// as kubectl reads it), watching every object at once. It also shows when a
 // waiter's polls happen (schedule) and checks waiter models (lint, list);
 // waitable version (or --version) says which build it is.
 //
 //	waitable http https://api.example.com/jobs/42 --success "status == 'done'" --failure "status == 'failed'"
 //	waitable exec --success "Table.TableStatus == 'ACTIVE'" -- aws dynamodb describe-table --table-name t
 //	waitable aws dynamodb table-exists --max-wait 10m -- --table-name t
+//	waitable kube --for condition=Complete --fail-on condition=Failed --timeout 10m job/migrate
 //	waitable schedule --min-delay 2s --max-delay 120s --max-wait 10m --svg schedule.svg
 //	waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s
 //	waitable lint model.json waiters-2.json
 //
-// Install it with
+// Install it with (Go 1.26.2 or later: the command is a module of its own,
+// github.com/waitable/waitable/cmd/waitable, at the Go version client-go
+// needs; the library's module stays at Go 1.25)
 //
 //	go install github.com/waitable/waitable/cmd/waitable@latest
 //
@@ -29,6 +34,13 @@
 // (SIGINT 130, SIGTERM 143, SIGHUP 129: the call in flight is cancelled
 // and the summary printed). An exec'd command runs in a process group of
 // its own, which a cancelled call ends whole, as timeout(1) does.
+//
+// waitable kube's statuses differ from kubectl wait's, which exits 1 for
+// any error: a type the server does not have and a kubeconfig that cannot
+// be read are bad usage (64); a server that cannot be reached, and -l or
+// --all matching no object ("no matching resources found"), are a failure
+// (1); a timeout is 2. Its --timeout (default 30s, as kubectl's) must be
+// positive: kubectl's 0 checks once, and a negative one waits a week.
 package main
 
 import (
@@ -65,6 +77,9 @@ Usage:
                                      run one of AWS's waiters, by the AWS CLI's names
                                      (aws SERVICE wait WAITER), each poll one run of the CLI
   waitable aws list [SERVICE]        list AWS's waiters
+  waitable kube [flags] TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)
+                                     wait for Kubernetes objects as kubectl wait does
+                                     (--for condition=Ready, jsonpath=..., create, delete)
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
                                      its paths against the model's shapes
@@ -94,8 +109,10 @@ honoured too.
 Run 'waitable COMMAND --help' for a command's flags.
 
 Exit statuses: 0 success; 1 failure; 2 timeout; 3 lint found problems;
-64 bad usage or input; 126 exec's command is not executable, 127 it does
-not exist; 128+n stopped by signal n (Ctrl-C 130, SIGTERM 143, SIGHUP 129).
+64 bad usage or input (for kube, a type the server does not have, a
+kubeconfig it cannot read); 126 exec's command is not executable, 127 it
+does not exist; 128+n stopped by signal n (Ctrl-C 130, SIGTERM 143,
+SIGHUP 129).
 exec runs the command in a process group of its own: a cancelled call (its
 deadline, the wait's, a signal) ends the whole group, as timeout(1) does.
 
@@ -106,6 +123,8 @@ Examples:
   waitable exec --success "Table.TableStatus == 'ACTIVE'" -- \
       aws dynamodb describe-table --table-name orders
   waitable aws dynamodb table-exists --max-wait 10m -- --table-name orders --region eu-west-1
+  waitable kube --for condition=Available --timeout 5m -n prod deployment/web
+  waitable kube --for condition=Ready -l app=web --count 3 pods
   waitable schedule --min-delay 15s --max-delay 15s --max-wait 10m
   waitable schedule --model waiters-2.json --waiter TableExists --ready-at 90s --svg s.svg
   waitable lint testdata/aws/models/*.json
@@ -167,6 +186,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = waitCommand(ctx, args[0], args[1:], stdout, stderr)
 	case "aws":
 		code, err = awsCommand(ctx, args[1:], stdout, stderr)
+	case "kube":
+		code, err = kubeCommand(ctx, args[1:], stdout, stderr, kubeconfigCluster)
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":
@@ -183,8 +204,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitable: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+	return exitStatus(args[0], code, err, stderr)
+}
+
+// exitStatus prints a command's error and returns its exit status: 64 for
+// a usageError, 1 for another error that came with status 0.
+func exitStatus(command string, code int, err error, stderr io.Writer) int {
 	if err != nil {
-		fmt.Fprintf(stderr, "waitable %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "waitable %s: %v\n", command, err)
 		var ue usageError
 		if errors.As(err, &ue) {
 			return exitUsage

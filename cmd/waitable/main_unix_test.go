@@ -123,3 +123,24 @@ func TestDeadOrKilled(t *testing.T) {
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// TestKubeSignal: a signal ends waitable kube as it ends the other
+// waits: the watch is stopped, the summary printed, the status 128+n.
+func TestKubeSignal(t *testing.T) {
+	api := newFakeAPI(t, `{"apiVersion":"waitable.test/v1","kind":"Widget","metadata":{"name":"a","namespace":"ns","uid":"u"}}`)
+	cmd := exec.CommandContext(t.Context(), binary, "kube", "--kubeconfig", kubeconfig(t, api.Server, "fake", api.URL, "ns"),
+		"--for", "condition=Ready", "--timeout", "1h", "widget/a")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-api.watching
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) ||
+		!strings.Contains(stderr.String(), "waitable: interrupted after ") || !strings.Contains(stderr.String(), "  widget.waitable.test/a: not met") {
+		t.Errorf("exit %v, want %d and the summary; stderr %q", err, 128+int(syscall.SIGTERM), stderr.String())
+	}
+}

@@ -1,0 +1,582 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	discoveryfake "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+var (
+	widgets = schema.GroupVersionResource{Group: "waitable.test", Version: "v1", Resource: "widgets"}
+	// gizmos are cluster-scoped.
+	gizmos = schema.GroupVersionResource{Group: "waitable.test", Version: "v1", Resource: "gizmos"}
+)
+
+// fakeCluster is a cluster of client-go's fakes: the dynamic fake (whose
+// watch serves its tracker's changes) and a fake discovery that lists
+// widgets (namespaced, short name wd), gizmos (cluster-scoped) and pods.
+type fakeCluster struct {
+	t         *testing.T
+	dyn       *dynamicfake.FakeDynamicClient
+	disc      *discoveryfake.FakeDiscovery
+	namespace string // the kubeconfig context's namespace
+}
+
+func newFakeCluster(t *testing.T, objs ...map[string]any) *fakeCluster {
+	var ros []runtime.Object
+	for _, o := range objs {
+		ros = append(ros, &unstructured.Unstructured{Object: o})
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{widgets: "WidgetList", gizmos: "GizmoList"}, ros...)
+	verbs := metav1.Verbs{"get", "list", "watch"}
+	disc := &discoveryfake.FakeDiscovery{Fake: &k8stesting.Fake{}}
+	disc.Resources = []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"}, Verbs: verbs}}},
+		{GroupVersion: "waitable.test/v1", APIResources: []metav1.APIResource{
+			{Name: "widgets", SingularName: "widget", Namespaced: true, Kind: "Widget", ShortNames: []string{"wd"}, Verbs: verbs},
+			{Name: "gizmos", SingularName: "gizmo", Namespaced: false, Kind: "Gizmo", Verbs: verbs}}},
+	}
+	return &fakeCluster{t: t, dyn: dyn, disc: disc, namespace: "ns"}
+}
+
+// connect is the cluster's kubeConnect: the command's own mapper over the
+// fake discovery.
+func (c *fakeCluster) connect(_, _, namespace string, warnings io.Writer) (kubeCluster, error) {
+	if namespace == "" {
+		namespace = c.namespace
+	}
+	return kubeCluster{dyn: c.dyn, mapper: kubeMapper(c.disc, warnings), namespace: namespace}, nil
+}
+
+func (c *fakeCluster) write(gvr schema.GroupVersionResource, o map[string]any, create bool) {
+	c.t.Helper()
+	u := &unstructured.Unstructured{Object: o}
+	r := c.dyn.Resource(gvr).Namespace(u.GetNamespace())
+	var err error
+	if create {
+		_, err = r.Create(context.Background(), u, metav1.CreateOptions{})
+	} else {
+		_, err = r.Update(context.Background(), u, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		c.t.Error(err)
+	}
+}
+
+func (c *fakeCluster) delete(gvr schema.GroupVersionResource, ns, name string) {
+	c.t.Helper()
+	if err := c.dyn.Resource(gvr).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		c.t.Error(err)
+	}
+}
+
+// object returns a Widget (or, with kind Gizmo, a cluster-scoped Gizmo)
+// named ns/name with status; labels as key, value pairs.
+func object(kind, ns, name string, status map[string]any, labels ...string) map[string]any {
+	meta := map[string]any{"name": name, "uid": "uid-" + ns + "-" + name}
+	if ns != "" {
+		meta["namespace"] = ns
+	}
+	if len(labels) > 0 {
+		l := map[string]any{}
+		for i := 0; i+1 < len(labels); i += 2 {
+			l[labels[i]] = labels[i+1]
+		}
+		meta["labels"] = l
+	}
+	o := map[string]any{"apiVersion": "waitable.test/v1", "kind": kind, "metadata": meta}
+	if status != nil {
+		o["status"] = status
+	}
+	return o
+}
+
+func widget(name string, status map[string]any, labels ...string) map[string]any {
+	return object("Widget", "ns", name, status, labels...)
+}
+
+// cond is a status with one condition, its reason and message named
+// after its type.
+func cond(typ, status string) map[string]any {
+	return map[string]any{"conditions": []any{map[string]any{"type": typ, "status": status,
+		"reason": typ + "Reason", "message": typ + " message"}}}
+}
+
+// after runs f at d from now, in the bubble.
+func after(d time.Duration, f func()) {
+	go func() {
+		time.Sleep(d)
+		f()
+	}()
+}
+
+type kubeRun struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// kube runs waitable kube on c, as run does (its error printed, its exit
+// status), and says how long it took on the bubble's clock.
+func kube(t *testing.T, ctx context.Context, c *fakeCluster, args ...string) kubeRun {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code, err := kubeCommand(ctx, args, &stdout, &stderr, c.connect)
+	code = exitStatus("kube", code, err, &stderr)
+	return kubeRun{code, stdout.String(), stderr.String(), time.Since(start)}
+}
+
+func (r kubeRun) String() string {
+	return fmt.Sprintf("exit %d after %v\nstdout:\n%sstderr:\n%s", r.code, r.took, r.stdout, r.stderr)
+}
+
+// TestKubeConditionMet: each object that meets --for prints kubectl's
+// line on standard output when the wait ends, in the order of the
+// arguments; standard error has a line per object transition, as it
+// happens, and the success.
+func TestKubeConditionMet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("b", nil), widget("a", cond("Ready", "False")))
+		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+		after(5*time.Second, func() { c.write(widgets, widget("b", cond("Ready", "True")), false) })
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/b", "widget/a")
+		if r.code != exitSuccess || r.took != 5*time.Second {
+			t.Fatalf("%v\nwant exit 0 after 5s", r)
+		}
+		for _, a := range c.dyn.Actions() {
+			if a.GetVerb() == "get" {
+				t.Errorf("the wait made a GET: a watched wait only lists and watches")
+			}
+		}
+		if want := "widget.waitable.test/b condition met\nwidget.waitable.test/a condition met\n"; r.stdout != want {
+			t.Errorf("stdout %q, want %q", r.stdout, want)
+		}
+		for _, want := range []string{
+			"+0s  widget.waitable.test/a  retry (ReadyReason: Ready message)\n",
+			"+0s  widget.waitable.test/b  retry (no Ready condition)\n",
+			"+3s  widget.waitable.test/a  success (ReadyReason: Ready message)\n",
+			"+5s  widget.waitable.test/b  success (ReadyReason: Ready message)\n",
+			"waitable: success after 5s: 2 objects met condition=Ready\n",
+		} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			}
+		}
+	})
+}
+
+// TestKubeTimeout: --timeout is 30s unless given, as kubectl's; the wait
+// ends at it with status 2 and a summary naming each object that did not
+// succeed, its state, and its condition's reason and message.
+func TestKubeTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", cond("Ready", "True")), widget("b", cond("Ready", "False")))
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a", "widget/b", "widget/gone")
+		if r.code != exitTimeout || r.took != 30*time.Second {
+			t.Fatalf("%v\nwant exit 2 after 30s", r)
+		}
+		if want := "widget.waitable.test/a condition met\n"; r.stdout != want {
+			t.Errorf("stdout %q, want %q", r.stdout, want)
+		}
+		want := "waitable: timeout after 30s, waiting for condition=Ready:\n" +
+			"  widget.waitable.test/b: not met (ReadyReason: Ready message)\n" +
+			"  widget.waitable.test/gone: not found\n"
+		if !strings.HasSuffix(r.stderr, want) {
+			t.Errorf("stderr ends\n%s\nwant\n%s", r.stderr, want)
+		}
+		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--timeout", "90s", "widget/b")
+		if r.code != exitTimeout || r.took != 90*time.Second {
+			t.Fatalf("--timeout 90s: %v\nwant exit 2 after 90s", r)
+		}
+	})
+}
+
+// TestKubeTimeoutCountsDiscovery: --timeout is the command's total time:
+// the time discovery takes counts in it.
+func TestKubeTimeoutCountsDiscovery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", nil))
+		c.disc.AddReactor("get", "group", func(k8stesting.Action) (bool, runtime.Object, error) {
+			time.Sleep(5 * time.Second) // a slow discovery
+			return false, nil, nil
+		})
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "--timeout", "20s", "widget/a")
+		if r.code != exitTimeout || r.took != 20*time.Second {
+			t.Fatalf("%v\nwant exit 2 after 20s", r)
+		}
+	})
+}
+
+// TestKubeFailOn: an object that meets a --fail-on rule ends the wait at
+// once with status 1, and the summary says why.
+func TestKubeFailOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("job", nil))
+		after(2*time.Second, func() { c.write(widgets, widget("job", cond("Failed", "True")), false) })
+		r := kube(t, t.Context(), c, "--for", "condition=Complete", "--fail-on", "condition=Failed",
+			"--fail-on", "jsonpath={.status.phase}=Lost", "widget/job")
+		if r.code != exitFailure || r.took != 2*time.Second || r.stdout != "" {
+			t.Fatalf("%v\nwant exit 1 after 2s, nothing on stdout", r)
+		}
+		for _, want := range []string{
+			"+2s  widget.waitable.test/job  failure (FailedReason: Failed message)\n",
+			"waitable: failure after 2s, waiting for condition=Complete:\n  widget.waitable.test/job: failed (FailedReason: Failed message)\n",
+		} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			}
+		}
+	})
+}
+
+// TestKubeSeveralResources: objects of several resources are waited for
+// at once, under one budget: the wait ends at --timeout, not at the sum
+// of their times; a failure ends every wait at once; the exit status is
+// the worst outcome.
+func TestKubeSeveralResources(t *testing.T) {
+	t.Run("one budget", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", nil), object("Gizmo", "", "g", nil))
+			after(4*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--timeout", "10s", "gizmo/g", "widget/a")
+			if r.code != exitTimeout || r.took != 10*time.Second {
+				t.Fatalf("%v\nwant exit 2 after 10s", r)
+			}
+			if r.stdout != "widget.waitable.test/a condition met\n" ||
+				!strings.Contains(r.stderr, "  gizmo.waitable.test/g: not met (no Ready condition)\n") {
+				t.Errorf("%v\nwant a met, g named in the summary", r)
+			}
+		})
+	})
+	t.Run("a failure ends every wait", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", nil), object("Gizmo", "", "g", nil))
+			after(2*time.Second, func() { c.write(gizmos, object("Gizmo", "", "g", cond("Failed", "True")), false) })
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--fail-on", "condition=Failed", "widget/a", "gizmo/g")
+			if r.code != exitFailure || r.took != 2*time.Second {
+				t.Fatalf("%v\nwant exit 1 after 2s", r)
+			}
+			for _, want := range []string{"  widget.waitable.test/a: not met (no Ready condition)\n",
+				"  gizmo.waitable.test/g: failed (FailedReason: Failed message)\n"} {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+				}
+			}
+		})
+	})
+	t.Run("worst outcome", func(t *testing.T) {
+		for _, tt := range []struct{ a, b, want int }{
+			{exitSuccess, exitTimeout, exitTimeout}, {exitTimeout, exitFailure, exitFailure},
+			{exitFailure, exitUsage, exitUsage}, {exitUsage, exitInterrupted, exitInterrupted}, {-1, exitSuccess, exitSuccess},
+		} {
+			if !worse(tt.b, tt.a) || worse(tt.a, tt.b) {
+				t.Errorf("worse(%d, %d) = %v, want %d the worse", tt.b, tt.a, worse(tt.b, tt.a), tt.want)
+			}
+		}
+	})
+}
+
+// TestKubeRules: --for takes kubectl wait's rules (and kstatus's), and
+// each prints kubectl's line: condition met, for delete and create too.
+func TestKubeRules(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		rule  string
+		start map[string]any // nil: none at first
+		then  func(c *fakeCluster)
+	}{
+		{"condition with a status", "condition=Ready=false", widget("a", cond("Ready", "True")),
+			func(c *fakeCluster) { c.write(widgets, widget("a", cond("Ready", "False")), false) }},
+		{"jsonpath with a value", "jsonpath={.status.phase}=Running", widget("a", nil),
+			func(c *fakeCluster) { c.write(widgets, widget("a", map[string]any{"phase": "Running"}), false) }},
+		{"jsonpath without a value", "jsonpath={.status.replicas}", widget("a", nil),
+			func(c *fakeCluster) { c.write(widgets, widget("a", map[string]any{"replicas": int64(3)}), false) }},
+		{"create", "create", nil, func(c *fakeCluster) { c.write(widgets, widget("a", nil), true) }},
+		{"delete", "delete", widget("a", nil), func(c *fakeCluster) { c.delete(widgets, "ns", "a") }},
+		{"delete, gone before the wait", "delete", nil, nil},
+		{"kstatus", "kstatus=Current", widget("a", cond("Ready", "False")),
+			func(c *fakeCluster) { c.write(widgets, widget("a", cond("Ready", "True")), false) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var objs []map[string]any
+				if tt.start != nil {
+					objs = append(objs, tt.start)
+				}
+				c := newFakeCluster(t, objs...)
+				took := 2 * time.Second
+				if tt.then == nil {
+					took = 0
+				} else {
+					after(took, func() { tt.then(c) })
+				}
+				r := kube(t, t.Context(), c, "--for", tt.rule, "widget/a")
+				if r.code != exitSuccess || r.took != took || r.stdout != "widget.waitable.test/a condition met\n" {
+					t.Errorf("%v\nwant exit 0 after %v and widget.waitable.test/a condition met", r, took)
+				}
+			})
+		})
+	}
+}
+
+// TestKubeTypes: TYPE is any of kubectl's names for a resource: plural,
+// singular, short name, kind, with its group, with its version and group;
+// TYPE NAME... and TYPE/NAME... name the same objects.
+func TestKubeTypes(t *testing.T) {
+	for _, args := range [][]string{
+		{"widget/a"}, {"widgets/a"}, {"wd/a"}, {"Widget/a"}, {"widget.waitable.test/a"},
+		{"widgets.v1.waitable.test/a"}, {"widgets", "a"}, {"wd", "a", "a"}, {"widget,wd", "a"}, {"widget/a", "wd/a"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := newFakeCluster(t, widget("a", cond("Ready", "True")))
+				r := kube(t, t.Context(), c, append([]string{"--for", "condition=Ready"}, args...)...)
+				if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" {
+					t.Errorf("%v\nwant exit 0 and one line", r)
+				}
+			})
+		})
+	}
+}
+
+// TestKubeSelector: -l and --all wait for the objects that match when
+// the wait begins; none is kubectl's "no matching resources found",
+// status 1; --count N waits until N objects match, those created during
+// the wait included, each meeting --for.
+func TestKubeSelector(t *testing.T) {
+	ready := cond("Ready", "True")
+	t.Run("-l", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("b", nil, "app", "web"), widget("a", ready, "app", "web"), widget("c", nil, "app", "db"))
+			after(3*time.Second, func() { c.write(widgets, widget("b", ready, "app", "web"), false) })
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget", "-l", "app=web")
+			if r.code != exitSuccess || r.took != 3*time.Second ||
+				r.stdout != "widget.waitable.test/a condition met\nwidget.waitable.test/b condition met\n" {
+				t.Errorf("%v\nwant a and b after 3s", r)
+			}
+		})
+	})
+	t.Run("--all", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", ready), widget("b", ready), object("Widget", "other", "c", nil))
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--all", "widgets")
+			if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\nwidget.waitable.test/b condition met\n" {
+				t.Errorf("%v\nwant a and b, not other/c", r)
+			}
+		})
+	})
+	t.Run("no matching resources found", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", ready, "app", "db"))
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "-l", "app=web", "widget")
+			if r.code != exitFailure || r.took != 0 ||
+				!strings.Contains(r.stderr, "  widget.waitable.test -n ns -l app=web: no matching resources found\n") {
+				t.Errorf("%v\nwant exit 1 at once, no matching resources found", r)
+			}
+		})
+	})
+	t.Run("--count", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", ready, "app", "web"))
+			after(4*time.Second, func() { c.write(widgets, widget("b", nil, "app", "web"), true) })
+			after(6*time.Second, func() { c.write(widgets, widget("b", ready, "app", "web"), false) })
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "-l", "app=web", "--count", "2", "widget")
+			if r.code != exitSuccess || r.took != 6*time.Second ||
+				r.stdout != "widget.waitable.test/a condition met\nwidget.waitable.test/b condition met\n" {
+				t.Errorf("%v\nwant a and b after 6s", r)
+			}
+		})
+	})
+	t.Run("--count not reached", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c := newFakeCluster(t, widget("a", ready, "app", "web"))
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--all", "--count", "3", "--timeout", "5s", "widget")
+			if r.code != exitTimeout || !strings.Contains(r.stderr, "  widget.waitable.test -n ns --all: 1 of 3 objects, want --count 3\n") {
+				t.Errorf("%v\nwant a timeout saying 1 of 3", r)
+			}
+		})
+	})
+}
+
+// TestKubeNamespaces: the default namespace is the kubeconfig context's;
+// -n replaces it; -A, with -l or --all, waits in every namespace, and
+// names each object's namespace in its progress lines.
+func TestKubeNamespaces(t *testing.T) {
+	ready := cond("Ready", "True")
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, object("Widget", "team", "a", ready), object("Widget", "other", "b", ready, "app", "web"),
+			object("Widget", "team", "c", ready, "app", "web"))
+		c.namespace = "team"
+		if r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a"); r.code != exitSuccess {
+			t.Errorf("the context's namespace: %v", r)
+		}
+		for _, flag := range []string{"-n", "--namespace"} {
+			if r := kube(t, t.Context(), c, "--for", "condition=Ready", flag, "other", "--timeout", "1s", "widget/a"); r.code != exitTimeout {
+				t.Errorf("%s other: %v\nwant a timeout: a is in team", flag, r)
+			}
+		}
+		for _, flag := range []string{"-A", "--all-namespaces"} {
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", flag, "-l", "app=web", "widget")
+			if r.code != exitSuccess || r.stdout != "widget.waitable.test/b condition met\nwidget.waitable.test/c condition met\n" ||
+				!strings.Contains(r.stderr, "widget.waitable.test/b -n other  success") {
+				t.Errorf("%s: %v\nwant b and c, their namespaces in the progress", flag, r)
+			}
+		}
+	})
+}
+
+// TestKubeJSON: --json prints one JSON object per event on standard
+// output, then the result; --quiet prints no progress.
+func TestKubeJSON(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", cond("Ready", "False")))
+		after(time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "--json", "widget/a")
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		if r.code != exitSuccess || len(lines) != 3 || r.stderr != "" {
+			t.Fatalf("%v\nwant two events and the result", r)
+		}
+		var e kubeEventJSON
+		if err := json.Unmarshal([]byte(lines[1]), &e); err != nil || e.Object != "widget.waitable.test/a" ||
+			e.Resource != "widgets.waitable.test" || e.Namespace != "ns" || e.State != "success" || e.Outcome != "success" ||
+			e.Reason != "ReadyReason" || e.ElapsedMS != 1000 {
+			t.Errorf("event %s: %v %+v", lines[1], err, e)
+		}
+		var res kubeResultJSON
+		if err := json.Unmarshal([]byte(lines[2]), &res); err != nil || res.Result != "success" || len(res.Objects) != 1 ||
+			res.Objects[0].State != "success" || res.Objects[0].Name != "a" {
+			t.Errorf("result %s: %v %+v", lines[2], err, res)
+		}
+		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--quiet", "widget/a")
+		if r.code != exitSuccess || r.stderr != "" || r.stdout != "widget.waitable.test/a condition met\n" {
+			t.Errorf("--quiet: %v\nwant only the line on stdout", r)
+		}
+		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--quiet", "--timeout", "1s", "widget/b")
+		if r.code != exitTimeout || !strings.Contains(r.stderr, "widget.waitable.test/b: not found") {
+			t.Errorf("--quiet, a timeout: %v\nwant the summary", r)
+		}
+	})
+}
+
+// TestKubeInterrupted: a cancelled wait (a signal, in main) ends at once
+// with the summary and the interrupted status.
+func TestKubeInterrupted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", nil))
+		ctx, cancel := context.WithCancel(t.Context())
+		after(2*time.Second, cancel)
+		r := kube(t, ctx, c, "--for", "condition=Ready", "widget/a")
+		if r.code != exitInterrupted || r.took != 2*time.Second ||
+			!strings.Contains(r.stderr, "waitable: interrupted after 2s, waiting for condition=Ready:\n  widget.waitable.test/a: not met") {
+			t.Errorf("%v\nwant exit 130 after 2s, the summary", r)
+		}
+	})
+}
+
+// TestKubeWatchEvents: what happens to the watch is a progress line:
+// here the watch is forbidden, and the wait polls.
+func TestKubeWatchEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", nil))
+		c.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			return true, nil, apierrors.NewForbidden(widgets.GroupResource(), "", errors.New("no watch for you"))
+		})
+		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a")
+		if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" ||
+			!strings.Contains(r.stderr, "+0s  widget.waitable.test -n ns: watch polling: ") ||
+			!strings.Contains(r.stderr, "no watch for you") {
+			t.Errorf("%v\nwant a success, and the polling line", r)
+		}
+	})
+}
+
+// TestKubeUsage: bad usage or input exits with 64 and says what is wrong,
+// before any wait.
+func TestKubeUsage(t *testing.T) {
+	forReady := []string{"--for", "condition=Ready"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want TYPE/NAME..., TYPE NAME... or TYPE with -l or --all"},
+		{[]string{"widget/a"}, "--for is required"},
+		{[]string{"--for", "ready", "widget/a"}, `invalid value "ready" for flag -for: rule "ready": want condition=TYPE[=STATUS]`},
+		{[]string{"--for", "jsonpath={.a}=", "widget/a"}, "the value after = is empty"},
+		{append(forReady, "--fail-on", "nope", "widget/a"), `invalid value "nope" for flag -fail-on`},
+		{append(forReady, "--count", "2", "widget/a"), "--count needs -l or --all"},
+		{append(forReady, "--count", "-1", "--all", "widget"), "--count -1: negative"},
+		{append(forReady, "--count", "2", "--all", "widget,gizmo"), "--count takes one TYPE, not 2"},
+		{append(forReady, "--timeout", "0", "widget/a"), "--timeout 0s: want a positive duration"},
+		{append(forReady, "--timeout", "-1s", "widget/a"), "--timeout -1s: want a positive duration"},
+		{append(forReady, "-l", "app=web", "--all", "widget"), "-l and --all: give one of them"},
+		{append(forReady, "-l", "app=web", "widget", "a"), "names and -l or --all: give one of them"},
+		{append(forReady, "-l", "app in (", "widget"), `-l "app in (":`},
+		{append(forReady, "widget"), "widget: give NAMEs, -l SELECTOR or --all"},
+		{append(forReady, "widget/a", "b"), `"b": want TYPE/NAME`},
+		{append(forReady, "widget", "a/b"), `"a/b": after TYPE, give NAMEs`},
+		{append(forReady, "-A", "widget/a"), "-A: objects are named in one namespace"},
+		{append(forReady, "--bogus", "widget/a"), "flag provided but not defined: -bogus"},
+		{append(forReady, "thing/a"), `the server doesn't have a resource type "thing"`},
+		{[]string{"--for", "delete", "--count", "2", "--all", "widget"}, "a wait for deletion has no count"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := newFakeCluster(t, widget("a", nil))
+				r := kube(t, t.Context(), c, tt.args...)
+				if r.code != exitUsage || r.took != 0 || !strings.Contains(r.stderr, tt.want) {
+					t.Errorf("%v\nwant exit 64 at once, saying %q", r, tt.want)
+				}
+			})
+		})
+	}
+}
+
+// TestKubeFlagNames: the long and short names of a flag are one flag.
+func TestKubeFlagNames(t *testing.T) {
+	for _, pair := range [][2][]string{
+		{{"-l", "app=web", "widget"}, {"--selector", "app=web", "widget"}},
+		{{"-n", "team", "widget/a"}, {"--namespace", "team", "widget/a"}},
+		{{"-A", "--all", "widget"}, {"--all-namespaces", "--all", "widget"}},
+	} {
+		var got [2]kubeFlags
+		for i, args := range pair {
+			f, _, err := parseKube(append([]string{"--for", "create"}, args...), io.Discard)
+			if err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			got[i] = f
+		}
+		if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+			t.Errorf("%q and %q differ: %+v, %+v", pair[0], pair[1], got[0], got[1])
+		}
+	}
+	f, targets, err := parseKube([]string{"widget/a", "--for", "create", "--fail-on", "delete", "--fail-on", "kstatus=Failed",
+		"--timeout", "1m", "--kubeconfig", "k", "--context", "c", "--json", "--quiet", "gizmo/b"}, io.Discard)
+	want := []kubeTarget{{"widget", "a"}, {"gizmo", "b"}}
+	if err != nil || len(f.failOn) != 2 || f.timeout != time.Minute || f.kubeconfig != "k" || f.kubeContext != "c" ||
+		!f.json || !f.quiet || f.forRule.String() != "create" || !slices.Equal(targets, want) {
+		t.Errorf("parseKube = %+v, %v, %v; want every flag read, targets %v", f, targets, err, want)
+	}
+}

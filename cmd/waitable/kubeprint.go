@@ -1,0 +1,269 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/internal/plural"
+	"github.com/waitable/waitable/kubewait"
+)
+
+// kubeProgress prints waitable kube's events as they happen (a line each
+// on standard error, or a JSON object each on standard output with
+// --json), then how the wait ended. Every request's goroutine calls
+// event: one lock keeps the lines whole.
+type kubeProgress struct {
+	f           kubeFlags
+	out, errOut io.Writer
+	start       time.Time
+	mu          sync.Mutex
+}
+
+type kubeEventJSON struct {
+	Time      time.Time `json:"time"`
+	ElapsedMS float64   `json:"elapsed_ms"`
+	Resource  string    `json:"resource"`
+	Namespace string    `json:"namespace,omitempty"`
+	Name      string    `json:"name,omitempty"`
+	Object    string    `json:"object,omitempty"`
+	State     string    `json:"state,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	Message   string    `json:"message,omitempty"`
+	Outcome   string    `json:"outcome,omitempty"`
+	Watch     string    `json:"watch,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+type kubeResultJSON struct {
+	Result    string           `json:"result"`
+	ElapsedMS float64          `json:"elapsed_ms"`
+	Objects   []kubeObjectJSON `json:"objects"`
+	Error     string           `json:"error,omitempty"`
+}
+
+type kubeObjectJSON struct {
+	Resource  string `json:"resource"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Object    string `json:"object,omitempty"`
+	State     string `json:"state"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// event prints one event of r's wait: an object's transition, or what
+// happened to the watch.
+func (p *kubeProgress) event(r *kubeRequest, e kubewait.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.f.json {
+		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(r),
+			Namespace: r.Namespace, Watch: e.Watch}
+		if e.Watch == "" {
+			j.Namespace, j.Name, j.Object = e.Object.Namespace, e.Object.Name, p.object(r, e.Object)
+			j.State, j.Reason, j.Message, j.Outcome = e.State.String(), e.Reason, e.Message, e.Outcome
+		}
+		if e.Err != nil {
+			j.Error = e.Err.Error()
+		}
+		writeJSON(p.out, j)
+		return
+	}
+	if p.f.quiet {
+		return
+	}
+	at := "+" + short(e.Time.Sub(p.start)).String()
+	if e.Watch != "" {
+		line := fmt.Sprintf("%s  %s: watch %s", at, p.selection(r), e.Watch)
+		if e.Err != nil {
+			line += ": " + e.Err.Error()
+		}
+		fmt.Fprintln(p.errOut, line)
+		return
+	}
+	state := e.State.String()
+	if e.Outcome != "" {
+		state = e.Outcome
+	}
+	d := detail(e.Reason, e.Message)
+	if e.Object.Name == "" { // the Count: fewer objects match
+		d = " (" + countMessage(e.Message) + ")"
+	}
+	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Object), state, d)
+}
+
+// finish prints how the wait ended: kubectl's line for each object that
+// met --for, in the order of the command line, on standard output; a
+// summary on standard error. It returns the worst outcome's exit status.
+func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed time.Duration) (int, error) {
+	code := exitSuccess
+	var invalid error
+	for _, o := range outcomes {
+		if worse(o.code, code) {
+			code = o.code
+		}
+		if o.code == exitUsage {
+			invalid = o.err
+		}
+	}
+	word := map[int]string{exitSuccess: "success", exitFailure: "failure", exitTimeout: "timeout",
+		exitUsage: "usage", exitInterrupted: "interrupted"}[code]
+	if p.f.json {
+		r := kubeResultJSON{Result: word, ElapsedMS: ms(elapsed), Objects: []kubeObjectJSON{}}
+		for _, o := range outcomes {
+			for _, obj := range o.res.Objects {
+				j := kubeObjectJSON{Resource: resourceName(o.req), Namespace: obj.Namespace, Name: obj.Name,
+					Object: p.object(o.req, obj.Ref), State: obj.State.String(), Reason: obj.Reason, Message: obj.Message}
+				if obj.Name == "" {
+					j.Object = ""
+				}
+				if obj.Err != nil {
+					j.Error = obj.Err.Error()
+				}
+				r.Objects = append(r.Objects, j)
+			}
+			if o.err != nil && r.Error == "" && !errors.Is(o.err, errStopped) {
+				r.Error = o.err.Error()
+			}
+		}
+		writeJSON(p.out, r)
+		return code, usageOf(invalid)
+	}
+	met := 0
+	printed := map[string]bool{}
+	for _, s := range order {
+		o := outcomes[s.req]
+		for _, obj := range o.res.Objects {
+			line := kindName(o.req) + "/" + obj.Name + " condition met"
+			key := fmt.Sprint(s.req, obj.Ref)
+			if obj.Name == "" || obj.State != classify.Success || (s.name != "" && s.name != obj.Name) || printed[key] {
+				continue
+			}
+			printed[key] = true
+			met++
+			fmt.Fprintln(p.out, line)
+		}
+	}
+	if code == exitSuccess {
+		if !p.f.quiet {
+			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.f.forRule)
+		}
+		return code, nil
+	}
+	if code == exitUsage {
+		return code, usageOf(invalid)
+	}
+	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), p.f.forRule)
+	for _, o := range outcomes {
+		switch {
+		case errors.Is(o.err, kubewait.ErrNoObjects):
+			fmt.Fprintf(p.errOut, "  %s: no matching resources found\n", p.selection(o.req))
+			continue
+		case o.err != nil && len(o.res.Objects) == 0 && !errors.Is(o.err, errStopped):
+			fmt.Fprintf(p.errOut, "  %s: %v\n", p.selection(o.req), o.err)
+			continue
+		}
+		for _, obj := range o.res.Objects {
+			if obj.State == classify.Success {
+				continue
+			}
+			if obj.Name == "" { // the Count: fewer objects match
+				fmt.Fprintf(p.errOut, "  %s: %s, want --count %d\n", p.selection(o.req), countMessage(obj.Message), o.req.Count)
+				continue
+			}
+			state := "not met"
+			switch {
+			case obj.State == classify.Failure:
+				state = "failed"
+			case obj.Reason == "NotFound" && obj.Message == "":
+				state, obj.Reason = "not found", ""
+			}
+			fmt.Fprintf(p.errOut, "  %s: %s%s\n", p.object(o.req, obj.Ref), state, detail(obj.Reason, obj.Message))
+		}
+	}
+	return code, nil
+}
+
+// countMessage is what kubewait says of a Count not reached ("2 of 3
+// objects (--all of widgets.waitable.test in ns)") without what the
+// command's own line already names.
+func countMessage(m string) string {
+	m, _, _ = strings.Cut(m, " (")
+	return m
+}
+
+// usageOf makes a request that kubewait refused a usage error.
+func usageOf(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
+// kindName is how kubectl names an object's type in its lines: the kind
+// in lower case, then the group (widget.waitable.test, pod).
+func kindName(r *kubeRequest) string {
+	gvk := r.mapping.GroupVersionKind
+	if gvk.Group == "" {
+		return strings.ToLower(gvk.Kind)
+	}
+	return strings.ToLower(gvk.Kind) + "." + gvk.Group
+}
+
+// resourceName is the resource as kubectl's TYPE takes it: plural, then
+// the group (widgets.waitable.test, pods).
+func resourceName(r *kubeRequest) string {
+	if r.Resource.Group == "" {
+		return r.Resource.Resource
+	}
+	return r.Resource.Resource + "." + r.Resource.Group
+}
+
+// object names an object as kubectl does (widget.waitable.test/a), with
+// its namespace when the wait spans every namespace.
+func (p *kubeProgress) object(r *kubeRequest, ref kubewait.Ref) string {
+	if ref.Name == "" {
+		return p.selection(r)
+	}
+	s := kindName(r) + "/" + ref.Name
+	if p.f.allNamespaces && ref.Namespace != "" {
+		s += " -n " + ref.Namespace
+	}
+	return s
+}
+
+// selection names the objects of a request as a command line would:
+// widget.waitable.test -n ns -l app=web.
+func (p *kubeProgress) selection(r *kubeRequest) string {
+	s := kindName(r)
+	switch {
+	case p.f.allNamespaces:
+		s += " -A"
+	case r.Namespace != "":
+		s += " -n " + r.Namespace
+	}
+	switch {
+	case r.Selector != "":
+		s += " -l " + r.Selector
+	case r.All:
+		s += " --all"
+	}
+	return s
+}
+
+// detail is " (reason: message)", or less when either is empty.
+func detail(reason, message string) string {
+	switch {
+	case reason != "" && message != "":
+		return " (" + reason + ": " + message + ")"
+	case reason+message != "":
+		return " (" + reason + message + ")"
+	}
+	return ""
+}
