@@ -3,12 +3,14 @@ package kubewait
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -513,11 +515,23 @@ func TestWaitRelistsWhenTheWatchExpires(t *testing.T) {
 }
 
 func TestWaitPollsWhileTheWatchFailsAndWatchesAgain(t *testing.T) {
+	for _, tc := range []struct {
+		failures int
+		want     []string
+	}{
+		{2, []string{WatchRestarted}}, // under 3 in a row: no polling
+		{4, []string{WatchPolling, WatchWatching}},
+	} {
+		t.Run(fmt.Sprint(tc.failures), func(t *testing.T) { testWatchFailures(t, tc.failures, tc.want) })
+	}
+}
+
+func testWatchFailures(t *testing.T, n int, want []string) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t, widget("a", nil))
 		failures := 0
 		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
-			if failures < 4 {
+			if failures < n {
 				failures++
 				return true, nil, apierrors.NewServiceUnavailable("restarting")
 			}
@@ -539,12 +553,11 @@ func TestWaitPollsWhileTheWatchFailsAndWatchesAgain(t *testing.T) {
 		if got := time.Since(start); got != 10*time.Second {
 			t.Errorf("took %v, want 10s: the write, seen by the watch at once", got)
 		}
-		want := []string{WatchPolling, WatchWatching}
 		if strings.Join(watchEvents, ",") != strings.Join(want, ",") {
 			t.Errorf("watch events %q, want %q", watchEvents, want)
 		}
-		if k.count("get") == 0 {
-			t.Errorf("no GET while the watch failed")
+		if polled := k.count("get") > 0; polled != (n >= failuresBeforePolling) {
+			t.Errorf("%d GETs after %d failures of the watch", k.count("get"), n)
 		}
 	})
 }
@@ -570,6 +583,22 @@ func TestWaitSleepsWhileTheInformerLists(t *testing.T) {
 		synctest.Wait() // every goroutine asleep: the list, and the wait
 		if err := <-done; err != nil || time.Since(start) != 5*time.Second {
 			t.Errorf("err = %v after %v, want success at 5s, when the list came", err, time.Since(start))
+		}
+	})
+}
+
+// The Client's clock is the wait's, whatever clock Request.Options names:
+// a frozen mock there changes nothing.
+func TestWaitRunsOnTheClientsClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		c := NewClient(k.dyn, ClientOptions{})
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = 5 * time.Second
+		r.Options = []waiter.Option{waiter.WithClock(clock.NewMock())}
+		start := time.Now()
+		if _, err := c.Wait(t.Context(), r); !errors.Is(err, waiter.ErrTimeout) || time.Since(start) != 5*time.Second {
+			t.Errorf("err = %v after %v, want a timeout after 5s on the Client's clock", err, time.Since(start))
 		}
 	})
 }
