@@ -304,6 +304,9 @@ func (d *driver) run(parent context.Context) (Result, error) {
 		timer.Reset(max(next.Sub(now), 0))
 		select {
 		case <-parent.Done():
+			if errors.Is(parent.Err(), context.DeadlineExceeded) {
+				return d.timeOut(clk.Now()) // the caller's deadline is the wait's
+			}
 			return d.cancelled(clk.Now(), context.Cause(parent))
 		case <-d.sub.wake:
 		case <-timer.C:

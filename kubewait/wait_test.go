@@ -602,3 +602,18 @@ func TestWaitRunsOnTheClientsClock(t *testing.T) {
 		}
 	})
 }
+
+// The caller's deadline ends the wait as a timeout, not a cancellation,
+// even when it comes before the wait's clock says so (here a clock that
+// stands still).
+func TestWaitEndsAtTheCallersDeadlineAsATimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		c := NewClient(k.dyn, ClientOptions{Clock: clock.NewMock()})
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer cancel()
+		if _, err := c.Wait(ctx, req(Condition("Ready", ""), "a")); !errors.Is(err, waiter.ErrTimeout) {
+			t.Errorf("err = %v, want a timeout", err)
+		}
+	})
+}
