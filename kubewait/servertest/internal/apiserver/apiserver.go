@@ -99,10 +99,10 @@ func (a *apiServer) close() error {
 	return <-a.done
 }
 
-// quiet silences klog, which the API server logs to, once per process:
-// its errors (about the core API that this server does not have) would
-// drown the test's output.
-var quiet sync.Once
+// init silences klog, which the API server and client-go log to, for the
+// process: its lines would drown the test's output. klog takes a logger
+// only before any goroutine logs.
+func init() { klog.SetLogger(logr.Discard()) }
 
 // Start starts etcd, the API server of custom resources
 // (k8s.io/apiextensions-apiserver) and the proxy in process, installs the
@@ -113,7 +113,6 @@ var quiet sync.Once
 // resources go into any namespace name without creating it first.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	quiet.Do(func() { klog.SetLogger(logr.Discard()) })
 
 	s := &Server{opts: opts, dir: t.TempDir()}
 	s.etcd = runEtcd(t)
