@@ -53,7 +53,9 @@ type Fault struct {
 	Status int
 	// Header holds headers added to the response, such as Retry-After.
 	Header http.Header
-	// Body is the response body. When it is empty, the body is a JSON
+	// Body is the response body, sent as it is, with the Content-Type that
+	// Header gives (client-go reads a metav1.Status only from a JSON
+	// Content-Type). When Body is empty, the body is a JSON
 	// metav1.Status for Status, as the API server writes one: its reason
 	// is Forbidden for 403, TooManyRequests for 429, Expired for 410 (and
 	// so on, as apierrors.NewGenericServerResponse maps them), and its
