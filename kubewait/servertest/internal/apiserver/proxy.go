@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/client-go/rest"
 )
 
 // Request is one request the proxy has seen.
@@ -112,7 +113,6 @@ func newBackend(target *url.URL, transport *http.Transport, token string) *backe
 		proxy: &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
-				pr.Out.Host = ""
 				pr.Out.Header.Set("Authorization", "Bearer "+token)
 			},
 			Transport:     transport,
@@ -137,6 +137,33 @@ type proxy struct {
 	requests []*Request
 	fault    func(*http.Request) *Fault
 	backend  *backend // nil while the API server restarts
+}
+
+// setBackend makes p forward to the API server that config reaches, or,
+// with a nil config, answer 503; it ends the requests that p was
+// forwarding.
+func (p *proxy) setBackend(config *rest.Config) error {
+	var b *backend
+	if config != nil {
+		tlsConfig, err := rest.TLSConfigFor(config)
+		if err != nil {
+			return err
+		}
+		target, err := url.Parse(config.Host)
+		if err != nil {
+			return err
+		}
+		b = newBackend(target, &http.Transport{TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 100},
+			config.BearerToken)
+	}
+	p.mu.Lock()
+	old := p.backend
+	p.backend = b
+	p.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return nil
 }
 
 // ServeHTTP records r, then answers it with a fault or forwards it.
