@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -99,21 +98,21 @@ func (a *apiServer) close() error {
 	return <-a.done
 }
 
-// quiet silences klog, which the API server logs to, once per process:
-// its errors (about the core API that this server does not have) would
-// drown the test's output.
-var quiet sync.Once
+// init silences klog, which the API server and client-go log to, for the
+// process: its lines would drown the test's output. klog takes a logger
+// only before any goroutine logs.
+func init() { klog.SetLogger(logr.Discard()) }
 
 // Start starts etcd, the API server of custom resources
-// (k8s.io/apiextensions-apiserver) and the proxy in process, installs the
-// test custom resource definitions, and returns when they are served. It
+// (k8s.io/apiextensions-apiserver) and the proxy in process, with the
+// definitions of [WidgetResource] and [GadgetResource] established, and
+// returns when the custom resources are served and named in discovery. It
 // fails t if any of them does not start, and stops them all when t ends.
 //
 // The server has no core API: no namespaces, pods or events. Custom
 // resources go into any namespace name without creating it first.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	quiet.Do(func() { klog.SetLogger(logr.Discard()) })
 
 	s := &Server{opts: opts, dir: t.TempDir()}
 	s.etcd = runEtcd(t)
@@ -364,33 +363,6 @@ func waitHealthy(api *apiServer) error {
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for /healthz: %w", err)
-	}
-	return nil
-}
-
-// setBackend makes p forward to the API server that config reaches, or,
-// with a nil config, answer 503; it ends the requests that p was
-// forwarding.
-func (p *proxy) setBackend(config *rest.Config) error {
-	var b *backend
-	if config != nil {
-		tlsConfig, err := rest.TLSConfigFor(config)
-		if err != nil {
-			return err
-		}
-		target, err := url.Parse(config.Host)
-		if err != nil {
-			return err
-		}
-		b = newBackend(target, &http.Transport{TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 100},
-			config.BearerToken)
-	}
-	p.mu.Lock()
-	old := p.backend
-	p.backend = b
-	p.mu.Unlock()
-	if old != nil {
-		old.close()
 	}
 	return nil
 }

@@ -21,8 +21,9 @@
 // resource may be created in any namespace name without creating the
 // namespace. No authorization or admission webhook applies: the proxy
 // forwards every request as the server's privileged loopback identity.
-// The server needs no binaries: everything runs in the test process. Its
-// own logs (klog) are silenced.
+// The server needs no binaries: everything runs in the test process.
+// Importing the package silences klog, which the server and client-go log
+// to, in the whole process.
 //
 // This package is internal to the module: the tests of kubewait against a
 // real API server import it.

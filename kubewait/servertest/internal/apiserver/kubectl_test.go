@@ -15,9 +15,8 @@ import (
 )
 
 // kubectlMissing says what to install when there is no kubectl.
-const kubectlMissing = "kubectl is not on the PATH: install kubectl (v1.32 or later; " +
-	"Debian: apt-get install kubectl from Google's Cloud SDK or Kubernetes' apt repository) " +
-	"to run the tests against kubectl"
+const kubectlMissing = "kubectl is not on the PATH: install kubectl v1.23 or later " +
+	"(kubectl wait --for=jsonpath; Debian 12's kubernetes-client is 1.20) to run the tests against kubectl"
 
 // kubectl returns a command that runs kubectl with args against s through
 // its proxy, with a discovery cache of the test's own; it skips the test

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/client-go/rest"
 )
 
 // Request is one request the proxy has seen.
@@ -53,7 +54,9 @@ type Fault struct {
 	Status int
 	// Header holds headers added to the response, such as Retry-After.
 	Header http.Header
-	// Body is the response body. When it is empty, the body is a JSON
+	// Body is the response body, sent as it is, with the Content-Type that
+	// Header gives (client-go reads a metav1.Status only from a JSON
+	// Content-Type). When Body is empty, the body is a JSON
 	// metav1.Status for Status, as the API server writes one: its reason
 	// is Forbidden for 403, TooManyRequests for 429, Expired for 410 (and
 	// so on, as apierrors.NewGenericServerResponse maps them), and its
@@ -110,7 +113,6 @@ func newBackend(target *url.URL, transport *http.Transport, token string) *backe
 		proxy: &httputil.ReverseProxy{
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
-				pr.Out.Host = ""
 				pr.Out.Header.Set("Authorization", "Bearer "+token)
 			},
 			Transport:     transport,
@@ -135,6 +137,33 @@ type proxy struct {
 	requests []*Request
 	fault    func(*http.Request) *Fault
 	backend  *backend // nil while the API server restarts
+}
+
+// setBackend makes p forward to the API server that config reaches, or,
+// with a nil config, answer 503; it ends the requests that p was
+// forwarding.
+func (p *proxy) setBackend(config *rest.Config) error {
+	var b *backend
+	if config != nil {
+		tlsConfig, err := rest.TLSConfigFor(config)
+		if err != nil {
+			return err
+		}
+		target, err := url.Parse(config.Host)
+		if err != nil {
+			return err
+		}
+		b = newBackend(target, &http.Transport{TLSClientConfig: tlsConfig, MaxIdleConnsPerHost: 100},
+			config.BearerToken)
+	}
+	p.mu.Lock()
+	old := p.backend
+	p.backend = b
+	p.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return nil
 }
 
 // ServeHTTP records r, then answers it with a fault or forwards it.

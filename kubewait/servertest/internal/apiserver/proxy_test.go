@@ -209,3 +209,42 @@ func TestClientGoRetriesTooManyRequests(t *testing.T) {
 		t.Errorf("Count(GET) = %d, want 3 (two 429s, then the answer)", got)
 	}
 }
+
+// TestFaultStatus checks the response a Fault makes, as client-go reads
+// it: the metav1.Status written for an empty Body has the reason of the
+// status code (Expired for 410), a Body is written as it is, and Header is
+// sent.
+func TestFaultStatus(t *testing.T) {
+	t.Parallel()
+	s := apiserver.Start(t, apiserver.Options{})
+	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(s.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets := dynamic.New(noRetries{rc}).Resource(apiserver.WidgetResource).Namespace("default")
+	for _, c := range []struct {
+		name  string
+		fault apiserver.Fault
+		is    func(error) bool
+	}{
+		{"403", apiserver.Fault{Status: http.StatusForbidden}, apierrors.IsForbidden},
+		{"404", apiserver.Fault{Status: http.StatusNotFound}, apierrors.IsNotFound},
+		{"410", apiserver.Fault{Status: http.StatusGone}, apierrors.IsResourceExpired},
+		{"429", apiserver.Fault{Status: http.StatusTooManyRequests}, apierrors.IsTooManyRequests},
+		{"500", apiserver.Fault{Status: http.StatusInternalServerError}, apierrors.IsInternalError},
+		{"503", apiserver.Fault{Status: http.StatusServiceUnavailable}, apierrors.IsServiceUnavailable},
+		{"body", apiserver.Fault{Status: http.StatusConflict, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409}`},
+			apierrors.IsAlreadyExists},
+		{"header", apiserver.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"7"}}},
+			func(err error) bool { d, ok := apierrors.SuggestsClientDelay(err); return ok && d == 7 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s.SetFault(func(*http.Request) *apiserver.Fault { return &c.fault })
+			_, err := widgets.Get(context.Background(), "w1", metav1.GetOptions{})
+			if !c.is(err) {
+				t.Errorf("Get with Fault %+v = %v", c.fault, err)
+			}
+		})
+	}
+}
