@@ -18,10 +18,9 @@ import (
 const kubectlMissing = "kubectl is not on the PATH: install kubectl v1.23 or later " +
 	"(kubectl wait --for=jsonpath; Debian 12's kubernetes-client is 1.20) to run the tests against kubectl"
 
-// kubectl returns a command that runs kubectl with args against s through
-// its proxy, with a discovery cache of the test's own; it skips the test
-// (fails it under CI=true) when there is no kubectl.
-func kubectl(t *testing.T, ctx context.Context, s *apiserver.Server, args ...string) *exec.Cmd {
+// kubectlPath returns the path of kubectl, or skips the test (fails it
+// under CI=true) when there is none.
+func kubectlPath(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -30,6 +29,12 @@ func kubectl(t *testing.T, ctx context.Context, s *apiserver.Server, args ...str
 		}
 		t.Skip(kubectlMissing)
 	}
+	return path
+}
+
+// kubectl returns a command that runs the kubectl at path with args
+// against s through its proxy, with a discovery cache of the test's own.
+func kubectl(t *testing.T, ctx context.Context, path string, s *apiserver.Server, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
 	return cmd
@@ -39,10 +44,11 @@ func kubectl(t *testing.T, ctx context.Context, s *apiserver.Server, args ...str
 // through discovery.
 func TestKubectlAPIResources(t *testing.T) {
 	t.Parallel()
+	path := kubectlPath(t)
 	s := apiserver.Start(t, apiserver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := kubectl(t, ctx, s, "api-resources", "--api-group=waitable.test", "--no-headers").CombinedOutput()
+	out, err := kubectl(t, ctx, path, s, "api-resources", "--api-group=waitable.test", "--no-headers").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl api-resources: %v\n%s", err, out)
 	}
@@ -76,6 +82,7 @@ func TestKubectlWait(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			path := kubectlPath(t)
 			s := apiserver.Start(t, apiserver.Options{})
 			s.CreateWidget(t, "default", "w1", nil)
 			s.SetCondition(t, "default", "w1", "Ready", "False", "Starting", "")
@@ -93,7 +100,7 @@ func TestKubectlWait(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			cmd := kubectl(t, ctx, s, append([]string{"wait", "widget/w1", "--timeout=25s"}, c.args...)...)
+			cmd := kubectl(t, ctx, path, s, append([]string{"wait", "widget/w1", "--timeout=25s"}, c.args...)...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
