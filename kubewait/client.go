@@ -7,6 +7,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -53,22 +54,37 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 // NewForConfig returns a Client for the API server of cfg (see
 // k8s.io/client-go/tools/clientcmd to read a kubeconfig as kubectl does).
 //
-// The Client's waits keep to its own rate limit when they poll, and a
-// watch makes no request per object: unless cfg sets a QPS or a
-// RateLimiter of its own, client-go's default limit (5 requests a second)
-// is turned off, so that it does not hold a wait's request back past its
-// deadline.
+// The waits' own rules replace client-go's: a request is made once, and
+// an error (a 429 or a 503 with its Retry-After) goes to the waiter's
+// retry strategy and schedule rather than to client-go's hidden retries
+// (up to 10, sleeping out each Retry-After). The Client's waits keep to
+// its own rate limit when they poll, and a watch makes no request per
+// object: unless cfg sets a QPS or a RateLimiter of its own, client-go's
+// default limit (5 requests a second) is turned off, so that it does not
+// hold a wait's request back past its deadline.
 func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
+	cfg = dynamic.ConfigFor(cfg) // a copy
 	if cfg.QPS == 0 && cfg.RateLimiter == nil {
-		cfg = rest.CopyConfig(cfg)
 		cfg.QPS = -1
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	rc, err := rest.UnversionedRESTClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubewait: %w", err)
 	}
-	return NewClient(dyn, opts), nil
+	return NewClient(dynamic.New(onceOnly{rc}), opts), nil
 }
+
+// onceOnly is a REST client whose requests client-go does not retry.
+type onceOnly struct{ rest.Interface }
+
+func (c onceOnly) Verb(verb string) *rest.Request { return c.Interface.Verb(verb).MaxRetries(0) }
+func (c onceOnly) Get() *rest.Request             { return c.Interface.Get().MaxRetries(0) }
+func (c onceOnly) Post() *rest.Request            { return c.Interface.Post().MaxRetries(0) }
+func (c onceOnly) Put() *rest.Request             { return c.Interface.Put().MaxRetries(0) }
+func (c onceOnly) Patch(pt types.PatchType) *rest.Request {
+	return c.Interface.Patch(pt).MaxRetries(0)
+}
+func (c onceOnly) Delete() *rest.Request { return c.Interface.Delete().MaxRetries(0) }
 
 // resource returns the dynamic client of gvr in namespace ("" for every
 // namespace, or a cluster-scoped resource).

@@ -511,7 +511,7 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 		if m.err != nil {
 			m.msg = m.err.Error()
 		}
-	} else if m.obj == nil && m.err != nil && !isNotFound(m.err) {
+	} else if m.err != nil && !isNotFound(m.err) { // a poll that failed: the object is as it was
 		m.reason, m.msg = "Error", m.err.Error()
 	} else {
 		m.reason, m.msg = rule.describe(m.obj)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -328,10 +329,16 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	// Client's one limit holds them all back.
 	start := time.Now()
 	var wg sync.WaitGroup
+	var throttleSeen atomic.Bool // the 429 came to the wait, not to client-go's own retries
 	for i := 0; i < len(names); i += 10 {
 		wg.Go(func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
 				For: kubewait.Condition("Ready", ""), Timeout: 5 * time.Second,
+				OnEvent: func(e kubewait.Event) {
+					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
+						throttleSeen.Store(true)
+					}
+				},
 				Options: []waiter.Option{waiter.WithDelays(100*time.Millisecond, 100*time.Millisecond)}})
 			if !errors.Is(err, waiter.ErrTimeout) {
 				t.Errorf("err = %v, want a timeout", err)
@@ -355,6 +362,9 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	t.Logf("%d GETs in %.2fs: %.1f a second (limit %d)", len(gets), span, rate, perSecond)
 	if rate > perSecond*1.1 || rate < perSecond/2 {
 		t.Errorf("%d GETs, %.1f a second: want at most %d a second + 10%%, and at least half as many (client-go's own limit, 5 a second, is off)", len(gets), rate, perSecond)
+	}
+	if !throttleSeen.Load() {
+		t.Errorf("no event of p-00 says it was throttled: client-go retried the 429 itself")
 	}
 	if len(p00) < 2 || p00[1].Sub(p00[0]) < 2*time.Second {
 		t.Errorf("p-00 polled at %v: the second GET came before the 429's Retry-After of 2s", p00)
