@@ -12,23 +12,15 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	kubectlbin "github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
 )
 
-// kubectlMissing says what to install when there is no kubectl.
-const kubectlMissing = "kubectl is not on the PATH: install kubectl v1.23 or later " +
-	"(kubectl wait --for=jsonpath; Debian 12's kubernetes-client is 1.20) to run the tests against kubectl"
-
-// kubectlPath returns the path of kubectl, or skips the test (fails it
-// under CI=true) when there is none.
+// kubectlPath returns the path of the machine's kubectl if it is recent
+// enough, or of one built from k8s.io/kubectl (package kubectl).
 func kubectlPath(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(kubectlMissing)
-		}
-		t.Skip(kubectlMissing)
-	}
+	path, which := kubectlbin.Path(t)
+	t.Logf("kubectl: %s", which)
 	return path
 }
 

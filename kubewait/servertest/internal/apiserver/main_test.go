@@ -1,9 +1,12 @@
 package apiserver_test
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	kubectlbin "github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
 	"k8s.io/apiserver/pkg/server/healthz"
 )
 
@@ -18,5 +21,9 @@ import (
 func TestMain(m *testing.M) {
 	_ = healthz.LogHealthz.Check(nil)
 	goleak.VerifyTestMain(m, goleak.IgnoreCurrent(),
-		goleak.IgnoreTopFunction("k8s.io/apiserver/pkg/storage/cacher.(*watchCache).waitUntilFreshLocked.func2"))
+		goleak.IgnoreTopFunction("k8s.io/apiserver/pkg/storage/cacher.(*watchCache).waitUntilFreshLocked.func2"),
+		goleak.Cleanup(func(code int) {
+			kubectlbin.Cleanup() // a kubectl the tests built
+			os.Exit(code)
+		}))
 }
