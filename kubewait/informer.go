@@ -56,12 +56,11 @@ type subscription struct {
 	inf   *informer
 	names map[string]bool // namespace/name keys
 
-	mu      sync.Mutex
-	dirty   map[string]bool
-	all     bool        // every object changed (a list)
-	notes   []watchNote // what happened to the watch
-	wake    chan struct{}
-	stopped bool
+	mu    sync.Mutex
+	dirty map[string]bool
+	all   bool        // every object changed (a list)
+	notes []watchNote // what happened to the watch
+	wake  chan struct{}
 }
 
 // watchNote is a change of the watch, for the wait's events.

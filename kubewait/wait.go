@@ -280,7 +280,7 @@ func (d *driver) run(parent context.Context) (Result, error) {
 		case d.polling:
 			if !synced && len(d.req.Names) == 0 && !d.dynamic {
 				synced = true
-				if err := d.pollList(now, true); err != nil {
+				if err := d.pollList(true); err != nil {
 					return d.result(now), err
 				}
 			}
@@ -543,7 +543,7 @@ func (d *driver) poll(now time.Time) {
 		return
 	}
 	if len(d.req.Names) == 0 {
-		_ = d.pollList(now, false)
+		_ = d.pollList(false)
 		return
 	}
 	for _, key := range d.req.Names {
@@ -570,14 +570,14 @@ func (d *driver) poll(now time.Time) {
 
 // pollList lists the selector's objects once, and judges every member by
 // it. first settles the members of a wait without a count.
-func (d *driver) pollList(now time.Time, first bool) error {
+func (d *driver) pollList(first bool) error {
 	if !d.token() {
 		d.noToken()
 		return nil
 	}
 	start := d.c.clk.Now()
 	list, err := d.c.resource(d.req.Resource, d.req.Namespace).List(d.ctx, metav1.ListOptions{LabelSelector: d.req.Selector})
-	now = d.c.clk.Now()
+	now := d.c.clk.Now()
 	if err != nil {
 		err = apiError(err)
 		for key, m := range d.members {
