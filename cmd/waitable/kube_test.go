@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -122,6 +123,18 @@ func cond(typ, status string) map[string]any {
 		"reason": typ + "Reason", "message": typ + " message"}}}
 }
 
+// bubble runs f in a synctest bubble, with one P. Under the race
+// detector, Go 1.26's runtime runs a bubble's expired timers on one race
+// context for the whole bubble: two goroutines of a bubble receiving from
+// expired timers at once, on two threads (two waits, each with its timer,
+// due at one instant), corrupt it and crash the test binary
+// (ThreadSanitizer: CHECK failed). One P runs them one after the other;
+// on the fake clock, the tests' times are the same.
+func bubble(t *testing.T, f func(*testing.T)) {
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
+	synctest.Test(t, f)
+}
+
 // after runs f at d from now, in the bubble.
 func after(d time.Duration, f func()) {
 	go func() {
@@ -156,7 +169,7 @@ func (r kubeRun) String() string {
 // arguments; standard error has a line per object transition, as it
 // happens, and the success.
 func TestKubeConditionMet(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("b", nil), widget("a", cond("Ready", "False")))
 		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		after(5*time.Second, func() { c.write(widgets, widget("b", cond("Ready", "True")), false) })
@@ -190,7 +203,7 @@ func TestKubeConditionMet(t *testing.T) {
 // ends at it with status 2 and a summary naming each object that did not
 // succeed, its state, and its condition's reason and message.
 func TestKubeTimeout(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", cond("Ready", "True")), widget("b", cond("Ready", "False")))
 		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a", "widget/b", "widget/gone")
 		if r.code != exitTimeout || r.took != 30*time.Second {
@@ -215,7 +228,7 @@ func TestKubeTimeout(t *testing.T) {
 // TestKubeTimeoutCountsDiscovery: --timeout is the command's total time:
 // the time discovery takes counts in it.
 func TestKubeTimeoutCountsDiscovery(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", nil))
 		c.disc.AddReactor("get", "group", func(k8stesting.Action) (bool, runtime.Object, error) {
 			time.Sleep(5 * time.Second) // a slow discovery
@@ -231,7 +244,7 @@ func TestKubeTimeoutCountsDiscovery(t *testing.T) {
 // TestKubeFailOn: an object that meets a --fail-on rule ends the wait at
 // once with status 1, and the summary says why.
 func TestKubeFailOn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("job", nil))
 		after(2*time.Second, func() { c.write(widgets, widget("job", cond("Failed", "True")), false) })
 		r := kube(t, t.Context(), c, "--for", "condition=Complete", "--fail-on", "condition=Failed",
@@ -256,7 +269,7 @@ func TestKubeFailOn(t *testing.T) {
 // the worst outcome.
 func TestKubeSeveralResources(t *testing.T) {
 	t.Run("one budget", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", nil), object("Gizmo", "", "g", nil))
 			after(4*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--timeout", "10s", "gizmo/g", "widget/a")
@@ -270,7 +283,7 @@ func TestKubeSeveralResources(t *testing.T) {
 		})
 	})
 	t.Run("a failure ends every wait", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", nil), object("Gizmo", "", "g", nil))
 			after(2*time.Second, func() { c.write(gizmos, object("Gizmo", "", "g", cond("Failed", "True")), false) })
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--fail-on", "condition=Failed", "widget/a", "gizmo/g")
@@ -319,7 +332,7 @@ func TestKubeRules(t *testing.T) {
 			func(c *fakeCluster) { c.write(widgets, widget("a", cond("Ready", "True")), false) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
 				var objs []map[string]any
 				if tt.start != nil {
 					objs = append(objs, tt.start)
@@ -349,7 +362,7 @@ func TestKubeTypes(t *testing.T) {
 		{"widgets.v1.waitable.test/a"}, {"widgets", "a"}, {"wd", "a", "a"}, {"widget,wd", "a"}, {"widget/a", "wd/a"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
 				c := newFakeCluster(t, widget("a", cond("Ready", "True")))
 				r := kube(t, t.Context(), c, append([]string{"--for", "condition=Ready"}, args...)...)
 				if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" {
@@ -367,7 +380,7 @@ func TestKubeTypes(t *testing.T) {
 func TestKubeSelector(t *testing.T) {
 	ready := cond("Ready", "True")
 	t.Run("-l", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("b", nil, "app", "web"), widget("a", ready, "app", "web"), widget("c", nil, "app", "db"))
 			after(3*time.Second, func() { c.write(widgets, widget("b", ready, "app", "web"), false) })
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget", "-l", "app=web")
@@ -378,7 +391,7 @@ func TestKubeSelector(t *testing.T) {
 		})
 	})
 	t.Run("--all", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", ready), widget("b", ready), object("Widget", "other", "c", nil))
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--all", "widgets")
 			if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\nwidget.waitable.test/b condition met\n" {
@@ -387,7 +400,7 @@ func TestKubeSelector(t *testing.T) {
 		})
 	})
 	t.Run("no matching resources found", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", ready, "app", "db"))
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "-l", "app=web", "widget")
 			if r.code != exitFailure || r.took != 0 ||
@@ -397,7 +410,7 @@ func TestKubeSelector(t *testing.T) {
 		})
 	})
 	t.Run("--count", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", ready, "app", "web"))
 			after(4*time.Second, func() { c.write(widgets, widget("b", nil, "app", "web"), true) })
 			after(6*time.Second, func() { c.write(widgets, widget("b", ready, "app", "web"), false) })
@@ -409,7 +422,7 @@ func TestKubeSelector(t *testing.T) {
 		})
 	})
 	t.Run("--count not reached", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			c := newFakeCluster(t, widget("a", ready, "app", "web"))
 			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--all", "--count", "3", "--timeout", "5s", "widget")
 			if r.code != exitTimeout || !strings.Contains(r.stderr, "  widget.waitable.test -n ns --all: 1 of 3 objects, want --count 3\n") {
@@ -424,7 +437,7 @@ func TestKubeSelector(t *testing.T) {
 // names each object's namespace in its progress lines.
 func TestKubeNamespaces(t *testing.T) {
 	ready := cond("Ready", "True")
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, object("Widget", "team", "a", ready), object("Widget", "other", "b", ready, "app", "web"),
 			object("Widget", "team", "c", ready, "app", "web"))
 		c.namespace = "team"
@@ -449,7 +462,7 @@ func TestKubeNamespaces(t *testing.T) {
 // TestKubeJSON: --json prints one JSON object per event on standard
 // output, then the result; --quiet prints no progress.
 func TestKubeJSON(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", cond("Ready", "False")))
 		after(time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		r := kube(t, t.Context(), c, "--for", "condition=Ready", "--json", "widget/a")
@@ -482,7 +495,7 @@ func TestKubeJSON(t *testing.T) {
 // TestKubeInterrupted: a cancelled wait (a signal, in main) ends at once
 // with the summary and the interrupted status.
 func TestKubeInterrupted(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", nil))
 		ctx, cancel := context.WithCancel(t.Context())
 		after(2*time.Second, cancel)
@@ -497,16 +510,18 @@ func TestKubeInterrupted(t *testing.T) {
 // TestKubeWatchEvents: what happens to the watch is a progress line:
 // here the watch is forbidden, and the wait polls.
 func TestKubeWatchEvents(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", nil))
 		c.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			// Answer once the wait has subscribed to the informer: kubewait
+			// tells only the waits subscribed when the watch fails.
+			time.Sleep(time.Millisecond)
 			return true, nil, apierrors.NewForbidden(widgets.GroupResource(), "", errors.New("no watch for you"))
 		})
 		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a")
 		if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" ||
-			!strings.Contains(r.stderr, "+0s  widget.waitable.test -n ns: watch polling: ") ||
-			!strings.Contains(r.stderr, "no watch for you") {
+			!strings.Contains(r.stderr, "+1ms  widget.waitable.test -n ns: watch polling: widgets.waitable.test is forbidden: no watch for you\n") {
 			t.Errorf("%v\nwant a success, and the polling line", r)
 		}
 	})
@@ -542,7 +557,7 @@ func TestKubeUsage(t *testing.T) {
 		{[]string{"--for", "delete", "--count", "2", "--all", "widget"}, "a wait for deletion has no count"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
 				c := newFakeCluster(t, widget("a", nil))
 				r := kube(t, t.Context(), c, tt.args...)
 				if r.code != exitUsage || r.took != 0 || !strings.Contains(r.stderr, tt.want) {
@@ -550,6 +565,14 @@ func TestKubeUsage(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestKubeHelp: --help prints the usage and exits 0.
+func TestKubeHelp(t *testing.T) {
+	c := newFakeCluster(t)
+	if r := kube(t, t.Context(), c, "--help"); r.code != exitSuccess || !strings.HasPrefix(r.stderr, "Usage: waitable kube [flags] TYPE/NAME...") {
+		t.Errorf("%v\nwant exit 0 and the usage", r)
 	}
 }
 
