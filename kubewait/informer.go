@@ -80,13 +80,15 @@ func (c *Client) subscribe(key informerKey, names map[string]bool) *subscription
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	inf := c.informers[key]
-	if inf == nil {
-		ctx, cancel := context.WithCancel(context.Background())
+	start := inf == nil
+	var ctx context.Context
+	if start {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(context.Background())
 		inf = &informer{c: c, key: key, objs: map[string]map[string]any{},
 			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
 			stop: cancel, done: make(chan struct{})}
 		c.informers[key] = inf
-		go inf.run(ctx)
 	}
 	inf.refs++
 	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
@@ -100,11 +102,20 @@ func (c *Client) subscribe(key informerKey, names map[string]bool) *subscription
 		}
 		inf.byName[n][s] = struct{}{}
 	}
-	if inf.mode != modeSyncing {
+	switch inf.mode {
+	case modeSyncing:
+	case modeFailing, modeForbidden:
+		// The new wait hears what the others heard: it must poll.
+		s.notes = append(s.notes, watchNote{at: c.clk.Now(), what: WatchPolling, err: inf.err})
+		fallthrough
+	default:
 		s.all = true
 		s.wakeUp()
 	}
 	inf.mu.Unlock()
+	if start {
+		go inf.run(ctx) // once the first wait listens
+	}
 	return s
 }
 

@@ -332,11 +332,17 @@ func (d *driver) join() error {
 }
 
 func (d *driver) noObjects() error {
-	what := "selector " + d.req.Selector
-	if d.req.All {
-		what = "--all"
+	return fmt.Errorf("%w: %s", ErrNoObjects, d.which())
+}
+
+// which names the objects of a wait by selector or All: "widgets.example.com
+// in ns matching app=web", "widgets.example.com in ns".
+func (d *driver) which() string {
+	s := informerKey{gvr: d.req.Resource, namespace: d.req.Namespace}.String()
+	if d.req.Selector != "" {
+		s += " matching " + d.req.Selector
 	}
-	return fmt.Errorf("%w: %s of %s", ErrNoObjects, what, informerKey{gvr: d.req.Resource, namespace: d.req.Namespace})
+	return s
 }
 
 func splitKey(k string) (namespace, name string) {
@@ -419,7 +425,7 @@ func (d *driver) judgeCount(now time.Time) {
 	if m.done || now.Before(m.next) {
 		return
 	}
-	err := &APIError{Err: fewError{n: n, want: d.count, of: d.noObjects().Error()}}
+	err := &APIError{Err: fewError{n: n, want: d.count, of: d.which()}}
 	d.judge(m, nil, err, now, 0)
 }
 
@@ -430,7 +436,7 @@ type fewError struct {
 }
 
 func (e fewError) Error() string {
-	return fmt.Sprintf("%d of %d objects (%s)", e.n, e.want, strings.TrimPrefix(e.of, ErrNoObjects.Error()+": "))
+	return fmt.Sprintf("%d of %d objects: %s", e.n, e.want, e.of)
 }
 func (e fewError) ErrorCode() string   { return "NotFound" }
 func (e fewError) HTTPStatusCode() int { return 404 }

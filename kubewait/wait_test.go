@@ -617,3 +617,32 @@ func TestWaitEndsAtTheCallersDeadlineAsATimeout(t *testing.T) {
 		}
 	})
 }
+
+// A wait that joins an informer that already cannot watch hears so (and
+// polls), as the waits before it did.
+func TestWaitJoiningAPollingInformerHearsIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil), widget("b", nil))
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			return true, nil, apierrors.NewForbidden(widgets.GroupResource(), "", errors.New("no watch"))
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		first := req(Condition("Ready", ""), "a")
+		first.Timeout = 10 * time.Second
+		go c.Wait(t.Context(), first)
+		synctest.Wait() // the first wait polls
+		var heard []string
+		second := req(Condition("Ready", ""), "b")
+		second.Timeout = 5 * time.Second
+		second.OnEvent = func(e Event) {
+			if e.Watch != "" {
+				heard = append(heard, e.Watch)
+			}
+		}
+		_, _ = c.Wait(t.Context(), second)
+		if len(heard) != 1 || heard[0] != WatchPolling {
+			t.Errorf("the second wait heard %q, want %q", heard, WatchPolling)
+		}
+		time.Sleep(10 * time.Second) // the first wait ends
+	})
+}
