@@ -191,10 +191,10 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed 
 }
 
 // countMessage is what kubewait says of a Count not reached ("2 of 3
-// objects (--all of widgets.waitable.test in ns)") without what the
-// command's own line already names.
+// objects: widgets.waitable.test in ns matching app=web") without what
+// the command's own line already names.
 func countMessage(m string) string {
-	m, _, _ = strings.Cut(m, " (")
+	m, _, _ = strings.Cut(m, ": ")
 	return m
 }
 
