@@ -254,7 +254,7 @@ func TestKubeFailOn(t *testing.T) {
 		}
 		for _, want := range []string{
 			"+2s  widget.waitable.test/job  failure (FailedReason: Failed message)\n",
-			"waitable: failure after 2s, waiting for condition=Complete:\n  widget.waitable.test/job: failed (FailedReason: Failed message)\n",
+			"waitable: failure after 2s, waiting for condition=Complete:\n  widget.waitable.test/job: failed on condition=Failed (FailedReason: Failed message)\n",
 		} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
@@ -291,7 +291,7 @@ func TestKubeSeveralResources(t *testing.T) {
 				t.Fatalf("%v\nwant exit 1 after 2s", r)
 			}
 			for _, want := range []string{"  widget.waitable.test/a: not met (no Ready condition)\n",
-				"  gizmo.waitable.test/g: failed (FailedReason: Failed message)\n"} {
+				"  gizmo.waitable.test/g: failed on condition=Failed (FailedReason: Failed message)\n"} {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 				}

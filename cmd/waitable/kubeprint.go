@@ -179,6 +179,8 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed 
 			}
 			state := "not met"
 			switch {
+			case obj.State == classify.Failure && obj.Rule != "":
+				state = "failed on " + obj.Rule
 			case obj.State == classify.Failure:
 				state = "failed"
 			case obj.Reason == "NotFound" && obj.Message == "":
