@@ -83,15 +83,17 @@ func (rs *Requests) Made(tool Tool, verb, resource, ns string) <-chan struct{} {
 	return ch
 }
 
-// Count returns how many requests tool made with verb in namespace ns
-// since [Track] (or [Requests.Reset]); an empty verb counts every request
-// of tool, discovery's included, and an empty ns every namespace.
-func (rs *Requests) Count(tool Tool, verb, ns string) int {
+// Count returns how many requests tool made with verb of resource since
+// [Track] (or [Requests.Reset]); an empty verb or resource matches any, so
+// that Count(tool, "", "") counts every request of tool, discovery's
+// included. A request of discovery's, which names no resource, has its
+// HTTP method as its verb.
+func (rs *Requests) Count(tool Tool, verb, resource string) int {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	n := 0
 	for _, r := range rs.seen {
-		if r.tool == tool && (verb == "" || r.req.Verb == verb) && (ns == "" || r.req.Namespace == ns) {
+		if r.tool == tool && (verb == "" || r.req.Verb == verb) && (resource == "" || r.req.Resource == resource) {
 			n++
 		}
 	}
