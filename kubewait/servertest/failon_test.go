@@ -58,8 +58,8 @@ func runFailOn(tb testing.TB, srv *apiserver.Server, env *waitcmd.Env, ns, name 
 func checkFailOn(tb testing.TB, name string, lag time.Duration, res waitcmd.Result) {
 	tb.Helper()
 	if res.Class() != waitcmd.Failure || !strings.Contains(res.StderrText(), "BackoffLimitExceeded") {
-		tb.Errorf("waitable kube %s = %s (status %d), want failure naming BackoffLimitExceeded\n%s",
-			strings.Join(res.Args, " "), res.Class(), res.Code, res.StderrText())
+		tb.Errorf("%s = %s (status %d), want failure naming BackoffLimitExceeded\n%s",
+			res.Command(), res.Class(), res.Code, res.StderrText())
 	}
 	if lag > failOnTimeout/2 {
 		tb.Errorf("waitable kube on %s exited %v after Failed=True, want long before its --timeout of %v", name, lag, failOnTimeout)
@@ -106,7 +106,7 @@ func TestFailOnEndsTheCommand(t *testing.T) {
 	}
 	k := kubectl.Wait()
 	if k.Class() != waitcmd.Timeout || k.Elapsed() < kubectlTimeout {
-		t.Errorf("kubectl wait %s = %s after %v, want a timeout after %v", strings.Join(k.Args, " "), k.Class(), k.Elapsed(), kubectlTimeout)
+		t.Errorf("%s = %s after %v, want a timeout after %v", k.Command(), k.Class(), k.Elapsed(), kubectlTimeout)
 	}
 	slices.Sort(lags)
 	t.Logf("waitable kube, Failed=True to exit over %d runs: median %v, max %v; kubectl wait beside it: %s after %v",
@@ -148,7 +148,7 @@ func BenchmarkFailOnExit(b *testing.B) {
 		}
 		kr := k.Wait()
 		if kr.Class() != waitcmd.Timeout {
-			b.Errorf("kubectl wait %s = %s, want a timeout", strings.Join(kr.Args, " "), kr.Class())
+			b.Errorf("%s = %s, want a timeout", kr.Command(), kr.Class())
 		}
 		kubectl = append(kubectl, kr.Elapsed())
 	}

@@ -154,7 +154,7 @@ func versusRound(b *testing.B, srv *apiserver.Server, env *waitcmd.Env, reqs *wa
 
 	res := p.Wait()
 	if res.Class() != waitcmd.Success {
-		b.Fatalf("%s %s = %s (status %d)\n%s", tool, strings.Join(res.Args, " "), res.Class(), res.Code, res.StderrText())
+		b.Fatalf("%s = %s (status %d)\n%s", res.Command(), res.Class(), res.Code, res.StderrText())
 	}
 	reported := map[string]time.Time{}
 	for _, l := range reportLines(tool, res) {

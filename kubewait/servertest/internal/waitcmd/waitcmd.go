@@ -137,6 +137,13 @@ type Result struct {
 	Stderr []Line
 }
 
+// Command is the command line as a user would type it, after the
+// program: "kubectl wait wd/a --for=delete", "waitable kube wd/a ...".
+func (r Result) Command() string {
+	sub := map[Tool]string{Kubectl: "wait", Waitable: "kube"}[r.Tool]
+	return strings.Join(append([]string{string(r.Tool), sub}, r.Args...), " ")
+}
+
 // Elapsed is the command's time, from its start to its exit.
 func (r Result) Elapsed() time.Duration { return r.End.Sub(r.Start) }
 
