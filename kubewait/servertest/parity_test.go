@@ -150,10 +150,16 @@ var parity = []scenario{
 		act:   steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
 	{name: "selector-no-match", args: []string{"wd", "-l", "app=none", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
 		setup: label("a", "app=web"), want: noMatch},
+	// Nothing to wait for the deletion of: kubectl succeeds (its "no
+	// matching resources found" is for every --for but delete).
+	{name: "selector-no-match-delete", args: []string{"wd", "-l", "app=none", "-n", "NS", "--for=delete", "--timeout=10s"},
+		setup: label("a", "app=web"), want: success},
 	{name: "all", args: []string{"wd", "--all", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
 		setup: create("a", "b"), act: steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
 	{name: "all-none", args: []string{"wd", "--all", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
 		want: noMatch},
+	{name: "all-none-delete", args: []string{"wd", "--all", "-n", "NS", "--for=delete", "--timeout=10s"},
+		want: success},
 	{name: "all-delete", args: []string{"wd", "--all", "-n", "NS", "--for=delete", "--timeout=10s"},
 		setup: create("a", "b"), act: steps(remove("b"), remove("a")), want: succeeds("a", "b")},
 	{name: "resource-singular", args: []string{"widget/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
@@ -196,6 +202,10 @@ var differences = []scenario{
 	{name: "delete-missing", args: []string{"wd/a", "-n", "NS", "--for=delete", "--timeout=10s"},
 		want: success, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
 		differs: "kubectl prints no line for an object already gone when a delete wait begins; waitable does"},
+	{name: "selector-create-later", args: []string{"wd", "-l", "app=web", "-n", "NS", "--for=create", "--timeout=10s"},
+		act: label("a", "app=web"), want: noMatch, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "kubewait.Request.Count: with --for=create, a selector that matches nothing yet waits for one object " +
+			"(kubectl: no matching resources found; waitable's README says so for -l in general)"},
 	{name: "fail-on", args: []string{"wd/a", "-n", "NS", "--for=condition=Complete", "--fail-on=condition=Failed", "--timeout=3s"},
 		kubectlArgs: []string{"wd/a", "-n", "NS", "--for=condition=Complete", "--timeout=3s"},
 		setup:       create("a"), act: cond("a", "Failed", "True"), want: timeout, waitable: &failure,
@@ -226,6 +236,13 @@ var differences = []scenario{
 		setup: steps(create("a"), cond("a", "Ready", "True")), want: failure, waitable: &timeout,
 		differs: "undocumented: a value compared with an object or a list, as JSON text, is waited for " +
 			"(kubectl: \"jsonpath leads to a nested object or list which is not supported\", at once)"},
+	{name: "output-name", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s", "-o", "name"},
+		setup: steps(create("a"), cond("a", "Ready", "True")),
+		want:  outcome{class: waitcmd.Success, lines: []string{"widget.waitable.test/a"}}, waitable: &outcome{class: waitcmd.Usage},
+		differs: "undocumented: waitable kube has no -o (kubectl wait -o name prints widget.waitable.test/a)"},
+	{name: "jsonpath-empty-value", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=", "--timeout=10s"},
+		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
+		differs: "bad usage is status 64 (kubectl: 1)"},
 	{name: "timeout-zero", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
 		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
 		differs: "--timeout must be positive, status 64 (kubectl's --timeout=0 checks once)"},
@@ -341,8 +358,12 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, re
 	check := func(r waitcmd.Result, want outcome) {
 		got := waitcmd.Texts(r.Stdout)
 		if r.Class() != want.class || !slices.Equal(got, want.lines) || !strings.Contains(r.StderrText(), want.says) {
-			t.Errorf("%s = %s (status %d), stdout %q; want %s, stdout %q, stderr saying %q\nstderr:\n%s",
-				r.Command(), r.Class(), r.Code, got, want.class, want.lines, want.says, r.StderrText())
+			wantSays := ""
+			if want.says != "" {
+				wantSays = fmt.Sprintf(", stderr saying %q", want.says)
+			}
+			t.Errorf("%s = %s (status %d), stdout %q; want %s, stdout %q%s\nstderr:\n%s",
+				r.Command(), r.Class(), r.Code, got, want.class, want.lines, wantSays, r.StderrText())
 		}
 	}
 	check(k, sc.want)
