@@ -1,0 +1,108 @@
+package waitcmd
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+)
+
+// Requests records the requests that reach a server's proxy, each with
+// the [Tool] that made it, told apart by User-Agent (kubectl's starts
+// "kubectl/", waitable's is "waitable"). It is safe for concurrent use.
+type Requests struct {
+	mu   sync.Mutex
+	seen []toolRequest
+	// waits are closed when a request matching their key arrives.
+	waits map[key][]chan struct{}
+}
+
+type toolRequest struct {
+	tool Tool
+	req  apiserver.Request
+}
+
+// key is what [Requests.Made] waits for.
+type key struct {
+	tool               Tool
+	verb, resource, ns string
+}
+
+// Track makes srv's proxy record every request in a new Requests, through
+// [apiserver.Server.SetFault] (it answers none with a fault): the caller
+// sets no other fault function while it tracks.
+func Track(srv *apiserver.Server) *Requests {
+	rs := &Requests{waits: map[key][]chan struct{}{}}
+	srv.SetFault(func(r *http.Request) *apiserver.Fault {
+		rs.record(toolOf(r.Header.Get("User-Agent")), apiserver.Classify(r))
+		return nil
+	})
+	return rs
+}
+
+// toolOf tells the command from its User-Agent ("" for any other client).
+func toolOf(userAgent string) Tool {
+	switch {
+	case strings.HasPrefix(userAgent, "kubectl"):
+		return Kubectl
+	case strings.HasPrefix(userAgent, "waitable"):
+		return Waitable
+	}
+	return ""
+}
+
+func (rs *Requests) record(tool Tool, req apiserver.Request) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.seen = append(rs.seen, toolRequest{tool, req})
+	for _, k := range []key{{tool, req.Verb, req.Resource, req.Namespace}, {tool, req.Verb, "", req.Namespace}} {
+		for _, ch := range rs.waits[k] {
+			close(ch)
+		}
+		delete(rs.waits, k)
+	}
+}
+
+// Made returns a channel closed when tool has made a request with verb
+// (LIST, WATCH, GET, as [apiserver.Request.Verb] names them) in namespace
+// ns ("" for a cluster-scoped resource), of resource, or of any resource
+// when resource is "", at any time since [Track].
+func (rs *Requests) Made(tool Tool, verb, resource, ns string) <-chan struct{} {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	ch := make(chan struct{})
+	for _, r := range rs.seen {
+		if r.tool == tool && r.req.Verb == verb && r.req.Namespace == ns && (resource == "" || r.req.Resource == resource) {
+			close(ch)
+			return ch
+		}
+	}
+	k := key{tool, verb, resource, ns}
+	rs.waits[k] = append(rs.waits[k], ch)
+	return ch
+}
+
+// Count returns how many requests tool made with verb of resource since
+// [Track] (or [Requests.Reset]); an empty verb or resource matches any, so
+// that Count(tool, "", "") counts every request of tool, discovery's
+// included. A request of discovery's, which names no resource, has its
+// HTTP method as its verb.
+func (rs *Requests) Count(tool Tool, verb, resource string) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	n := 0
+	for _, r := range rs.seen {
+		if r.tool == tool && (verb == "" || r.req.Verb == verb) && (resource == "" || r.req.Resource == resource) {
+			n++
+		}
+	}
+	return n
+}
+
+// Reset forgets the requests recorded so far.
+func (rs *Requests) Reset() {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.seen = nil
+}

@@ -1,0 +1,379 @@
+package servertest_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	"github.com/waitable/waitable/kubewait/servertest/internal/waitcmd"
+)
+
+// outcome is how a command should end: its class, the lines on its
+// standard output (kubectl's "widget.waitable.test/a condition met"), in
+// order, and, if says is set, what a line of its standard error says.
+type outcome struct {
+	class waitcmd.Class
+	lines []string
+	says  string
+}
+
+// scenario is one run of kubectl wait and waitable kube, side by side, on
+// the widgets of a namespace of its own.
+type scenario struct {
+	name string
+	// args are both commands' arguments; NS stands for the scenario's
+	// namespace.
+	args []string
+	// kubectlArgs, when set, are kubectl's instead (for a flag it does
+	// not have).
+	kubectlArgs []string
+	// setup makes the objects before the commands start.
+	setup func(w *world)
+	// act writes, as a user or a controller would, once both commands
+	// have read what they wait for (each has made its first request of
+	// verb kubectlSync or WATCH in the namespace, or exited).
+	act         func(w *world)
+	kubectlSync string
+	// ns is the scenario's namespace, if not "p-" and its name.
+	ns string
+	// clusterScoped says that the commands' first requests are of a
+	// cluster-scoped resource (in no namespace).
+	clusterScoped bool
+	// want is the outcome of both commands; for a difference by design,
+	// kubectl's, and waitable's is in waitable.
+	want     outcome
+	waitable *outcome
+	// differs, for a difference, says what it is and where it is
+	// documented ("undocumented" when nowhere).
+	differs string
+}
+
+// met returns kubectl's lines for widgets that met --for.
+func met(names ...string) []string {
+	var lines []string
+	for _, n := range names {
+		lines = append(lines, "widget.waitable.test/"+n+" condition met")
+	}
+	return lines
+}
+
+var (
+	success = outcome{class: waitcmd.Success}
+	timeout = outcome{class: waitcmd.Timeout}
+	failure = outcome{class: waitcmd.Failure}
+	noMatch = outcome{class: waitcmd.Failure, says: "no matching resources found"}
+)
+
+func succeeds(names ...string) outcome { return outcome{class: waitcmd.Success, lines: met(names...)} }
+func timesOut(names ...string) outcome { return outcome{class: waitcmd.Timeout, lines: met(names...)} }
+
+// parity are the scenarios where waitable kube does what kubectl wait does:
+// the same class of exit status, the same lines on standard output.
+var parity = []scenario{
+	{name: "condition-ready", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "condition-ready-false", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready=False", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "False"), want: succeeds("a")},
+	{name: "condition-ready-unknown", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready=Unknown", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "Unknown"), want: succeeds("a")},
+	{name: "condition-status-lowercase", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready=true", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	// kubectl compares the condition's type without regard to case
+	// (--for=condition=ready, as Kubernetes' docs write it for pods).
+	{name: "condition-type-lowercase", args: []string{"wd/a", "-n", "NS", "--for=condition=ready", "--timeout=3s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "condition-already-met", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(create("a"), cond("a", "Ready", "True")), want: succeeds("a")},
+	{name: "condition-never", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("a"), want: timeout},
+	{name: "condition-other-status", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("a"), act: cond("a", "Ready", "False"), want: timeout},
+	// kubectl holds a condition for not met while the status's
+	// observedGeneration is older than the object's generation: the
+	// controller has not seen the latest spec.
+	{name: "condition-stale-generation", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: steps(create("a"), bumpGeneration("a")),
+		act:   steps(field("a", "observedGeneration", 1), cond("a", "Ready", "True")), want: timeout},
+	{name: "jsonpath-string", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=Running", "--timeout=10s"},
+		setup: create("a"), act: steps(field("a", "phase", "Pending"), field("a", "phase", "Running")), want: succeeds("a")},
+	{name: "jsonpath-number", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.replicas}=3", "--timeout=10s"},
+		setup: create("a"), act: steps(field("a", "replicas", 1), field("a", "replicas", 3)), want: succeeds("a")},
+	{name: "jsonpath-boolean", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.ok}=true", "--timeout=10s"},
+		setup: create("a"), act: steps(field("a", "ok", false), field("a", "ok", true)), want: succeeds("a")},
+	{name: "jsonpath-filter", args: []string{"wd/a", "-n", "NS", `--for=jsonpath={.status.conditions[?(@.type=="Ready")].status}=True`, "--timeout=10s"},
+		setup: create("a"), act: steps(cond("a", "Synced", "True"), cond("a", "Ready", "True")), want: succeeds("a")},
+	{name: "jsonpath-nested", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.replicas.ready}=2", "--timeout=10s"},
+		setup: create("a"), act: steps(field("a", "replicas.ready", 1), field("a", "replicas.ready", 2)), want: succeeds("a")},
+	{name: "jsonpath-value-never", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=Running", "--timeout=2s"},
+		setup: create("a"), act: field("a", "phase", "Pending"), want: timeout},
+	{name: "jsonpath-exists", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}", "--timeout=10s"},
+		setup: create("a"), act: field("a", "phase", "Pending"), want: succeeds("a")},
+	{name: "jsonpath-exists-never", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}", "--timeout=2s"},
+		setup: create("a"), act: field("a", "other", "x"), want: timeout},
+	{name: "create-later", args: []string{"wd/a", "-n", "NS", "--for=create", "--timeout=10s"},
+		act: create("a"), kubectlSync: "GET", want: succeeds("a")},
+	{name: "create-existing", args: []string{"wd/a", "-n", "NS", "--for=create", "--timeout=10s"},
+		setup: create("a"), want: succeeds("a")},
+	{name: "create-never", args: []string{"wd/a", "-n", "NS", "--for=create", "--timeout=2s"},
+		want: timeout},
+	{name: "delete", args: []string{"wd/a", "-n", "NS", "--for=delete", "--timeout=10s"},
+		setup: create("a"), act: remove("a"), want: succeeds("a")},
+	// The object is deleted and created again under its name: both
+	// commands tell it by its UID.
+	{name: "delete-recreate", args: []string{"wd/a", "-n", "NS", "--for=delete", "--timeout=10s"},
+		setup: create("a"), act: steps(remove("a"), create("a")), want: succeeds("a")},
+	{name: "delete-never", args: []string{"wd/a", "-n", "NS", "--for=delete", "--timeout=2s"},
+		setup: create("a"), want: timeout},
+	{name: "names", args: []string{"wd", "a", "b", "c", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a", "b", "c"), act: steps(cond("c", "Ready", "True"), cond("b", "Ready", "True"), cond("a", "Ready", "True")),
+		want: succeeds("a", "b", "c")},
+	{name: "type-names", args: []string{"wd/a", "wd/b", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a", "b"), act: steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
+	// Widgets are namespaced, gadgets cluster-scoped (-n does not apply).
+	{name: "two-types", args: []string{"widgets/a", "gadgets/g1", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(create("a"), createGadget("g1")), act: steps(gadgetCond("g1", "Ready", "True"), cond("a", "Ready", "True")),
+		want: outcome{class: waitcmd.Success, lines: append(met("a"), "gadget.waitable.test/g1 condition met")}},
+	{name: "gadget-short-name", args: []string{"gd/g2", "--for=jsonpath={.status.conditions[0].type}=Ready", "--timeout=10s"},
+		clusterScoped: true, setup: createGadget("g2"), act: gadgetCond("g2", "Ready", "True"),
+		want: outcome{class: waitcmd.Success, lines: []string{"gadget.waitable.test/g2 condition met"}}},
+	{name: "selector", args: []string{"wd", "-l", "app=web", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(label("a", "app=web"), label("b", "app=web"), label("c", "app=db")),
+		act:   steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
+	{name: "selector-set", args: []string{"wd", "-l", "app in (web,api),tier!=db", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(label("a", "app=web"), label("b", "app=api"), label("c", "app=web,tier=db")),
+		act:   steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
+	{name: "selector-no-match", args: []string{"wd", "-l", "app=none", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: label("a", "app=web"), want: noMatch},
+	// Nothing to wait for the deletion of: kubectl succeeds (its "no
+	// matching resources found" is for every --for but delete).
+	{name: "selector-no-match-delete", args: []string{"wd", "-l", "app=none", "-n", "NS", "--for=delete", "--timeout=10s"},
+		setup: label("a", "app=web"), want: success},
+	{name: "all", args: []string{"wd", "--all", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a", "b"), act: steps(cond("b", "Ready", "True"), cond("a", "Ready", "True")), want: succeeds("a", "b")},
+	{name: "all-none", args: []string{"wd", "--all", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		want: noMatch},
+	{name: "all-none-delete", args: []string{"wd", "--all", "-n", "NS", "--for=delete", "--timeout=10s"},
+		want: success},
+	{name: "all-delete", args: []string{"wd", "--all", "-n", "NS", "--for=delete", "--timeout=10s"},
+		setup: create("a", "b"), act: steps(remove("b"), remove("a")), want: succeeds("a", "b")},
+	{name: "resource-singular", args: []string{"widget/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "resource-plural", args: []string{"widgets", "a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "resource-full-name", args: []string{"widgets.waitable.test/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "resource-versioned", args: []string{"widgets.v1.waitable.test/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "resource-kind", args: []string{"Widget/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "namespace-long-flag", args: []string{"wd/a", "--namespace=NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	// No -n: the kubeconfig's context's namespace, default. The only
+	// scenario in namespace default.
+	{name: "namespace-of-kubeconfig", args: []string{"wd/a", "--for=condition=Ready", "--timeout=10s"},
+		ns: "default", setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	// Both list a selector's objects in every namespace by namespace,
+	// then name, and print each, the same name twice.
+	{name: "all-namespaces", args: []string{"wd", "-A", "-l", "scenario=all-namespaces", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(inNamespace("p-all-namespaces-1", label("a", "scenario=all-namespaces"), cond("a", "Ready", "True")),
+			inNamespace("p-all-namespaces-2", label("a", "scenario=all-namespaces"), cond("a", "Ready", "True"))),
+		want: succeeds("a", "a")},
+	// Of several objects, the first becomes ready and the second never:
+	// both print the first and time out.
+	{name: "some-ready-then-timeout", args: []string{"wd", "c", "b", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("b", "c"), act: cond("c", "Ready", "True"), want: timesOut("c")},
+	{name: "several-timeout", args: []string{"wd", "a", "b", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("a", "b"), want: timeout},
+}
+
+// differences are the scenarios where waitable kube differs from kubectl
+// wait by design, each as its README or kubewait's doc says, or, marked
+// undocumented, as the code decides today.
+var differences = []scenario{
+	{name: "missing-then-created", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		act: steps(create("a"), cond("a", "Ready", "True")), want: failure, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "an object that does not exist yet is waited for (kubectl fails at once with NotFound)"},
+	{name: "delete-missing", args: []string{"wd/a", "-n", "NS", "--for=delete", "--timeout=10s"},
+		want: success, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "kubectl prints no line for an object already gone when a delete wait begins; waitable does"},
+	{name: "selector-create-later", args: []string{"wd", "-l", "app=web", "-n", "NS", "--for=create", "--timeout=10s"},
+		act: label("a", "app=web"), want: noMatch, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "kubewait.Request.Count: with --for=create, a selector that matches nothing yet waits for one object " +
+			"(kubectl: no matching resources found; waitable's README says so for -l in general)"},
+	{name: "fail-on", args: []string{"wd/a", "-n", "NS", "--for=condition=Complete", "--fail-on=condition=Failed", "--timeout=3s"},
+		kubectlArgs: []string{"wd/a", "-n", "NS", "--for=condition=Complete", "--timeout=3s"},
+		setup:       create("a"), act: cond("a", "Failed", "True"), want: timeout, waitable: &failure,
+		differs: "--fail-on ends the wait with status 1 as soon as an object meets it (kubectl has no --fail-on: it waits out its timeout)"},
+	{name: "first-never-then-ready", args: []string{"wd/b", "wd/c", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("b", "c"), act: cond("c", "Ready", "True"), want: timeout, waitable: &outcome{class: waitcmd.Timeout, lines: met("c")},
+		differs: "every object is waited for at once (kubectl waits for one after another: once one times out, " +
+			"it reports the rest timed out, ready or not)"},
+	{name: "all-some-never", args: []string{"wd", "--all", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
+		setup: create("a", "b", "c"), act: steps(cond("a", "Ready", "True"), cond("c", "Ready", "True")),
+		want: timesOut("a"), waitable: &outcome{class: waitcmd.Timeout, lines: met("a", "c")},
+		differs: "every object is waited for at once (kubectl, after b timed out, reports c timed out too)"},
+	{name: "deleted-during-wait", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: steps(remove("a"), exited(waitcmd.Kubectl), create("a"), cond("a", "Ready", "True")),
+		want: failure, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "an object that does not exist is waited for, also one deleted during the wait " +
+			"(kubectl fails with NotFound when it is deleted)"},
+	{name: "one-object-twice", args: []string{"wd/a", "widget/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a", "a"), waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "undocumented (kubeRequests' comment): an object named twice is waited for, and printed, once " +
+			"(kubectl waits for it twice and prints it twice)"},
+	{name: "jsonpath-several-values", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.conditions[*].status}=True", "--timeout=10s"},
+		setup: steps(create("a"), cond("a", "Synced", "True"), cond("a", "Ready", "False")), act: cond("a", "Ready", "True"),
+		want: failure, waitable: &outcome{class: waitcmd.Success, lines: met("a")},
+		differs: "kubewait.JSONPath: an expression that gives a list matches when every value is the value " +
+			"(kubectl: \"given jsonpath expression matches more than one value\")"},
+	{name: "jsonpath-object-value", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.conditions}=Ready", "--timeout=2s"},
+		setup: steps(create("a"), cond("a", "Ready", "True")), want: failure, waitable: &timeout,
+		differs: "undocumented: a value compared with an object or a list, as JSON text, is waited for " +
+			"(kubectl: \"jsonpath leads to a nested object or list which is not supported\", at once)"},
+	{name: "output-name", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s", "-o", "name"},
+		setup: steps(create("a"), cond("a", "Ready", "True")),
+		want:  outcome{class: waitcmd.Success, lines: []string{"widget.waitable.test/a"}}, waitable: &outcome{class: waitcmd.Usage},
+		differs: "undocumented: waitable kube has no -o (kubectl wait -o name prints widget.waitable.test/a)"},
+	{name: "jsonpath-empty-value", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=", "--timeout=10s"},
+		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
+		differs: "bad usage is status 64 (kubectl: 1)"},
+	{name: "timeout-zero", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
+		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
+		differs: "--timeout must be positive, status 64 (kubectl's --timeout=0 checks once)"},
+	{name: "unknown-type", args: []string{"things/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		want: failure, waitable: &outcome{class: waitcmd.Usage},
+		differs: "a type the server does not have is status 64 (kubectl: 1, which here means a failure condition held)"},
+}
+
+// TestKubectlParity runs kubectl wait (the machine's, the reference) and
+// waitable kube with the same arguments, at the same time, against one
+// API server, with a namespace per scenario, and checks each command's
+// exit status (its class: success, timeout, failure) and its standard
+// output. The parity scenarios want the same from both; the differences
+// want what waitable's README or kubewait's doc promises instead. A
+// scenario writes (a status, a create, a delete) once both commands have
+// read what they wait for: each has made its first WATCH (kubectl's
+// --for=create, its first GET) in the scenario's namespace, as the
+// server's proxy sees them, or exited. The table of outcomes and times
+// is in the test's log (go test -v).
+func TestKubectlParity(t *testing.T) {
+	srv := apiserver.Start(t, apiserver.Options{})
+	env := waitcmd.NewEnv(t, srv.Kubeconfig)
+	reqs := waitcmd.Track(srv)
+	if err := env.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rows := make(map[string]string)
+	var mu sync.Mutex
+	t.Run("scenarios", func(t *testing.T) {
+		for _, sc := range slices.Concat(parity, differences) {
+			t.Run(sc.name, func(t *testing.T) {
+				t.Parallel()
+				row := sc.run(t, srv, env, reqs)
+				mu.Lock()
+				defer mu.Unlock()
+				rows[sc.name] = row
+			})
+		}
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-30s %-18s %-18s\n", "scenario", "kubectl wait", "waitable kube")
+	for i, sc := range slices.Concat(parity, differences) {
+		if i == len(parity) {
+			fmt.Fprintln(&b, "differences by design:")
+		}
+		if row, ok := rows[sc.name]; ok {
+			fmt.Fprintf(&b, "%-30s %s\n", sc.name, row)
+		}
+	}
+	t.Logf("outcomes and times:\n%s", b.String())
+}
+
+// run runs sc and returns its row of the table.
+func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, reqs *waitcmd.Requests) string {
+	ns := cmp.Or(sc.ns, "p-"+sc.name)
+	w := &world{t: t, srv: srv, ns: ns}
+	syncNS := ns
+	if sc.clusterScoped {
+		syncNS = ""
+	}
+	if sc.setup != nil {
+		sc.setup(w)
+	}
+	expand := func(args []string) []string {
+		out := slices.Clone(args)
+		for i, a := range out {
+			out[i] = strings.ReplaceAll(a, "NS", ns)
+		}
+		return out
+	}
+	args, kubectlArgs := expand(sc.args), expand(sc.args)
+	if sc.kubectlArgs != nil {
+		kubectlArgs = expand(sc.kubectlArgs)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	kp, err := env.Start(ctx, waitcmd.Kubectl, kubectlArgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp, err := env.Start(ctx, waitcmd.Waitable, args...)
+	if err != nil {
+		cancel()
+		kp.Wait()
+		t.Fatal(err)
+	}
+	defer func() { // on a t.Fatal: no process outlives the test
+		cancel()
+		kp.Wait()
+		wp.Wait()
+	}()
+
+	w.procs = map[waitcmd.Tool]*waitcmd.Proc{waitcmd.Kubectl: kp, waitcmd.Waitable: wp}
+	if sc.act != nil {
+		kubectlSync := cmp.Or(sc.kubectlSync, "WATCH")
+		for _, p := range []struct {
+			tool waitcmd.Tool
+			proc *waitcmd.Proc
+			verb string
+		}{{waitcmd.Kubectl, kp, kubectlSync}, {waitcmd.Waitable, wp, "WATCH"}} {
+			select {
+			case <-reqs.Made(p.tool, p.verb, "", syncNS):
+			case <-p.proc.Exited():
+			case <-ctx.Done():
+				t.Fatalf("%s made no %s in namespace %q", p.tool, p.verb, syncNS)
+			}
+		}
+		sc.act(w)
+	}
+	k, wa := kp.Wait(), wp.Wait()
+
+	check := func(r waitcmd.Result, want outcome) {
+		got := waitcmd.Texts(r.Stdout)
+		if r.Class() != want.class || !slices.Equal(got, want.lines) || !strings.Contains(r.StderrText(), want.says) {
+			wantSays := ""
+			if want.says != "" {
+				wantSays = fmt.Sprintf(", stderr saying %q", want.says)
+			}
+			t.Errorf("%s = %s (status %d), stdout %q; want %s, stdout %q%s\nstderr:\n%s",
+				r.Command(), r.Class(), r.Code, got, want.class, want.lines, wantSays, r.StderrText())
+		}
+	}
+	check(k, sc.want)
+	if sc.waitable != nil {
+		check(wa, *sc.waitable)
+	} else {
+		check(wa, sc.want)
+	}
+	cell := func(r waitcmd.Result) string {
+		return fmt.Sprintf("%-9s %6.2fs  ", r.Class(), r.Elapsed().Seconds())
+	}
+	return cell(k) + " " + cell(wa)
+}
