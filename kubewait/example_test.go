@@ -58,6 +58,6 @@ func ExampleParseRule() {
 	// condition=Available <nil>
 	// jsonpath={.status.phase}=Running <nil>
 	// delete <nil>
-	//  kubewait: condition "Ready": status "maybe=no" has quotes, backslashes or =
+	//  kubewait: condition "Ready": status "maybe=no" has a =
 	//  kubewait: jsonpath "{..name}": recursive descent (..) is not supported
 }

@@ -56,10 +56,18 @@ func (r Rule) String() string { return r.text }
 
 // Condition is the rule that the object's status has a condition of type
 // condType with status status ("True" if empty): kubectl wait's
-// --for=condition=Type[=Status]. The type is compared as written
-// (Kubernetes' condition types are CamelCase); the status True, False or
-// Unknown in any case. The condition's reason and message are what an
+// --for=condition=Type[=Status], by kubectl's own rule. The type and the
+// status are compared in any case (condition=ready is Ready); the first
+// condition of the type decides; and a condition whose observedGeneration
+// (its own, or else status.observedGeneration) is behind
+// metadata.generation does not count: the controller has not yet seen the
+// object's latest spec. The condition's reason and message are what an
 // object's outcome and events report.
+//
+// JMESPath has no case folding and no way back to metadata.generation
+// from inside a filter, so this rule is a Go matcher, as kstatus's are
+// (see [Rule.Acceptors]); JSONPath("{.status.conditions[?(@.type==\"Ready\")].status}", "True")
+// is the same test, exact case and no generation, as an acceptor.
 func Condition(condType, status string) Rule {
 	r := Rule{kind: ruleCondition, condType: condType, condStatus: canonicalStatus(status)}
 	r.text = "condition=" + condType
@@ -69,12 +77,42 @@ func Condition(condType, status string) Rule {
 	switch {
 	case condType == "":
 		r.err = errors.New("condition: the condition type is empty")
-	case strings.ContainsAny(condType, "'\\"):
-		r.err = fmt.Errorf("condition %q: a condition type has no quotes or backslashes", condType)
-	case strings.ContainsAny(r.condStatus, "'\\="):
-		r.err = fmt.Errorf("condition %q: status %q has quotes, backslashes or =", condType, status)
+	case strings.ContainsAny(status, "="):
+		r.err = fmt.Errorf("condition %q: status %q has a =", condType, status)
 	}
 	return r
+}
+
+// conditionMet is kubectl wait's test of a condition (k8s.io/kubectl's
+// pkg/cmd/wait): the first condition of the type, its status in any case,
+// and not behind the object's generation.
+func (r Rule) conditionMet(obj map[string]any) bool {
+	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, ok := m["type"].(string)
+		if !ok || !strings.EqualFold(typ, r.condType) {
+			continue
+		}
+		st, ok := m["status"].(string)
+		if !ok {
+			continue
+		}
+		if gen, found, _ := unstructured.NestedInt64(obj, "metadata", "generation"); found {
+			observed, found, _ := unstructured.NestedInt64(m, "observedGeneration")
+			if !found {
+				observed, found, _ = unstructured.NestedInt64(obj, "status", "observedGeneration")
+			}
+			if found && observed < gen {
+				return false
+			}
+		}
+		return strings.EqualFold(st, r.condStatus)
+	}
+	return false
 }
 
 // canonicalStatus writes a condition status as the API does: True, False
@@ -211,21 +249,15 @@ func cutJSONPath(arg string) (expr, value string, hasValue bool) {
 // the wait in state (classify.Success for a For rule, classify.Failure for
 // a FailOn rule), for a waiter whose output is the object (its JSON form,
 // as map[string]any) and whose input is its [Ref]. An object that does
-// not exist is the error NotFound. kstatus's rules have none: they are Go
-// matchers (see [Rule.Matches]).
+// not exist is the error NotFound. [Condition] and kstatus's rules have
+// none: they are Go matchers (see [Rule.Matches]), which a wait tries
+// before the acceptors.
 func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
 	out := func(path, expected string, cmp classify.Comparator) classify.Acceptor {
 		return classify.Acceptor{State: state, Matcher: classify.Matcher{
 			Output: &classify.PathMatcher{Path: path, Expected: expected, Comparator: cmp}}}
 	}
 	switch r.kind {
-	case ruleCondition:
-		a := out(fmt.Sprintf("status.conditions[?type=='%s'].status", r.condType), r.condStatus,
-			classify.AnyStringEquals)
-		if state == classify.Failure {
-			a.Message = fmt.Sprintf("status.conditions[?type=='%s'].message", r.condType)
-		}
-		return []classify.Acceptor{a}
 	case ruleJSONPath:
 		switch {
 		case r.hasValue && r.projection:
@@ -255,10 +287,12 @@ func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
 // exist), as its acceptors judge it; for kstatus's rules, as kstatus
 // computes it.
 func (r Rule) Matches(obj map[string]any) bool {
-	if r.kind == ruleKstatus {
-		if obj == nil {
-			return false
-		}
+	switch {
+	case obj == nil && (r.kind == ruleKstatus || r.kind == ruleCondition):
+		return false
+	case r.kind == ruleCondition:
+		return r.conditionMet(obj)
+	case r.kind == ruleKstatus:
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		return err == nil && res.Status == r.kstatus
 	}
@@ -291,7 +325,7 @@ func (r Rule) describe(obj map[string]any) (reason, message string) {
 		conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
 		for _, c := range conds {
 			m, ok := c.(map[string]any)
-			if !ok || m["type"] != r.condType {
+			if typ, _ := m["type"].(string); !ok || !strings.EqualFold(typ, r.condType) {
 				continue
 			}
 			reason, _ = m["reason"].(string)
@@ -327,9 +361,9 @@ func (r Rule) describe(obj map[string]any) (reason, message string) {
 	return "", ""
 }
 
-// kstatusMatch returns the rule as a waiter.WithMatch option (kstatus's
-// rules only).
-func (r Rule) kstatusMatch(state classify.State) waiter.Option {
+// goMatch returns the rule as a waiter.WithMatch option (Condition's and
+// kstatus's rules).
+func (r Rule) goMatch(state classify.State) waiter.Option {
 	return waiter.WithMatch(state, r.text, func(_ Ref, obj map[string]any, err error) bool {
 		return err == nil && r.Matches(obj)
 	})

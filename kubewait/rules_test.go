@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/waitable/waitable/classify"
 )
 
@@ -124,7 +126,12 @@ func TestRulesJudgeObjects(t *testing.T) {
 		{Condition("Ready", "False"), ready, false},
 		{Condition("Ready", ""), bare, false},
 		{Condition("Ready", ""), nil, false},
-		{Condition("ready", ""), ready, false}, // the type as written
+		{Condition("ready", ""), ready, true},                                                           // the type in any case, as kubectl
+		{Condition("Ready", ""), behind(ready, 2, 1, -1), false},                                        // the status is behind the generation
+		{Condition("Ready", ""), behind(ready, 2, 2, -1), true},                                         // caught up
+		{Condition("Ready", ""), behind(ready, 2, 3, 1), false},                                         // the condition's own generation decides
+		{Condition("Ready", ""), behind(ready, 2, 1, 2), true},                                          // ... either way
+		{Condition("Ready", "False"), widget("w", conditions("Ready", "False", "Ready", "True")), true}, // the first of the type
 		{mustParse("jsonpath={.status.phase}=Running"), running, true},
 		{mustParse("jsonpath={.status.phase}=Pending"), running, false},
 		{mustParse("jsonpath={.status.readyReplicas}=3"), running, true}, // numbers as text
@@ -183,4 +190,21 @@ func TestDescribe(t *testing.T) {
 	if reason, _ := Current().describe(widget("w", conditions("Ready", "False"))); reason != "InProgress" {
 		t.Errorf("kstatus describe = %q, want InProgress", reason)
 	}
+}
+
+// behind returns a copy of o at generation gen, its status observed at
+// status (-1: not said) and its conditions at cond (-1: not said).
+func behind(o Object, gen, status, cond int64) Object {
+	c := runtime.DeepCopyJSON(o)
+	c["metadata"].(map[string]any)["generation"] = gen
+	st := c["status"].(map[string]any)
+	if status >= 0 {
+		st["observedGeneration"] = status
+	}
+	if cond >= 0 {
+		for _, x := range st["conditions"].([]any) {
+			x.(map[string]any)["observedGeneration"] = cond
+		}
+	}
+	return c
 }

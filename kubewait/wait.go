@@ -64,6 +64,7 @@ type driver struct {
 	start   time.Time
 	end     time.Time // the deadline
 	polling bool
+	settled bool // the members of a wait by selector without a count are known
 	ctx     context.Context
 }
 
@@ -160,8 +161,8 @@ func (c *Client) newDriver(req Request) (*driver, error) {
 func newObjectWaiter(forRule Rule, failOn []Rule, opts []waiter.Option, c *Client, req Request) (*waiter.Waiter[Ref, Object], error) {
 	var accs []classify.Acceptor
 	add := func(r Rule, state classify.State) {
-		if r.kind == ruleKstatus {
-			opts = append(opts, r.kstatusMatch(state))
+		if r.kind == ruleKstatus || r.kind == ruleCondition {
+			opts = append(opts, r.goMatch(state))
 			return
 		}
 		accs = append(accs, r.Acceptors(state)...)
@@ -325,8 +326,9 @@ func (d *driver) join() error {
 		ns, name := splitKey(k)
 		d.addMember(Ref{Namespace: ns, Name: name})
 	}
-	if len(d.members) == 0 {
-		return d.noObjects()
+	d.settled = true
+	if len(d.members) == 0 && d.req.For.kind != ruleDeleted {
+		return d.noObjects() // none to delete is deleted, as kubectl says
 	}
 	return nil
 }
@@ -607,7 +609,8 @@ func (d *driver) pollList(first bool) error {
 				d.addMember(Ref{Namespace: ns, Name: name})
 			}
 		}
-		if first && len(d.members) == 0 {
+		d.settled = d.settled || first
+		if first && len(d.members) == 0 && d.req.For.kind != ruleDeleted {
 			return d.noObjects()
 		}
 	}
@@ -677,7 +680,8 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 		return d.result(now), d.error(now, waiter.ErrFailure), true
 	}
 	if len(d.members) == 0 {
-		return Result{}, nil, false
+		// Nothing to wait for: a deletion by selector that found none.
+		return d.result(now), nil, d.settled && d.req.For.kind == ruleDeleted
 	}
 	for _, m := range d.members {
 		if !m.done || m.state != classify.Success {
@@ -750,7 +754,7 @@ func (d *driver) error(now time.Time, reason error) error {
 // judgeObject reports whether the rule holds for an object as a
 // FailOn rule judges it.
 func (r Rule) judgeObject(ref Ref, obj Object, err error) bool {
-	if r.kind == ruleKstatus {
+	if r.kind == ruleKstatus || r.kind == ruleCondition {
 		return err == nil && r.Matches(obj)
 	}
 	return r.judge(ref, obj) == classify.Success

@@ -646,3 +646,16 @@ func TestWaitJoiningAPollingInformerHearsIt(t *testing.T) {
 		time.Sleep(10 * time.Second) // the first wait ends
 	})
 }
+
+// A deletion by selector that finds no object is done: there is nothing
+// left to delete (kubectl wait --for=delete -l says so, with status 0).
+func TestWaitForDeletionBySelectorFindsNone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, labelled(widget("a", nil), "app", "db"))
+		c := NewClient(k.dyn, ClientOptions{})
+		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: Deleted(), Timeout: time.Minute})
+		if err != nil || len(res.Objects) != 0 {
+			t.Errorf("%v, %+v; want success with no object", err, res.Objects)
+		}
+	})
+}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
 )
 
 // Tool is one of the two commands.
@@ -24,23 +26,21 @@ const (
 	Waitable Tool = "waitable"
 )
 
-// kubectlMissing says what to install when there is no kubectl.
-const kubectlMissing = "kubectl is not on the PATH: install kubectl (v1.32 or later; " +
-	"Debian: apt-get install kubectl from Google's Cloud SDK or Kubernetes' apt repository) " +
-	"to run the tests against kubectl"
-
-// KubectlPath returns the path of kubectl; it skips t (fails it under
-// CI=true) when there is none.
+// KubectlPath returns the kubectl of package kubectl: the machine's if it
+// is v1.31 or later, or one built from k8s.io/kubectl.
 func KubectlPath(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(kubectlMissing)
-		}
-		t.Skip(kubectlMissing)
-	}
+	path, _ := kubectl.Path(t)
 	return path
+}
+
+// Cleanup removes the commands the tests built: waitable ([WaitablePath])
+// and kubectl, if the machine had none.
+func Cleanup() {
+	kubectl.Cleanup()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
 }
 
 // built is the waitable command, built once per process.
@@ -72,14 +72,6 @@ func WaitablePath(t testing.TB) string {
 		t.Fatal(built.err)
 	}
 	return built.path
-}
-
-// Cleanup removes the waitable command that [WaitablePath] built, if
-// any. The test binary's TestMain calls it when every test has run.
-func Cleanup() {
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
-	}
 }
 
 // Env is where the commands run: the kubeconfig both read (as
