@@ -4,12 +4,13 @@
 //
 // An object is the waiter's output in its JSON form ([Object]), judged by
 // Smithy acceptors in JMESPath. kubectl wait's --for vocabulary builds
-// them: [Condition] (condition=Ready, condition=Ready=False), [JSONPath]
-// and [JSONPathExists] (jsonpath='{.status.phase}'=Running, with kubectl's
-// JSONPath translated to JMESPath), [Created] (create), [Deleted] (delete,
-// by UID: an object deleted and created again counts as deleted), and
-// kstatus's [Current] and [Failed] (sigs.k8s.io/cli-utils, what Helm 4
-// waits with). [ParseRule] reads kubectl's spelling. Unlike kubectl wait, a
+// them: [JSONPath] and [JSONPathExists] (jsonpath='{.status.phase}'=Running,
+// with kubectl's JSONPath translated to JMESPath), [Created] (create) and
+// [Deleted] (delete, by UID: an object deleted and created again counts as
+// deleted). [Condition] (condition=Ready, condition=Ready=False) is
+// kubectl's own rule, and kstatus's [Current] and [Failed]
+// (sigs.k8s.io/cli-utils, what Helm 4 waits with) kstatus's: Go matchers,
+// which JMESPath cannot express. [ParseRule] reads kubectl's spelling. Unlike kubectl wait, a
 // wait also takes rules that fail it (Request.FailOn: a Job's
 // Condition("Failed", "True") ends the wait at once, where kubectl waits
 // out its timeout), waits for objects that do not exist yet (by name, or a
