@@ -1,4 +1,4 @@
-package servertest
+package servertest_test
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/kubewait"
@@ -21,7 +20,7 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-var widgets = schema.GroupVersionResource{Group: "waitable.test", Version: "v1", Resource: "widgets"}
+var widgets = apiserver.WidgetResource
 
 func client(t testing.TB, srv *apiserver.Server, opts kubewait.ClientOptions) *kubewait.Client {
 	t.Helper()
@@ -192,7 +191,7 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 		}
 	}
 	phase := time.Now()
-	parallel(t, len(objs), func(i int) { srv.CreateWidget(t, objs[i].ns, objs[i].name, nil) })
+	inParallel(len(objs), func(i int) { srv.CreateWidget(t, objs[i].ns, objs[i].name, nil) })
 	t.Logf("created 1,000 objects in %v", time.Since(phase))
 	srv.ResetCounts()
 	var wg sync.WaitGroup
@@ -369,24 +368,4 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	if len(p00) < 2 || p00[1].Sub(p00[0]) < 2*time.Second {
 		t.Errorf("p-00 polled at %v: the second GET came before the 429's Retry-After of 2s", p00)
 	}
-}
-
-// parallel runs f(0) to f(n-1) on 8 goroutines, as a controller writing
-// many objects would, and returns when all have returned. f reports
-// failures with t.Error (not Fatal: it is not the test's goroutine).
-func parallel(t *testing.T, n int, f func(i int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for i := range next {
-				f(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

@@ -6,24 +6,16 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
 	kubectlbin "github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
-	"k8s.io/apiserver/pkg/server/healthz"
 )
 
-// TestMain checks that no test leaves a goroutine running: every server
-// that a test starts stops, with its etcd and its proxy, when the test
-// ends. It ignores two goroutines of k8s.io/apiserver's:
-//   - the klog flusher of the /healthz log check, started once per process
-//     for all servers, with no way to stop it (TestMain starts it first);
-//   - the watch cache's wake-up for a read that waited for the cache to
-//     catch up with etcd: it sleeps out its three-second timeout, on a
-//     timer, after the server has stopped.
+// TestMain checks that no test leaves a goroutine running (but for the
+// two of k8s.io/apiserver's that apiserver.LeakOptions names), and
+// removes a kubectl the tests built.
 func TestMain(m *testing.M) {
-	_ = healthz.LogHealthz.Check(nil)
-	goleak.VerifyTestMain(m, goleak.IgnoreCurrent(),
-		goleak.IgnoreTopFunction("k8s.io/apiserver/pkg/storage/cacher.(*watchCache).waitUntilFreshLocked.func2"),
-		goleak.Cleanup(func(code int) {
-			kubectlbin.Cleanup() // a kubectl the tests built
-			os.Exit(code)
-		}))
+	goleak.VerifyTestMain(m, append(apiserver.LeakOptions(), goleak.Cleanup(func(code int) {
+		kubectlbin.Cleanup()
+		os.Exit(code)
+	}))...)
 }

@@ -8,21 +8,15 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-	"k8s.io/apiserver/pkg/server/healthz"
 
 	"github.com/waitable/waitable/kubewait"
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestMain checks that no test leaves a goroutine running, but for two of
-// k8s.io/apiserver's that outlive a server (see the apiserver package's
-// TestMain).
-func TestMain(m *testing.M) {
-	_ = healthz.LogHealthz.Check(nil)
-	goleak.VerifyTestMain(m, goleak.IgnoreCurrent(),
-		goleak.IgnoreTopFunction("k8s.io/apiserver/pkg/storage/cacher.(*watchCache).waitUntilFreshLocked.func2"))
-}
+// TestMain checks that no test leaves a goroutine running (but for the
+// two of k8s.io/apiserver's that apiserver.LeakOptions names).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, apiserver.LeakOptions()...) }
 
 // TestREADMEProgram runs the README's kubewait program against an API
 // server in process, while widgets are created and become ready (or one
