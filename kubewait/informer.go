@@ -169,11 +169,11 @@ func (s *subscription) state() watchMode {
 }
 
 // get returns the object namespace/name as the informer has it (nil if
-// it has none), and whether the informer's objects are current.
-func (s *subscription) get(key string) (map[string]any, bool) {
+// it has none).
+func (s *subscription) get(key string) map[string]any {
 	s.inf.mu.Lock()
 	defer s.inf.mu.Unlock()
-	return s.inf.objs[key], s.inf.mode == modeWatching
+	return s.inf.objs[key]
 }
 
 // keys returns the keys of the informer's objects.
@@ -415,7 +415,7 @@ func (inf *informer) allSubs() map[*subscription]struct{} {
 	return subs
 }
 
-// describeKey names an informer in errors.
+// String names an informer in errors: widgets.example.com in ns (app=web).
 func (k informerKey) String() string {
 	s := k.gvr.Resource
 	if k.gvr.Group != "" {

@@ -1,6 +1,7 @@
 package kubewait
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type Rule struct {
 	hasValue   bool
 	kstatus    status.Status
 	err        error
+	// acceptors judges the rule's acceptors on one object (nil for
+	// Condition's and kstatus's rules, which are Go): built once, with
+	// the rule.
+	acceptors *waiter.Waiter[Ref, Object]
 }
 
 type ruleKind uint8
@@ -69,7 +74,7 @@ func (r Rule) String() string { return r.text }
 // (see [Rule.Acceptors]); JSONPath("{.status.conditions[?(@.type==\"Ready\")].status}", "True")
 // is the same test, exact case and no generation, as an acceptor.
 func Condition(condType, status string) Rule {
-	r := Rule{kind: ruleCondition, condType: condType, condStatus: canonicalStatus(status)}
+	r := Rule{kind: ruleCondition, condType: condType, condStatus: cmp.Or(status, "True")}
 	r.text = "condition=" + condType
 	if status != "" {
 		r.text += "=" + status
@@ -115,20 +120,6 @@ func (r Rule) conditionMet(obj map[string]any) bool {
 	return false
 }
 
-// canonicalStatus writes a condition status as the API does: True, False
-// or Unknown, whatever the case given ("" is True).
-func canonicalStatus(s string) string {
-	for _, c := range []string{"True", "False", "Unknown"} {
-		if strings.EqualFold(s, c) {
-			return c
-		}
-	}
-	if s == "" {
-		return "True"
-	}
-	return s
-}
-
 // JSONPath is the rule that kubectl's JSONPath expr gives value, compared
 // as text (a number 3 is "3", a boolean "true"): kubectl wait's
 // --for=jsonpath='{.status.phase}'=Running. An expression that gives a
@@ -140,7 +131,7 @@ func JSONPath(expr, value string) Rule {
 	r := jsonPathRule(expr)
 	r.value, r.hasValue = value, true
 	r.text = "jsonpath=" + expr + "=" + value
-	return r
+	return r.compiled()
 }
 
 // JSONPathExists is the rule that kubectl's JSONPath expr gives a value
@@ -149,7 +140,7 @@ func JSONPath(expr, value string) Rule {
 func JSONPathExists(expr string) Rule {
 	r := jsonPathRule(expr)
 	r.text = "jsonpath=" + expr
-	return r
+	return r.compiled()
 }
 
 func jsonPathRule(expr string) Rule {
@@ -164,13 +155,13 @@ func jsonPathRule(expr string) Rule {
 // Created is the rule that the object exists: kubectl wait's --for=create.
 // Unlike kubectl, which polls for it every 500 ms, the wait learns of the
 // object from its watch.
-func Created() Rule { return Rule{kind: ruleCreated, text: "create"} }
+func Created() Rule { return Rule{kind: ruleCreated, text: "create"}.compiled() }
 
 // Deleted is the rule that the object is gone: kubectl wait's --for=delete.
 // An object deleted and created again under the same name counts as
 // deleted: its UID, as first seen, changed. An object that does not exist
 // when the wait begins is deleted at once.
-func Deleted() Rule { return Rule{kind: ruleDeleted, text: "delete"} }
+func Deleted() Rule { return Rule{kind: ruleDeleted, text: "delete"}.compiled() }
 
 // Current is the rule that kstatus (sigs.k8s.io/cli-utils, what Helm 4
 // and kpt wait with) computes the object's status as Current: reconciled,
@@ -283,34 +274,38 @@ func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
 	return nil
 }
 
-// Matches reports whether the rule holds for obj (nil: the object does not
-// exist), as its acceptors judge it; for kstatus's rules, as kstatus
-// computes it.
-func (r Rule) Matches(obj map[string]any) bool {
-	switch {
-	case obj == nil && (r.kind == ruleKstatus || r.kind == ruleCondition):
-		return false
-	case r.kind == ruleCondition:
-		return r.conditionMet(obj)
-	case r.kind == ruleKstatus:
-		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
-		return err == nil && res.Status == r.kstatus
+// compiled returns r with the waiter that judges its acceptors.
+func (r Rule) compiled() Rule {
+	if r.err == nil {
+		r.acceptors, r.err = newObjectWaiter(r, nil, nil, nil, Request{})
 	}
-	return r.judge(Ref{}, obj) == classify.Success
+	return r
 }
 
-// judge applies the rule's acceptors to one object (nil: absent) with a
-// waiter of its own: Success when one matched.
-func (r Rule) judge(ref Ref, obj map[string]any) classify.State {
-	w, err := newObjectWaiter(r, nil, nil, nil, Request{})
-	if err != nil {
-		return classify.Retry
+// Matches reports whether the rule holds for obj (nil: the object does not
+// exist), as its acceptors judge it; for Condition's and kstatus's rules,
+// as kubectl and kstatus do.
+func (r Rule) Matches(obj map[string]any) bool { return r.holds(Ref{}, obj, nil) }
+
+// holds reports whether the rule holds for one answer: the object ref as
+// obj, or the error err (obj and err nil: the object does not exist).
+func (r Rule) holds(ref Ref, obj Object, err error) bool {
+	switch {
+	case r.kind == ruleCondition || r.kind == ruleKstatus:
+		if obj == nil || err != nil {
+			return false
+		}
+		if r.kind == ruleCondition {
+			return r.conditionMet(obj)
+		}
+		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
+		return err == nil && res.Status == r.kstatus
+	case r.acceptors == nil:
+		return false // the zero Rule, or one that did not build
+	case obj == nil && err == nil:
+		err = notFoundError(ref)
 	}
-	var callErr error
-	if obj == nil {
-		callErr = notFoundError(ref)
-	}
-	return w.Judge(ref, obj, callErr).State
+	return r.acceptors.Judge(ref, obj, err).State == classify.Success
 }
 
 // describe returns what the rule reads of obj, for an object's outcome and
@@ -364,7 +359,5 @@ func (r Rule) describe(obj map[string]any) (reason, message string) {
 // goMatch returns the rule as a waiter.WithMatch option (Condition's and
 // kstatus's rules).
 func (r Rule) goMatch(state classify.State) waiter.Option {
-	return waiter.WithMatch(state, r.text, func(_ Ref, obj map[string]any, err error) bool {
-		return err == nil && r.Matches(obj)
-	})
+	return waiter.WithMatch(state, r.text, r.holds)
 }

@@ -373,32 +373,38 @@ func (d *driver) addMember(ref Ref) *member {
 // fromInformer judges, from the informer's objects, the members that
 // changed (all: every one) and those due.
 func (d *driver) fromInformer(dirty map[string]bool, all bool, now time.Time) {
-	if d.dynamic && (all || len(dirty) > 0) {
-		d.rejoin()
+	if d.dynamic {
+		d.rejoin(dirty, all)
 	}
 	for key, m := range d.members {
 		if m.done || key == "" || !(all || dirty[key] || !now.Before(m.next)) {
 			continue
 		}
-		obj, _ := d.sub.get(key)
+		obj := d.sub.get(key)
 		d.judge(m, obj, nil, now, 0)
 	}
 	d.judgeCount(now)
 }
 
 // rejoin makes the members of a wait with a count the objects the
-// informer has.
-func (d *driver) rejoin() {
-	have := map[string]bool{}
-	for _, k := range d.sub.keys() {
-		have[k] = true
-		if d.members[k] == nil {
-			ns, name := splitKey(k)
-			d.addMember(Ref{Namespace: ns, Name: name})
+// informer has: all of them after a list, else those that changed.
+func (d *driver) rejoin(dirty map[string]bool, all bool) {
+	if all {
+		dirty = map[string]bool{}
+		for k := range d.members {
+			dirty[k] = true
+		}
+		for _, k := range d.sub.keys() {
+			dirty[k] = true
 		}
 	}
-	for k := range d.members {
-		if k != "" && !have[k] {
+	for k := range dirty {
+		switch has := d.sub.get(k) != nil; {
+		case k == "":
+		case has && d.members[k] == nil:
+			ns, name := splitKey(k)
+			d.addMember(Ref{Namespace: ns, Name: name})
+		case !has:
 			delete(d.members, k) // it no longer matches: it does not count
 		}
 	}
@@ -427,8 +433,7 @@ func (d *driver) judgeCount(now time.Time) {
 	if m.done || now.Before(m.next) {
 		return
 	}
-	err := &APIError{Err: fewError{n: n, want: d.count, of: d.which()}}
-	d.judge(m, nil, err, now, 0)
+	d.judge(m, nil, fewError{n: n, want: d.count, of: d.which()}, now, 0)
 }
 
 // fewError is the Count's answer while fewer objects match: NotFound.
@@ -504,7 +509,7 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 	rule := d.req.For
 	if m.state == classify.Failure {
 		for _, r := range d.req.FailOn {
-			if r.judgeObject(m.ref, m.obj, m.err) {
+			if r.holds(m.ref, m.obj, m.err) {
 				rule = r
 				m.rule = r.text
 				break
@@ -701,12 +706,14 @@ func (d *driver) timeOut(now time.Time) (Result, error) {
 		}
 		obj, err := m.obj, m.err
 		if !d.polling && key != "" {
-			obj, _ = d.sub.get(key)
+			obj = d.sub.get(key)
 			err = nil
 		}
 		d.judge(m, obj, err, now, 0)
-		if !m.done { // not reached: Step ends a wait at its deadline
-			m.done, m.werr = true, fmt.Errorf("%w", waiter.ErrTimeout)
+		if !m.done {
+			// The caller's deadline came before the wait's clock reached
+			// the deadline (a clock of its own): Step saw time left.
+			m.done, m.werr = true, waiter.ErrTimeout
 		}
 	}
 	if res, err, ended := d.decided(now); ended {
@@ -749,13 +756,4 @@ func (d *driver) error(now time.Time, reason error) error {
 	}
 	sortObjects(e.Objects, true)
 	return e
-}
-
-// judgeObject reports whether the rule holds for an object as a
-// FailOn rule judges it.
-func (r Rule) judgeObject(ref Ref, obj Object, err error) bool {
-	if r.kind == ruleKstatus || r.kind == ruleCondition {
-		return err == nil && r.Matches(obj)
-	}
-	return r.judge(ref, obj) == classify.Success
 }

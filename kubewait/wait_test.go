@@ -659,3 +659,12 @@ func TestWaitForDeletionBySelectorFindsNone(t *testing.T) {
 		}
 	})
 }
+
+// The Client's default poll limit is client-go's: 5 requests a second, in
+// bursts of 10.
+func TestClientDefaultPollLimit(t *testing.T) {
+	c := NewClient(newCluster(t).dyn, ClientOptions{})
+	if c.limit.Limit() != 5 || c.limit.Burst() != 10 {
+		t.Errorf("default limit %v a second, burst %d; want 5 and 10", c.limit.Limit(), c.limit.Burst())
+	}
+}

@@ -513,15 +513,12 @@ func TestKubeWatchEvents(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", nil))
 		c.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
-			// Answer once the wait has subscribed to the informer: kubewait
-			// tells only the waits subscribed when the watch fails.
-			time.Sleep(time.Millisecond)
 			return true, nil, apierrors.NewForbidden(widgets.GroupResource(), "", errors.New("no watch for you"))
 		})
 		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a")
 		if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" ||
-			!strings.Contains(r.stderr, "+1ms  widget.waitable.test -n ns: watch polling: widgets.waitable.test is forbidden: no watch for you\n") {
+			!strings.Contains(r.stderr, "+0s  widget.waitable.test -n ns: watch polling: widgets.waitable.test is forbidden: no watch for you\n") {
 			t.Errorf("%v\nwant a success, and the polling line", r)
 		}
 	})

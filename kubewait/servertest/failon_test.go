@@ -89,19 +89,7 @@ func TestFailOnEndsTheCommand(t *testing.T) {
 	env := waitcmd.NewEnv(t, srv.Kubeconfig)
 	const ns, runs = "failon", 10
 	const kubectlTimeout = 3 * time.Second
-	var kubectl *waitcmd.Proc
-	var lags []time.Duration
-	for i := range runs {
-		name := fmt.Sprintf("job-%d", i)
-		srv.CreateWidget(t, ns, name, nil)
-		if i == 0 {
-			kubectl = startKubectlBeside(t, env, ns, name, kubectlTimeout)
-		}
-		lag, res := runFailOn(t, srv, env, ns, name)
-		checkFailOn(t, name, lag, res)
-		lags = append(lags, lag)
-	}
-	k := kubectl.Wait()
+	lags, k := failOnRuns(t, srv, env, ns, runs, kubectlTimeout)
 	if k.Class() != waitcmd.Timeout || k.Elapsed() < kubectlTimeout {
 		t.Errorf("%s = %s after %v, want a timeout after %v", k.Command(), k.Class(), k.Elapsed(), kubectlTimeout)
 	}
@@ -132,18 +120,8 @@ func BenchmarkFailOnExit(b *testing.B) {
 	for b.Loop() {
 		ns := fmt.Sprintf("failon-%d", iter)
 		iter++
-		var k *waitcmd.Proc
-		for i := range runs {
-			name := fmt.Sprintf("job-%d", i)
-			srv.CreateWidget(b, ns, name, nil)
-			if i == 0 {
-				k = startKubectlBeside(b, env, ns, name, kubectlTimeout)
-			}
-			lag, res := runFailOn(b, srv, env, ns, name)
-			checkFailOn(b, name, lag, res)
-			lags = append(lags, lag)
-		}
-		kr := k.Wait()
+		runLags, kr := failOnRuns(b, srv, env, ns, runs, kubectlTimeout)
+		lags = append(lags, runLags...)
 		if kr.Class() != waitcmd.Timeout {
 			b.Errorf("%s = %s, want a timeout", kr.Command(), kr.Class())
 		}
@@ -154,6 +132,26 @@ func BenchmarkFailOnExit(b *testing.B) {
 	b.ReportMetric(ms(percentile(lags, 0.99)), "p99-ms")
 	b.ReportMetric(ms(lags[len(lags)-1]), "max-ms")
 	b.ReportMetric(mean(kubectl).Seconds(), "kubectl-s")
+}
+
+// failOnRuns runs waitable kube --fail-on on runs new objects of
+// namespace ns, one after the other, with kubectl wait beside the first,
+// and returns the lags (status write to exit) and kubectl's result.
+func failOnRuns(tb testing.TB, srv *apiserver.Server, env *waitcmd.Env, ns string, runs int,
+	kubectlTimeout time.Duration) ([]time.Duration, waitcmd.Result) {
+	var kubectl *waitcmd.Proc
+	var lags []time.Duration
+	for i := range runs {
+		name := fmt.Sprintf("job-%d", i)
+		srv.CreateWidget(tb, ns, name, nil)
+		if i == 0 {
+			kubectl = startKubectlBeside(tb, env, ns, name, kubectlTimeout)
+		}
+		lag, res := runFailOn(tb, srv, env, ns, name)
+		checkFailOn(tb, name, lag, res)
+		lags = append(lags, lag)
+	}
+	return lags, kubectl.Wait()
 }
 
 // percentile returns the p-th percentile (0 < p <= 1) of sorted, by
