@@ -23,6 +23,8 @@ import (
 	discoveryfake "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/waitable/waitable/kubewait"
 )
 
 var (
@@ -580,16 +582,20 @@ func TestKubeFlagNames(t *testing.T) {
 		{{"-n", "team", "widget/a"}, {"--namespace", "team", "widget/a"}},
 		{{"-A", "--all", "widget"}, {"--all-namespaces", "--all", "widget"}},
 	} {
-		var got [2]kubeFlags
+		var got [2]string
 		for i, args := range pair {
 			f, _, err := parseKube(append([]string{"--for", "create"}, args...), io.Discard)
 			if err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}
-			got[i] = f
+			// Rules compare as kubectl writes them (a Rule holds its
+			// compiled acceptors, new with each parse).
+			rules := fmt.Sprint(f.forRule, f.failOn)
+			f.forRule, f.failOn = kubewait.Rule{}, nil
+			got[i] = fmt.Sprintf("%s %+v", rules, f)
 		}
-		if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
-			t.Errorf("%q and %q differ: %+v, %+v", pair[0], pair[1], got[0], got[1])
+		if got[0] != got[1] {
+			t.Errorf("%q and %q differ: %s, %s", pair[0], pair[1], got[0], got[1])
 		}
 	}
 	f, targets, err := parseKube([]string{"widget/a", "--for", "create", "--fail-on", "delete", "--fail-on", "kstatus=Failed",
