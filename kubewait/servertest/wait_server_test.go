@@ -17,6 +17,7 @@ import (
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/kubewait"
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	"github.com/waitable/waitable/kubewait/servertest/internal/proxy"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -272,9 +273,9 @@ func TestWatchExpiresAndServerRestarts(t *testing.T) {
 	// Hold the watch off while the server restarts, the object becomes
 	// ready and etcd compacts: the next watch starts from a compacted
 	// resource version.
-	srv.SetFault(func(r *http.Request) *apiserver.Fault {
-		if apiserver.Classify(r).Verb == "WATCH" {
-			return &apiserver.Fault{Status: http.StatusServiceUnavailable}
+	srv.SetFault(func(r *http.Request) *proxy.Fault {
+		if proxy.Classify(r).Verb == "WATCH" {
+			return &proxy.Fault{Status: http.StatusServiceUnavailable}
 		}
 		return nil
 	})
@@ -308,17 +309,17 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	}
 	var mu sync.Mutex
 	throttled := map[string]bool{}
-	srv.SetFault(func(r *http.Request) *apiserver.Fault {
-		req := apiserver.Classify(r)
+	srv.SetFault(func(r *http.Request) *proxy.Fault {
+		req := proxy.Classify(r)
 		switch {
 		case req.Verb == "WATCH":
-			return &apiserver.Fault{Status: http.StatusForbidden}
+			return &proxy.Fault{Status: http.StatusForbidden}
 		case req.Verb == "GET" && req.Name == "p-00":
 			mu.Lock()
 			defer mu.Unlock()
 			if !throttled[req.Name] {
 				throttled[req.Name] = true
-				return &apiserver.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"2"}}}
+				return &proxy.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"2"}}}
 			}
 		}
 		return nil

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -29,10 +28,10 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/apiserver/pkg/util/openapi"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	basecompatibility "k8s.io/component-base/compatibility"
 	"k8s.io/klog/v2"
+
+	"github.com/waitable/waitable/kubewait/servertest/internal/proxy"
 )
 
 // etcdPrefix is the API server's prefix of keys in etcd (its default).
@@ -54,32 +53,20 @@ type Options struct {
 
 // Server is an API server with the test custom resources (see
 // [WidgetResource] and [GadgetResource]), etcd under it and a proxy in
-// front. Its methods are safe for concurrent use, except that
-// [Server.Restart] replaces Direct.
+// front. Clients under test reach it through the proxy, with the
+// embedded Proxy's Config and Kubeconfig; its Count, Requests and
+// SetFault read and steer what they ask. Its methods are safe for
+// concurrent use, except that [Server.Restart] replaces Direct.
 type Server struct {
-	// Config reaches the API server through the proxy, over plain HTTP on
-	// 127.0.0.1; the proxy records its requests and injects faults.
-	// Clients under test use it. The proxy forwards every request as the
-	// API server's privileged loopback identity, whatever credentials it
-	// carries: Config has a bearer token, as a client of a real cluster
-	// does, but a kubeconfig's client (kubectl, clientcmd) sends none over
-	// plain HTTP.
-	Config *rest.Config
+	*proxy.Proxy
 	// Direct reaches the API server itself, over TLS (HTTP/1.1) as its
 	// privileged loopback client, unseen by the proxy. [Server.Restart]
 	// replaces it.
 	Direct *rest.Config
-	// Kubeconfig is the path of a kubeconfig file, in a temporary folder
-	// of the test, for kubectl through the proxy, with namespace default
-	// and Config's host and token.
-	// kubectl caches discovery per server address under its cache folder:
-	// a test that runs kubectl sets KUBECACHEDIR to a folder of its own.
-	Kubeconfig string
 
-	opts  Options
-	dir   string             // certificates and the kubeconfig files
-	etcd  *kubernetes.Client // the API server's etcd
-	proxy *proxy
+	opts Options
+	dir  string             // certificates and the core API's kubeconfig
+	etcd *kubernetes.Client // the API server's etcd
 
 	mu  sync.Mutex
 	api *apiServer // the running API server
@@ -115,8 +102,7 @@ func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 
 	s := &Server{opts: opts, dir: t.TempDir()}
-	s.etcd = runEtcd(t)
-	t.Cleanup(func() { _ = s.etcd.Close() })
+	s.etcd = RunEtcd(t)
 	if err := writeCoreKubeconfig(s.dir); err != nil {
 		t.Fatal(err)
 	}
@@ -139,33 +125,10 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	})
 
-	s.proxy = &proxy{}
-	if err := s.proxy.setBackend(api.config); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: s.proxy, ReadHeaderTimeout: readyTimeout}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(l)
-	}()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		<-served
-		s.proxy.setBackend(nil)
-	})
-	s.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: rand.Text()}
+	s.Proxy = proxy.Start(t, api.config)
 
 	if err := waitServed(s.Direct); err != nil {
 		t.Fatalf("apiserver: %v", err)
-	}
-	s.Kubeconfig = filepath.Join(s.dir, "kubeconfig")
-	if err := writeKubeconfig(s.Kubeconfig, s.Config); err != nil {
-		t.Fatal(err)
 	}
 	return s
 }
@@ -174,16 +137,21 @@ func Start(t testing.TB, opts Options) *Server {
 // free ports, then listens on them.
 var etcdPorts sync.Mutex
 
-// runEtcd starts etcd for t, as testserver.RunEtcd does, with its server's
-// logs off: it logs errors on every shutdown ("setting up serving from
-// embedded etcd failed"), and a failure to start fails t anyway.
-func runEtcd(t testing.TB) *kubernetes.Client {
+// RunEtcd starts etcd in process for t, as testserver.RunEtcd does, with
+// its server's logs off (it logs errors on every shutdown, "setting up
+// serving from embedded etcd failed", and a failure to start fails t
+// anyway), and stops it and the client it returns when t ends. The
+// client's Endpoints are the server's addresses, for an API server's
+// storage.
+func RunEtcd(t testing.TB) *kubernetes.Client {
 	t.Helper()
 	etcdPorts.Lock()
 	defer etcdPorts.Unlock()
 	cfg := testserver.NewTestConfig(t)
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	return testserver.RunEtcd(t, cfg)
+	client := testserver.RunEtcd(t, cfg)
+	t.Cleanup(func() { _ = client.Close() })
+	return client
 }
 
 // Restart stops the API server and starts a new one on the same etcd,
@@ -196,7 +164,7 @@ func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.proxy.setBackend(nil)
+	_ = s.Proxy.SetBackend(nil)
 	if err := s.api.close(); err != nil {
 		t.Fatalf("apiserver: stop: %v", err)
 	}
@@ -208,7 +176,7 @@ func (s *Server) Restart(t testing.TB) {
 	if err := waitServed(api.config); err != nil {
 		t.Fatalf("apiserver: restart: %v", err)
 	}
-	if err := s.proxy.setBackend(api.config); err != nil {
+	if err := s.Proxy.SetBackend(api.config); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -370,17 +338,6 @@ func waitHealthy(api *apiServer) error {
 // writeCoreKubeconfig writes the kubeconfig that the API server would use
 // to reach a kube-apiserver: it points at an address where none listens.
 func writeCoreKubeconfig(dir string) error {
-	return writeKubeconfig(filepath.Join(dir, "core-kubeconfig"),
+	return proxy.WriteKubeconfig(filepath.Join(dir, "core-kubeconfig"),
 		&rest.Config{Host: "https://127.0.0.1:1", BearerToken: "none"})
-}
-
-// writeKubeconfig writes a kubeconfig file at path for config's host and
-// bearer token, with namespace default.
-func writeKubeconfig(path string, config *rest.Config) error {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["servertest"] = &clientcmdapi.Cluster{Server: config.Host}
-	kc.AuthInfos["servertest"] = &clientcmdapi.AuthInfo{Token: config.BearerToken}
-	kc.Contexts["servertest"] = &clientcmdapi.Context{Cluster: "servertest", AuthInfo: "servertest", Namespace: "default"}
-	kc.CurrentContext = "servertest"
-	return clientcmd.WriteToFile(*kc, path)
 }

@@ -2,8 +2,8 @@
 // etcd embedded (k8s.io/apiserver's etcd3/testserver) under the API server
 // of custom resources (k8s.io/apiextensions-apiserver), with two custom
 // resources installed ([WidgetResource], namespaced, and [GadgetResource],
-// cluster-scoped) and a proxy in front that records every request and
-// answers some with faults. [Start] starts one for a test.
+// cluster-scoped) and a proxy in front (package proxy) that records every
+// request and answers some with faults. [Start] starts one for a test.
 //
 // Clients under test reach the server through the proxy, with
 // [Server.Config] or the kubectl file [Server.Kubeconfig]: [Server.Count]

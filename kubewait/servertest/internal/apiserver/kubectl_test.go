@@ -13,6 +13,7 @@ import (
 
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
 	kubectlbin "github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
+	"github.com/waitable/waitable/kubewait/servertest/internal/proxy"
 )
 
 // kubectlPath returns the path of the machine's kubectl if it is recent
@@ -83,8 +84,8 @@ func TestKubectlWait(t *testing.T) {
 			// kubectl has read the widget and waits when it watches it.
 			watching := make(chan struct{})
 			var once sync.Once
-			s.SetFault(func(r *http.Request) *apiserver.Fault {
-				if req := apiserver.Classify(r); req.Verb == "WATCH" && req.Resource == "widgets" {
+			s.SetFault(func(r *http.Request) *proxy.Fault {
+				if req := proxy.Classify(r); req.Verb == "WATCH" && req.Resource == "widgets" {
 					once.Do(func() { close(watching) })
 				}
 				return nil

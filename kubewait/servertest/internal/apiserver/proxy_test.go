@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	"github.com/waitable/waitable/kubewait/servertest/internal/proxy"
 )
 
 // TestCount checks that a LIST, a WATCH and a GET through the proxy are
@@ -54,7 +55,7 @@ func TestCount(t *testing.T) {
 			t.Errorf("Count(%q, %q, %q) = %d, want %d", c.verb, c.resource, c.namespace, got, c.want)
 		}
 	}
-	var get apiserver.Request
+	var get proxy.Request
 	for _, r := range s.Requests() {
 		if r.Verb == "GET" && r.Resource == "widgets" {
 			get = r
@@ -119,9 +120,9 @@ func TestAnyCredentials(t *testing.T) {
 func TestFaultForbiddenWatch(t *testing.T) {
 	t.Parallel()
 	s := apiserver.Start(t, apiserver.Options{})
-	s.SetFault(func(r *http.Request) *apiserver.Fault {
-		if apiserver.Classify(r).Verb == "WATCH" {
-			return &apiserver.Fault{Status: http.StatusForbidden}
+	s.SetFault(func(r *http.Request) *proxy.Fault {
+		if proxy.Classify(r).Verb == "WATCH" {
+			return &proxy.Fault{Status: http.StatusForbidden}
 		}
 		return nil
 	})
@@ -162,8 +163,8 @@ func (c noRetries) Get() *rest.Request { return c.Interface.Get().MaxRetries(0) 
 func TestFaultTooManyRequests(t *testing.T) {
 	t.Parallel()
 	s := apiserver.Start(t, apiserver.Options{})
-	s.SetFault(func(r *http.Request) *apiserver.Fault {
-		return &apiserver.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"2"}}}
+	s.SetFault(func(r *http.Request) *proxy.Fault {
+		return &proxy.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"2"}}}
 	})
 	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(s.Config))
 	if err != nil {
@@ -195,11 +196,11 @@ func TestClientGoRetriesTooManyRequests(t *testing.T) {
 	s := apiserver.Start(t, apiserver.Options{})
 	s.CreateWidget(t, "default", "w1", nil)
 	var faults atomic.Int32
-	s.SetFault(func(r *http.Request) *apiserver.Fault {
+	s.SetFault(func(r *http.Request) *proxy.Fault {
 		if faults.Add(1) > 2 {
 			return nil
 		}
-		return &apiserver.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"0"}}}
+		return &proxy.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"0"}}}
 	})
 	widgets := dynamicClient(t, s.Config).Resource(apiserver.WidgetResource).Namespace("default")
 	if _, err := widgets.Get(context.Background(), "w1", metav1.GetOptions{}); err != nil {
@@ -224,23 +225,23 @@ func TestFaultStatus(t *testing.T) {
 	widgets := dynamic.New(noRetries{rc}).Resource(apiserver.WidgetResource).Namespace("default")
 	for _, c := range []struct {
 		name  string
-		fault apiserver.Fault
+		fault proxy.Fault
 		is    func(error) bool
 	}{
-		{"403", apiserver.Fault{Status: http.StatusForbidden}, apierrors.IsForbidden},
-		{"404", apiserver.Fault{Status: http.StatusNotFound}, apierrors.IsNotFound},
-		{"410", apiserver.Fault{Status: http.StatusGone}, apierrors.IsResourceExpired},
-		{"429", apiserver.Fault{Status: http.StatusTooManyRequests}, apierrors.IsTooManyRequests},
-		{"500", apiserver.Fault{Status: http.StatusInternalServerError}, apierrors.IsInternalError},
-		{"503", apiserver.Fault{Status: http.StatusServiceUnavailable}, apierrors.IsServiceUnavailable},
-		{"body", apiserver.Fault{Status: http.StatusConflict, Header: http.Header{"Content-Type": {"application/json"}},
+		{"403", proxy.Fault{Status: http.StatusForbidden}, apierrors.IsForbidden},
+		{"404", proxy.Fault{Status: http.StatusNotFound}, apierrors.IsNotFound},
+		{"410", proxy.Fault{Status: http.StatusGone}, apierrors.IsResourceExpired},
+		{"429", proxy.Fault{Status: http.StatusTooManyRequests}, apierrors.IsTooManyRequests},
+		{"500", proxy.Fault{Status: http.StatusInternalServerError}, apierrors.IsInternalError},
+		{"503", proxy.Fault{Status: http.StatusServiceUnavailable}, apierrors.IsServiceUnavailable},
+		{"body", proxy.Fault{Status: http.StatusConflict, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"AlreadyExists","code":409}`},
 			apierrors.IsAlreadyExists},
-		{"header", apiserver.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"7"}}},
+		{"header", proxy.Fault{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"7"}}},
 			func(err error) bool { d, ok := apierrors.SuggestsClientDelay(err); return ok && d == 7 }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s.SetFault(func(*http.Request) *apiserver.Fault { return &c.fault })
+			s.SetFault(func(*http.Request) *proxy.Fault { return &c.fault })
 			_, err := widgets.Get(context.Background(), "w1", metav1.GetOptions{})
 			if !c.is(err) {
 				t.Errorf("Get with Fault %+v = %v", c.fault, err)

@@ -1,8 +1,9 @@
-// Package kubectl gives the tests a kubectl to compare waitable with: the
-// machine's, if it is recent enough for every kubectl wait the tests run
-// (v1.31, for --for=create), or else kubectl built here from
-// k8s.io/kubectl at the version this module requires (cmd/kubectl), so
-// that the tests need nothing installed but Go.
+// Package kubectl gives the tests a kubectl to compare waitable with:
+// [Path] is the machine's, if it is recent enough for every kubectl wait
+// the tests run (v1.31, for --for=create), or else kubectl built here from
+// k8s.io/kubectl at the version the module requires (cmd/kubectl), so
+// that the tests need nothing installed but Go. A test that runs both
+// takes [Machine] and [Built].
 package kubectl
 
 import (
@@ -21,45 +22,61 @@ import (
 // brought kubectl wait's --for=create.
 const minMinor = 31
 
-var (
+// built is the kubectl built from source, once per process.
+var built struct {
 	once  sync.Once
 	dir   string
 	path  string
 	which string
 	err   error
-)
+}
 
 // Path returns the kubectl the tests run, and which it is ("the machine's
-// kubectl v1.32.4" or "kubectl v0.37.2 built from k8s.io/kubectl"). The
-// first call may build it (about 2 minutes with an empty build cache); a
-// failure to build fails the test.
+// kubectl v1.32.4" or "kubectl v1.37.2 built from k8s.io/kubectl
+// v0.37.2"): the machine's if it is v1.31 or later, else [Built]'s.
 func Path(t testing.TB) (string, string) {
 	t.Helper()
-	once.Do(find)
-	if err != nil {
-		t.Fatal(err)
+	if p, v, ok := Machine(); ok && recent(v) {
+		return p, "the machine's kubectl " + v
 	}
-	return path, which
+	return Built(t)
 }
 
-// Cleanup removes the kubectl Path built, if it built one: TestMain calls
-// it after the tests.
-func Cleanup() {
-	if dir != "" {
-		os.RemoveAll(dir)
-	}
-}
-
-func find() {
-	if p, e := exec.LookPath("kubectl"); e == nil {
-		if v, ok := clientVersion(p); ok {
-			path, which = p, "the machine's kubectl "+v
-			return
+// Built returns kubectl built from k8s.io/kubectl at the version the
+// calling module requires (cmd/kubectl, built with the go command in the
+// test's folder), and which it is. The first call in a process builds it
+// (about 2 minutes with an empty build cache) into a temporary folder
+// that [Cleanup] removes; a failure to build fails t.
+func Built(t testing.TB) (string, string) {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "waitable-kubectl-")
+		if built.err == nil {
+			built.path, built.which, built.err = build(built.dir)
 		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	dir, err = os.MkdirTemp("", "waitable-kubectl-")
-	if err == nil {
-		path, which, err = build(dir)
+	return built.path, built.which
+}
+
+// Machine returns the path of the kubectl on the PATH and the version it
+// reports ("v1.32.4"), or false if there is none or it does not run.
+func Machine() (path, version string, ok bool) {
+	p, err := exec.LookPath("kubectl")
+	if err != nil {
+		return "", "", false
+	}
+	v, ok := clientVersion(p)
+	return p, v, ok
+}
+
+// Cleanup removes the kubectl [Built] built, if it built one: TestMain
+// calls it after the tests.
+func Cleanup() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 }
 
@@ -68,7 +85,7 @@ func find() {
 func build(dir string) (path, which string, err error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubectl").Output()
 	if err != nil {
-		return "", "", fmt.Errorf("kubectl: no kubectl v1.%d or later on the PATH, and go list -m k8s.io/kubectl: %v", minMinor, err)
+		return "", "", fmt.Errorf("kubectl: go list -m k8s.io/kubectl: %v", err)
 	}
 	version := strings.TrimSpace(string(out))
 	path = filepath.Join(dir, "kubectl")
@@ -86,19 +103,27 @@ func build(dir string) (path, which string, err error) {
 	return path, "kubectl v1." + v + " built from k8s.io/kubectl " + version, nil
 }
 
-// clientVersion returns the version of the kubectl at p, and whether it is
-// at least 1.minMinor.
+// clientVersion returns the version that the kubectl at p reports, and
+// whether it ran.
 func clientVersion(p string) (string, bool) {
 	out, e := exec.Command(p, "version", "--client", "-o", "json").Output()
 	if e != nil {
 		return "", false
 	}
 	var v struct {
-		ClientVersion struct{ GitVersion, Minor string }
+		ClientVersion struct{ GitVersion string }
 	}
-	if json.Unmarshal(out, &v) != nil {
+	if json.Unmarshal(out, &v) != nil || v.ClientVersion.GitVersion == "" {
 		return "", false
 	}
-	minor, e := strconv.Atoi(strings.TrimRight(v.ClientVersion.Minor, "+"))
-	return v.ClientVersion.GitVersion, e == nil && minor >= minMinor
+	return v.ClientVersion.GitVersion, true
+}
+
+// recent reports whether version ("v1.32.4", "v1.32.4-dispatcher") is
+// 1.minMinor or later.
+func recent(version string) bool {
+	major, rest, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	m, err := strconv.Atoi(minor)
+	return major == "1" && err == nil && m >= minMinor
 }

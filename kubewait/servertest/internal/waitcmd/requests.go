@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	"github.com/waitable/waitable/kubewait/servertest/internal/proxy"
 )
 
 // Requests records the requests that reach a server's proxy, each with
@@ -20,7 +21,7 @@ type Requests struct {
 
 type toolRequest struct {
 	tool Tool
-	req  apiserver.Request
+	req  proxy.Request
 }
 
 // key is what [Requests.Made] waits for.
@@ -34,8 +35,8 @@ type key struct {
 // sets no other fault function while it tracks.
 func Track(srv *apiserver.Server) *Requests {
 	rs := &Requests{waits: map[key][]chan struct{}{}}
-	srv.SetFault(func(r *http.Request) *apiserver.Fault {
-		rs.record(toolOf(r.Header.Get("User-Agent")), apiserver.Classify(r))
+	srv.SetFault(func(r *http.Request) *proxy.Fault {
+		rs.record(toolOf(r.Header.Get("User-Agent")), proxy.Classify(r))
 		return nil
 	})
 	return rs
@@ -52,7 +53,7 @@ func toolOf(userAgent string) Tool {
 	return ""
 }
 
-func (rs *Requests) record(tool Tool, req apiserver.Request) {
+func (rs *Requests) record(tool Tool, req proxy.Request) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.seen = append(rs.seen, toolRequest{tool, req})
@@ -65,7 +66,7 @@ func (rs *Requests) record(tool Tool, req apiserver.Request) {
 }
 
 // Made returns a channel closed when tool has made a request with verb
-// (LIST, WATCH, GET, as [apiserver.Request.Verb] names them) in namespace
+// (LIST, WATCH, GET, as [proxy.Request.Verb] names them) in namespace
 // ns ("" for a cluster-scoped resource), of resource, or of any resource
 // when resource is "", at any time since [Track].
 func (rs *Requests) Made(tool Tool, verb, resource, ns string) <-chan struct{} {

@@ -127,14 +127,13 @@ type Result struct {
 	End    time.Time // when its output closed and it had exited
 	Stdout []Line
 	Stderr []Line
+
+	command string // as Command returns it
 }
 
-// Command is the command line as a user would type it, after the
-// program: "kubectl wait wd/a --for=delete", "waitable kube wd/a ...".
-func (r Result) Command() string {
-	sub := map[Tool]string{Kubectl: "wait", Waitable: "kube"}[r.Tool]
-	return strings.Join(append([]string{string(r.Tool), sub}, r.Args...), " ")
-}
+// Command is the command line as a user would type it: "kubectl wait
+// wd/a --for=delete", "waitable kube wd/a ...".
+func (r Result) Command() string { return r.command }
 
 // Elapsed is the command's time, from its start to its exit.
 func (r Result) Elapsed() time.Duration { return r.End.Sub(r.Start) }
@@ -193,6 +192,18 @@ func (env *Env) Start(ctx context.Context, tool Tool, args ...string) (*Proc, er
 		return nil, errors.New("waitcmd: unknown tool " + string(tool))
 	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Kubeconfig, "KUBECACHEDIR="+env.CacheDir)
+	return start(cmd, tool, args, cmd.Args[1:])
+}
+
+// Exec starts cmd, any command of tool's (kubectl rollout status, say),
+// and records its output line by line as [Env.Start] does; its Result's
+// Args are cmd's arguments. The caller must call [Proc.Wait].
+func Exec(tool Tool, cmd *exec.Cmd) (*Proc, error) {
+	return start(cmd, tool, cmd.Args[1:], cmd.Args[1:])
+}
+
+// start starts cmd, whose Result has args and says it ran tool with line.
+func start(cmd *exec.Cmd, tool Tool, args, line []string) (*Proc, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -202,7 +213,8 @@ func (env *Env) Start(ctx context.Context, tool Tool, args ...string) (*Proc, er
 		return nil, err
 	}
 	p := &Proc{cmd: cmd, done: make(chan struct{}), lines: make(chan struct{}),
-		res: Result{Tool: tool, Args: args, Code: -1}}
+		res: Result{Tool: tool, Args: args, Code: -1,
+			command: strings.Join(append([]string{string(tool)}, line...), " ")}}
 	p.res.Start = time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err

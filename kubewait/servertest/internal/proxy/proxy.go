@@ -1,16 +1,32 @@
-package apiserver
+// Package proxy is the proxy that tests put in front of a Kubernetes API
+// server in process: it forwards each request as the server's privileged
+// loopback identity, records it (verb, resource, namespace, name, status,
+// time) and answers the requests a test picks with faults (a 403 on
+// watches, a 429 with Retry-After, a 503), as a real cluster's RBAC,
+// Priority and Fairness or a restart would. [Start] starts one for a test;
+// [Proxy.Count] and [Proxy.Requests] say what the clients under test
+// asked for, and [Proxy.SetFault] fails requests.
+//
+// The API servers of both test modules use it: the API server of custom
+// resources (package apiserver) and the full kube-apiserver of the
+// clustertest module.
+package proxy
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +35,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Request is one request the proxy has seen.
@@ -72,7 +90,7 @@ var requestInfo = &apirequest.RequestInfoFactory{
 }
 
 // Classify describes r as the proxy records it, with no Status and no
-// Time. A fault function (see [Server.SetFault]) uses it to pick the
+// Time. A fault function (see [Proxy.SetFault]) uses it to pick the
 // requests to fail.
 func Classify(r *http.Request) Request {
 	req := Request{Verb: r.Method, Path: r.URL.RequestURI()}
@@ -130,19 +148,70 @@ func (b *backend) close() {
 	b.transport.CloseIdleConnections()
 }
 
-// proxy forwards requests to the current backend, records them, and
-// answers some with faults. It is safe for concurrent use.
-type proxy struct {
+// Proxy forwards requests to an API server, records them, and answers
+// some with faults. Its methods are safe for concurrent use.
+type Proxy struct {
+	// Config reaches the API server through the proxy, over plain HTTP on
+	// 127.0.0.1. Clients under test use it. The proxy forwards every
+	// request as the API server's privileged loopback identity, whatever
+	// credentials it carries: Config has a bearer token, as a client of a
+	// real cluster does, but a kubeconfig's client (kubectl, clientcmd)
+	// sends none over plain HTTP.
+	Config *rest.Config
+	// Kubeconfig is the path of a kubeconfig file, in a temporary folder
+	// of the test, for kubectl through the proxy, with namespace default
+	// and Config's host and token.
+	// kubectl caches discovery per server address under its cache folder:
+	// a test that runs kubectl sets KUBECACHEDIR to a folder of its own.
+	Kubeconfig string
+
 	mu       sync.Mutex
 	requests []*Request
 	fault    func(*http.Request) *Fault
-	backend  *backend // nil while the API server restarts
+	backend  *backend // nil while no API server runs
 }
 
-// setBackend makes p forward to the API server that config reaches, or,
-// with a nil config, answer 503; it ends the requests that p was
+// readHeaderTimeout bounds the proxy's wait for a request's header.
+const readHeaderTimeout = 30 * time.Second
+
+// Start starts a proxy in process for t, on 127.0.0.1, forwarding to the
+// API server that backend reaches (see [Proxy.SetBackend]), and stops it
+// when t ends: the requests it was forwarding end. It fails t if the
+// proxy cannot start.
+func Start(t testing.TB, backend *rest.Config) *Proxy {
+	t.Helper()
+	p := &Proxy{}
+	if err := p.SetBackend(backend); err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: readHeaderTimeout}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(l)
+	}()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		<-served
+		_ = p.SetBackend(nil)
+	})
+	p.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: rand.Text()}
+	p.Kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	if err := WriteKubeconfig(p.Kubeconfig, p.Config); err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	return p
+}
+
+// SetBackend makes p forward to the API server that config reaches, as
+// config's identity (its TLS settings and bearer token), or, with a nil
+// config, answer 503 ServiceUnavailable; it ends the requests that p was
 // forwarding.
-func (p *proxy) setBackend(config *rest.Config) error {
+func (p *Proxy) SetBackend(config *rest.Config) error {
 	var b *backend
 	if config != nil {
 		tlsConfig, err := rest.TLSConfigFor(config)
@@ -166,8 +235,8 @@ func (p *proxy) setBackend(config *rest.Config) error {
 	return nil
 }
 
-// ServeHTTP records r, then answers it with a fault or forwards it.
-func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve records r, then answers it with a fault or forwards it.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	req := Classify(r)
 	req.Time = time.Now()
 	p.mu.Lock()
@@ -265,24 +334,24 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Requests returns every request the proxy has seen since it started or
-// since the last [Server.ResetCounts], in the order they arrived.
-func (s *Server) Requests() []Request {
-	s.proxy.mu.Lock()
-	defer s.proxy.mu.Unlock()
-	out := make([]Request, len(s.proxy.requests))
-	for i, r := range s.proxy.requests {
+// since the last [Proxy.ResetCounts], in the order they arrived.
+func (p *Proxy) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Request, len(p.requests))
+	for i, r := range p.requests {
 		out[i] = *r
 	}
 	return out
 }
 
-// Count returns how many of [Server.Requests] have verb (compared without
+// Count returns how many of [Proxy.Requests] have verb (compared without
 // regard to case), resource and namespace; an empty namespace matches any.
 // Count("LIST", "widgets", "") counts the lists of widgets in every
 // namespace and across namespaces.
-func (s *Server) Count(verb, resource, namespace string) int {
+func (p *Proxy) Count(verb, resource, namespace string) int {
 	n := 0
-	for _, r := range s.Requests() {
+	for _, r := range p.Requests() {
 		if strings.EqualFold(r.Verb, verb) && r.Resource == resource &&
 			(namespace == "" || r.Namespace == namespace) {
 			n++
@@ -291,20 +360,31 @@ func (s *Server) Count(verb, resource, namespace string) int {
 	return n
 }
 
-// ResetCounts forgets every request seen so far, for [Server.Requests]
-// and [Server.Count].
-func (s *Server) ResetCounts() {
-	s.proxy.mu.Lock()
-	defer s.proxy.mu.Unlock()
-	s.proxy.requests = nil
+// ResetCounts forgets every request seen so far, for [Proxy.Requests]
+// and [Proxy.Count].
+func (p *Proxy) ResetCounts() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = nil
 }
 
 // SetFault makes the proxy call f for each request, after recording it:
 // when f returns a Fault, the proxy answers with it and does not forward
 // the request. A nil f, the default, forwards every request. f is called
 // once per request, from many goroutines at once, and must not block.
-func (s *Server) SetFault(f func(r *http.Request) *Fault) {
-	s.proxy.mu.Lock()
-	defer s.proxy.mu.Unlock()
-	s.proxy.fault = f
+func (p *Proxy) SetFault(f func(r *http.Request) *Fault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fault = f
+}
+
+// WriteKubeconfig writes a kubeconfig file at path for config's host and
+// bearer token, with namespace default.
+func WriteKubeconfig(path string, config *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["servertest"] = &clientcmdapi.Cluster{Server: config.Host}
+	kc.AuthInfos["servertest"] = &clientcmdapi.AuthInfo{Token: config.BearerToken}
+	kc.Contexts["servertest"] = &clientcmdapi.Context{Cluster: "servertest", AuthInfo: "servertest", Namespace: "default"}
+	kc.CurrentContext = "servertest"
+	return clientcmd.WriteToFile(*kc, path)
 }
