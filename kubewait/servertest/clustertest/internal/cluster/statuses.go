@@ -1,0 +1,396 @@
+package cluster
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// ContainerCreating is the kubelet's first status of a pod it admitted:
+// phase Pending, the containers waiting (ContainerCreating, or
+// PodInitializing behind init containers), not ready.
+func ContainerCreating() Step {
+	return statusStep("ContainerCreating", func(pod *corev1.Pod, sc statusContext) {
+		pod.Status.Phase = corev1.PodPending
+		reason := "ContainerCreating"
+		if len(pod.Spec.InitContainers) > 0 {
+			reason = "PodInitializing"
+		}
+		for _, cs := range containerStatuses(pod) {
+			if isZeroState(cs.State) {
+				cs.State = waiting(reason, "")
+			}
+		}
+		setConditions(pod, sc, corev1.ConditionFalse)
+	})
+}
+
+// Running is a pod whose containers have all started (init containers
+// completed) and are not ready yet: phase Running, Ready False, as while
+// a readiness probe has not passed.
+func Running() Step {
+	return statusStep("Running", func(pod *corev1.Pod, sc statusContext) {
+		run(pod, sc, false)
+	})
+}
+
+// Ready is a pod whose containers all run and are ready: phase Running,
+// the conditions PodReadyToStartContainers, Initialized, ContainersReady,
+// Ready and PodScheduled True. A container that crashed before keeps its
+// restart count and last state.
+func Ready() Step {
+	return statusStep("Ready", func(pod *corev1.Pod, sc statusContext) {
+		run(pod, sc, true)
+	})
+}
+
+// run makes every init container completed and every container running,
+// ready or not.
+func run(pod *corev1.Pod, sc statusContext, ready bool) {
+	pod.Status.Phase = corev1.PodRunning
+	for i := range pod.Spec.InitContainers {
+		cs := initStatus(pod, i)
+		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 {
+			cs.State = terminated(pod, cs, ExitCode(0), sc)
+		}
+	}
+	for _, cs := range appStatuses(pod) {
+		if cs.State.Running == nil {
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: sc.now}}
+		}
+		cs.ContainerID = containerID(pod, cs)
+		cs.ImageID = imageID(cs.Image)
+		cs.Started, cs.Ready = ptr(true), ready
+	}
+	setConditions(pod, sc, corev1.ConditionTrue)
+}
+
+// ErrImagePull is a failed pull of container's image, with err's
+// message: phase Pending, the container waiting with reason
+// ErrImagePull.
+func ErrImagePull(container string, err PullError) Step {
+	return statusStep("ErrImagePull", func(pod *corev1.Pod, sc statusContext) {
+		cs := appStatus(pod, container)
+		setWaiting(pod, sc, cs, "ErrImagePull", err.Message(cs.Image))
+	})
+}
+
+// ImagePullBackOff is the back-off after a failed pull of container's
+// image: the container waiting with reason ImagePullBackOff and the
+// kubelet's message, Back-off pulling image "IMAGE": ErrImagePull: and
+// err's message.
+func ImagePullBackOff(container string, err PullError) Step {
+	return statusStep("ImagePullBackOff", func(pod *corev1.Pod, sc statusContext) {
+		cs := appStatus(pod, container)
+		setWaiting(pod, sc, cs, "ImagePullBackOff",
+			fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", cs.Image, err.Message(cs.Image)))
+	})
+}
+
+// CreateContainerConfigError is a container the kubelet cannot create
+// for its configuration, with the kubelet's message (see
+// [MissingConfigMap], [MissingSecret]): phase Pending, the container
+// waiting with reason CreateContainerConfigError.
+func CreateContainerConfigError(container, message string) Step {
+	return statusStep("CreateContainerConfigError", func(pod *corev1.Pod, sc statusContext) {
+		setWaiting(pod, sc, appStatus(pod, container), "CreateContainerConfigError", message)
+	})
+}
+
+// MissingConfigMap is the kubelet's message for a container whose
+// environment names a ConfigMap that does not exist.
+func MissingConfigMap(name string) string { return fmt.Sprintf("configmap %q not found", name) }
+
+// MissingSecret is the kubelet's message for a container whose
+// environment names a Secret that does not exist.
+func MissingSecret(name string) string { return fmt.Sprintf("secret %q not found", name) }
+
+// CrashLoopBackOff is container's crash and the back-off after it: its
+// restart count one higher, its last state terminated with exit, its
+// state waiting with reason CrashLoopBackOff and the kubelet's message
+// (back-off 10s restarting failed container=NAME pod=POD_NS(UID), the
+// back-off doubling with the restarts), phase Running, not ready.
+func CrashLoopBackOff(container string, exit Exit) Step {
+	return statusStep("CrashLoopBackOff", func(pod *corev1.Pod, sc statusContext) {
+		pod.Status.Phase = corev1.PodRunning
+		crash(pod, sc, appStatus(pod, container), exit)
+		setConditions(pod, sc, corev1.ConditionTrue)
+	})
+}
+
+// InitCrashLoopBackOff is init container container's crash and the
+// back-off after it, as [CrashLoopBackOff] is a container's: phase
+// Pending, Initialized False, the containers after it waiting with reason
+// PodInitializing.
+func InitCrashLoopBackOff(container string, exit Exit) Step {
+	return statusStep("Init:CrashLoopBackOff", func(pod *corev1.Pod, sc statusContext) {
+		pod.Status.Phase = corev1.PodPending
+		i := slices.IndexFunc(pod.Spec.InitContainers, func(c corev1.Container) bool { return c.Name == container })
+		if i < 0 {
+			panic("cluster: pod " + pod.Name + " has no init container " + container)
+		}
+		crash(pod, sc, initStatus(pod, i), exit)
+		for _, cs := range containerStatuses(pod) {
+			if isZeroState(cs.State) || cs.State.Waiting != nil && cs.State.Waiting.Reason == "ContainerCreating" {
+				cs.State = waiting("PodInitializing", "")
+			}
+		}
+		setConditions(pod, sc, corev1.ConditionTrue)
+	})
+}
+
+// crash records cs's exit and the back-off after it.
+func crash(pod *corev1.Pod, sc statusContext, cs *corev1.ContainerStatus, exit Exit) {
+	cs.LastTerminationState = terminated(pod, cs, exit, sc)
+	cs.RestartCount++
+	cs.State = waiting("CrashLoopBackOff", fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
+		backOff(int(cs.RestartCount)), cs.Name, pod.Name, pod.Namespace, pod.UID))
+	cs.Started, cs.Ready = ptr(false), false
+}
+
+// Unschedulable is the scheduler's verdict on a pod that fits no node:
+// PodScheduled False with reason Unschedulable and its message (0/3 nodes
+// are available: 3 Insufficient cpu. preemption: ...), phase Pending.
+func Unschedulable() Step {
+	return statusStep("Unschedulable", func(pod *corev1.Pod, sc statusContext) {
+		pod.Status.Phase = corev1.PodPending
+		n := sc.nodes
+		setCondition(pod, sc, corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable,
+			fmt.Sprintf("0/%d nodes are available: %d Insufficient cpu. preemption: 0/%d nodes are available: "+
+				"%d No preemption victims found for incoming pod.", n, n, n, n))
+	})
+}
+
+// Evicted is a pod the kubelet evicted because its node ran low on
+// memory: phase Failed with reason Evicted and the kubelet's message, the
+// condition DisruptionTarget True, its containers killed (exit 137).
+func Evicted() Step {
+	return statusStep("Evicted", func(pod *corev1.Pod, sc statusContext) {
+		msg := fmt.Sprintf("The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. "+
+			"Container %s was using 1Gi, request is 0, has larger consumption of memory. ", pod.Spec.Containers[0].Name)
+		end(pod, sc, corev1.PodFailed, ExitCode(137))
+		pod.Status.Reason, pod.Status.Message = "Evicted", msg
+		setCondition(pod, sc, corev1.DisruptionTarget, corev1.ConditionTrue, corev1.PodReasonTerminationByKubelet, msg)
+	})
+}
+
+// Succeeded is a pod whose containers all exited 0: phase Succeeded,
+// the containers terminated with reason Completed, not ready.
+func Succeeded() Step {
+	return statusStep("Succeeded", func(pod *corev1.Pod, sc statusContext) {
+		end(pod, sc, corev1.PodSucceeded, ExitCode(0))
+	})
+}
+
+// Failed is a pod, one that is not restarted (restartPolicy Never), whose
+// containers exited, with exit: phase Failed.
+func Failed(exit Exit) Step {
+	return statusStep("Failed", func(pod *corev1.Pod, sc statusContext) {
+		end(pod, sc, corev1.PodFailed, exit)
+	})
+}
+
+// end makes pod terminal with phase, its running containers terminated
+// with exit.
+func end(pod *corev1.Pod, sc statusContext, phase corev1.PodPhase, exit Exit) {
+	pod.Status.Phase = phase
+	for _, cs := range appStatuses(pod) {
+		if cs.State.Terminated == nil {
+			cs.State = terminated(pod, cs, exit, sc)
+		}
+		cs.Started, cs.Ready = ptr(false), false
+	}
+	setConditions(pod, sc, corev1.ConditionFalse)
+}
+
+func statusStep(name string, f func(*corev1.Pod, statusContext)) Step {
+	return Step{name: name, status: f}
+}
+
+// setWaiting makes cs wait with reason and message, in a pod whose
+// sandbox is up: phase Pending until a container has run.
+func setWaiting(pod *corev1.Pod, sc statusContext, cs *corev1.ContainerStatus, reason, message string) {
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
+	}
+	cs.State = waiting(reason, message)
+	cs.Started, cs.Ready = ptr(false), false
+	for _, other := range appStatuses(pod) {
+		if isZeroState(other.State) {
+			other.State = waiting("ContainerCreating", "")
+		}
+	}
+	setConditions(pod, sc, corev1.ConditionTrue)
+}
+
+// setConditions writes the conditions the kubelet derives from the
+// containers' statuses, with PodReadyToStartContainers as sandbox says.
+func setConditions(pod *corev1.Pod, sc statusContext, sandbox corev1.ConditionStatus) {
+	if pod.Status.StartTime == nil {
+		pod.Status.StartTime = &sc.now
+	}
+	pod.Status.HostIP = nodeIP(pod.Spec.NodeName)
+	pod.Status.HostIPs = []corev1.HostIP{{IP: pod.Status.HostIP}}
+	if sandbox == corev1.ConditionTrue && pod.Status.PodIP == "" {
+		pod.Status.PodIP = podIP(pod)
+		pod.Status.PodIPs = []corev1.PodIP{{IP: pod.Status.PodIP}}
+	}
+	setCondition(pod, sc, corev1.PodReadyToStartContainers, sandbox, "", "")
+
+	var incomplete, unready []string
+	for i := range pod.Spec.InitContainers {
+		if t := initStatus(pod, i).State.Terminated; t == nil || t.ExitCode != 0 {
+			incomplete = append(incomplete, pod.Spec.InitContainers[i].Name)
+		}
+	}
+	for _, cs := range appStatuses(pod) {
+		if !cs.Ready {
+			unready = append(unready, cs.Name)
+		}
+	}
+	initialized, ready := corev1.ConditionTrue, corev1.ConditionTrue
+	var initReason, initMsg, readyReason, readyMsg string
+	if len(incomplete) > 0 {
+		initialized, initReason = corev1.ConditionFalse, "ContainersNotInitialized"
+		initMsg = fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(incomplete, " "))
+	}
+	switch {
+	case pod.Status.Phase == corev1.PodSucceeded:
+		ready, readyReason = corev1.ConditionFalse, "PodCompleted"
+	case pod.Status.Phase == corev1.PodFailed:
+		ready, readyReason = corev1.ConditionFalse, "PodFailed"
+	case len(unready) > 0:
+		ready, readyReason = corev1.ConditionFalse, "ContainersNotReady"
+		readyMsg = fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))
+	}
+	setCondition(pod, sc, corev1.PodInitialized, initialized, initReason, initMsg)
+	setCondition(pod, sc, corev1.PodReady, ready, readyReason, readyMsg)
+	setCondition(pod, sc, corev1.ContainersReady, ready, readyReason, readyMsg)
+	setCondition(pod, sc, corev1.PodScheduled, corev1.ConditionTrue, "", "")
+}
+
+// setCondition sets pod's condition of type typ, its transition time
+// changed only with its status.
+func setCondition(pod *corev1.Pod, sc statusContext, typ corev1.PodConditionType, status corev1.ConditionStatus, reason, message string) {
+	c := corev1.PodCondition{Type: typ, Status: status, Reason: reason, Message: message,
+		LastTransitionTime: sc.now, ObservedGeneration: pod.Generation}
+	for i, old := range pod.Status.Conditions {
+		if old.Type == typ {
+			if old.Status == status {
+				c.LastTransitionTime = old.LastTransitionTime
+			}
+			pod.Status.Conditions[i] = c
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, c)
+}
+
+// containerStatuses returns the statuses of pod's init containers and
+// containers, in the order of its spec, each made if missing.
+func containerStatuses(pod *corev1.Pod) []*corev1.ContainerStatus {
+	var out []*corev1.ContainerStatus
+	for i := range pod.Spec.InitContainers {
+		out = append(out, initStatus(pod, i))
+	}
+	return append(out, appStatuses(pod)...)
+}
+
+// appStatuses returns the statuses of pod's containers, in the order of
+// its spec, each made if missing.
+func appStatuses(pod *corev1.Pod) []*corev1.ContainerStatus {
+	var out []*corev1.ContainerStatus
+	for _, c := range pod.Spec.Containers {
+		out = append(out, status(&pod.Status.ContainerStatuses, c))
+	}
+	return out
+}
+
+// appStatus returns the status of pod's container called name, made if
+// missing; it panics if the pod has no such container.
+func appStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
+	for _, c := range pod.Spec.Containers {
+		if c.Name == name {
+			return status(&pod.Status.ContainerStatuses, c)
+		}
+	}
+	panic("cluster: pod " + pod.Name + " has no container " + name)
+}
+
+// initStatus returns the status of pod's i-th init container, made if
+// missing.
+func initStatus(pod *corev1.Pod, i int) *corev1.ContainerStatus {
+	return status(&pod.Status.InitContainerStatuses, pod.Spec.InitContainers[i])
+}
+
+// status returns the status of c in *statuses, appended if missing.
+func status(statuses *[]corev1.ContainerStatus, c corev1.Container) *corev1.ContainerStatus {
+	for i := range *statuses {
+		if (*statuses)[i].Name == c.Name {
+			return &(*statuses)[i]
+		}
+	}
+	*statuses = append(*statuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image, Started: ptr(false)})
+	return &(*statuses)[len(*statuses)-1]
+}
+
+func isZeroState(s corev1.ContainerState) bool {
+	return s.Waiting == nil && s.Running == nil && s.Terminated == nil
+}
+
+func waiting(reason, message string) corev1.ContainerState {
+	return corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}
+}
+
+// terminated is cs's state once it exited with exit.
+func terminated(pod *corev1.Pod, cs *corev1.ContainerStatus, exit Exit, sc statusContext) corev1.ContainerState {
+	started := sc.now
+	if cs.State.Running != nil {
+		started = cs.State.Running.StartedAt
+	}
+	return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+		ExitCode: exit.Code, Reason: exit.Reason, StartedAt: started, FinishedAt: sc.now,
+		ContainerID: containerID(pod, cs)}}
+}
+
+// containerID is the runtime's ID of cs's current run.
+func containerID(pod *corev1.Pod, cs *corev1.ContainerStatus) string {
+	return fmt.Sprintf("containerd://%016x%016x", hash(string(pod.UID), cs.Name), hash(cs.Name, fmt.Sprint(cs.RestartCount)))
+}
+
+// imageID is the digest the runtime reports for image.
+func imageID(image string) string {
+	r := parseImage(image)
+	return fmt.Sprintf("%s@sha256:%016x%016x%016x%016x", r.repoFull, hash(image, "1"), hash(image, "2"), hash(image, "3"), hash(image, "4"))
+}
+
+// nodeIP is the address of node (node-0 is 10.0.1.1) or "".
+func nodeIP(node string) string {
+	var i int
+	if _, err := fmt.Sscanf(node, "node-%d", &i); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("10.0.1.%d", i+1)
+}
+
+// podIP is pod's address in its node's pod range (node-0 is
+// 10.244.1.0/24).
+func podIP(pod *corev1.Pod) string {
+	var i int
+	_, _ = fmt.Sscanf(pod.Spec.NodeName, "node-%d", &i)
+	return fmt.Sprintf("10.244.%d.%d", i+1, 2+hash(string(pod.UID))%250)
+}
+
+func hash(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+func ptr[T any](v T) *T { return &v }
