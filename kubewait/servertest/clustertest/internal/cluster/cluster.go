@@ -186,6 +186,34 @@ func (c *Cluster) Namespace(t testing.TB) string {
 	return ns.Name
 }
 
+// Quota creates a ResourceQuota called name in namespace with hard as
+// its limits, and writes its status as the resource quota controller
+// (which does not run) would for a namespace with nothing in it yet: from
+// then on, admission counts what is created and refuses what exceeds
+// hard ("exceeded quota: NAME, requested: pods=1, used: pods=2, limited:
+// pods=2"), and a ReplicaSet whose pods it refuses reports ReplicaFailure.
+// Without a status, the quota would refuse everything it limits ("status
+// unknown for quota").
+func (c *Cluster) Quota(t testing.TB, namespace, name string, hard corev1.ResourceList) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	q, err := c.Client.CoreV1().ResourceQuotas(namespace).Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("cluster: create quota %s/%s: %v", namespace, name, err)
+	}
+	q.Status.Hard, q.Status.Used = hard, corev1.ResourceList{}
+	for r := range hard {
+		q.Status.Used[r] = resource.MustParse("0")
+	}
+	if _, err := c.Client.CoreV1().ResourceQuotas(namespace).UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("cluster: write the status of quota %s/%s: %v", namespace, name, err)
+	}
+}
+
 // namespacePrefix makes a namespace's generateName of a test's name.
 func namespacePrefix(test string) string {
 	b := []byte(strings.ToLower(test))

@@ -53,10 +53,11 @@
 //
 // # What it does not do
 //
-// No garbage collector, namespace controller, service account controller
-// or node lifecycle controller runs: deleting a Deployment leaves its
-// ReplicaSets and pods, a namespace stays Terminating, and nodes stay as
-// created (Ready, untainted). The ServiceAccount and TaintNodesByCondition
+// No garbage collector, namespace controller, service account controller,
+// resource quota controller or node lifecycle controller runs: deleting a
+// Deployment leaves its ReplicaSets and pods, a namespace stays
+// Terminating, a ResourceQuota counts only once its status is written
+// ([Cluster.Quota] does), and nodes stay as created (Ready, untainted). The ServiceAccount and TaintNodesByCondition
 // admission plugins are off, as in Kubernetes' own integration tests, so
 // that pods need no service account and new nodes no taint removal. No
 // container runs: a pod is what the kubelet the test plays writes.

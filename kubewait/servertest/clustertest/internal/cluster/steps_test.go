@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/waitable/waitable/kubewait/servertest/clustertest/internal/cluster"
@@ -295,4 +297,41 @@ func TestKubeletFinishesDeletion(t *testing.T) {
 	if !apierrors.IsNotFound(err) {
 		t.Log("(the kubelet the test plays did not finish it)")
 	}
+}
+
+// TestQuotaRefusesPods checks that a quota of 2 pods lets the ReplicaSet
+// controller create 2 of a Deployment's 3, and that the ReplicaSet then
+// reports ReplicaFailure with the admission's message.
+func TestQuotaRefusesPods(t *testing.T) {
+	t.Parallel()
+	c := cluster.Start(t, cluster.Options{})
+	ns := c.Namespace(t)
+	c.Quota(t, ns, "pods", corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.Client.AppsV1().Deployments(ns).Create(ctx, cluster.Deployment(ns, "web", 3, "nginx"),
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for e := range w.ResultChan() {
+		rs, ok := e.Object.(*appsv1.ReplicaSet)
+		if !ok {
+			continue
+		}
+		for _, cond := range rs.Status.Conditions {
+			if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
+				if cond.Reason != "FailedCreate" || !strings.Contains(cond.Message, "exceeded quota: pods") {
+					t.Errorf("ReplicaFailure %s: %s, want FailedCreate: ... exceeded quota: pods ...", cond.Reason, cond.Message)
+				}
+				t.Logf("ReplicaFailure %s: %s", cond.Reason, cond.Message)
+				return
+			}
+		}
+	}
+	t.Fatalf("no ReplicaFailure within a minute: %v", ctx.Err())
 }
