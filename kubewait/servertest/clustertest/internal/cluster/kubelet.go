@@ -26,7 +26,7 @@ type Kubelet func(pod *corev1.Pod) []Step
 
 // Write is one write of the kubelet or the scheduler the test plays.
 type Write struct {
-	// Time is when the API server accepted it.
+	// Time is when the API server's answer to it came.
 	Time      time.Time
 	Namespace string
 	Pod       string
@@ -47,20 +47,21 @@ type kubelet struct {
 
 	mu      sync.Mutex
 	policy  Kubelet
-	seen    map[types.UID]bool // pods given steps or finished
+	seen    map[types.UID]bool // pods given to the policy
+	deleted map[types.UID]bool // pods being finished
 	queue   []func(ctx context.Context)
 	queued  chan struct{} // has a value when queue may hold work
 	next    int           // the node Bind picks next, round robin
 	writes  []Write
 	written chan struct{} // closed and replaced on each write
-	errs    []error       // of the steps of the policy's
+	errs    []error       // of its own work, see failed
 
 	pods sync.WaitGroup // the pods' goroutines
 }
 
 func newKubelet(client kubernetes.Interface, nodes []string, policy Kubelet) *kubelet {
 	return &kubelet{client: client, nodes: nodes, policy: policy, seen: map[types.UID]bool{},
-		queued: make(chan struct{}, 1), written: make(chan struct{})}
+		deleted: map[types.UID]bool{}, queued: make(chan struct{}, 1), written: make(chan struct{})}
 }
 
 func (k *kubelet) set(policy Kubelet) {
@@ -85,13 +86,12 @@ func (k *kubelet) saw(pod *corev1.Pod) {
 	defer k.mu.Unlock()
 	switch {
 	case pod.DeletionTimestamp != nil && pod.Spec.NodeName != "":
-		key := pod.UID + "/deleted"
-		if k.seen[key] {
+		if k.deleted[pod.UID] {
 			return
 		}
-		k.seen[key] = true
+		k.deleted[pod.UID] = true
 		ns, name, uid := pod.Namespace, pod.Name, pod.UID
-		k.queue = append(k.queue, func(ctx context.Context) { k.finish(ctx, ns, name, uid) })
+		k.queue = append(k.queue, func(ctx context.Context) { k.failed(ctx, k.finish(ctx, ns, name, uid)) })
 	case !k.seen[pod.UID] && pod.DeletionTimestamp == nil:
 		k.seen[pod.UID] = true
 		steps := k.policy(pod.DeepCopy())
@@ -99,13 +99,7 @@ func (k *kubelet) saw(pod *corev1.Pod) {
 			return
 		}
 		ns, name, uid := pod.Namespace, pod.Name, pod.UID
-		k.queue = append(k.queue, func(ctx context.Context) {
-			if err := k.apply(ctx, ns, name, uid, steps); err != nil && err != errGone && ctx.Err() == nil {
-				k.mu.Lock()
-				k.errs = append(k.errs, err)
-				k.mu.Unlock()
-			}
-		})
+		k.queue = append(k.queue, func(ctx context.Context) { k.failed(ctx, k.apply(ctx, ns, name, uid, steps)) })
 	default:
 		return
 	}
@@ -135,21 +129,35 @@ func (k *kubelet) run(ctx context.Context) {
 	}
 }
 
-// finish deletes a pod that was deleted while bound, at once, as the
-// kubelet does once its containers have stopped.
-func (k *kubelet) finish(ctx context.Context, ns, name string, uid types.UID) {
-	zero := int64(0)
-	_ = k.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{
-		GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid}})
+// failed records err, the error of work of its own, unless the pod went
+// away or the kubelet stopped.
+func (k *kubelet) failed(ctx context.Context, err error) {
+	if err == nil || errors.Is(err, ErrPodGone) || ctx.Err() != nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.errs = append(k.errs, err)
 }
 
-// errGone stops a pod's steps: the pod is deleted, being deleted, or
-// replaced by another of its name.
-var errGone = errors.New("cluster: the pod is gone")
+// finish deletes a pod that was deleted while bound, at once, as the
+// kubelet does once its containers have stopped.
+func (k *kubelet) finish(ctx context.Context, ns, name string, uid types.UID) error {
+	err := k.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{
+		GracePeriodSeconds: new(int64(0)), Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("cluster: delete pod %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// ErrPodGone ends the steps of a pod that is deleted, being deleted, or
+// replaced by another of its name: [Cluster.Apply] returns it.
+var ErrPodGone = errors.New("cluster: the pod is gone")
 
 // apply takes steps for the pod ns/name whose UID is uid ("" for any),
 // each after its delay, and returns the first error; a pod that goes
-// away ends them with errGone.
+// away ends them with ErrPodGone.
 func (k *kubelet) apply(ctx context.Context, ns, name string, uid types.UID, steps []Step) error {
 	for _, s := range steps {
 		if s.after > 0 {
@@ -174,17 +182,17 @@ func (k *kubelet) apply(ctx context.Context, ns, name string, uid types.UID, ste
 	return nil
 }
 
-// get reads the pod ns/name, and returns errGone if it is not there, is
+// get reads the pod ns/name, and returns ErrPodGone if it is not there, is
 // being deleted, or has another UID than uid.
 func (k *kubelet) get(ctx context.Context, ns, name string, uid types.UID) (*corev1.Pod, error) {
 	pod, err := k.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, errGone
+		return nil, ErrPodGone
 	case err != nil:
 		return nil, err
 	case pod.DeletionTimestamp != nil || (uid != "" && pod.UID != uid):
-		return nil, errGone
+		return nil, ErrPodGone
 	}
 	return pod, nil
 }
@@ -215,7 +223,7 @@ func (k *kubelet) bind(ctx context.Context, ns, name string, uid types.UID, s St
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 	}, metav1.CreateOptions{})
 	if apierrors.IsNotFound(err) {
-		return errGone
+		return ErrPodGone
 	}
 	if err != nil {
 		return fmt.Errorf("cluster: bind pod %s/%s to %s: %w", ns, name, node, err)
@@ -256,7 +264,7 @@ func (k *kubelet) writeStatus(ctx context.Context, ns, name string, uid types.UI
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		return errGone
+		return ErrPodGone
 	}
 	if err != nil {
 		return fmt.Errorf("cluster: write the status of pod %s/%s (%s): %w", ns, name, s.name, err)
@@ -266,8 +274,8 @@ func (k *kubelet) writeStatus(ctx context.Context, ns, name string, uid types.UI
 	return nil
 }
 
-// errors returns the errors of the steps its policy gave, but for a
-// pod's going away.
+// errors returns the errors of its own work (the steps its policy gave,
+// the pods it finished), but for a pod's going away.
 func (k *kubelet) errors() []error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -286,7 +294,8 @@ func (k *kubelet) wrote(w Write) {
 // goroutine, each after its delay, as the kubelet and the scheduler the
 // test plays would: a test drives a pod that its [Kubelet] left alone,
 // or one that already ran. It returns when the last step is written, or
-// at the first error (the pod's deletion is one), or when ctx ends.
+// at the first error ([ErrPodGone] if the pod goes away), or when ctx
+// ends.
 func (c *Cluster) Apply(ctx context.Context, namespace, name string, steps ...Step) error {
 	return c.kubelet.apply(ctx, namespace, name, "", steps)
 }

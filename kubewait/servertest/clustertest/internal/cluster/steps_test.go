@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -258,8 +259,8 @@ func TestPullErrorMessages(t *testing.T) {
 
 // TestKubeletFinishesDeletion checks that a bound pod that is deleted
 // goes at once, as the kubelet finishes it, not after its grace period
-// of 30 s; and that SetKubelet's policy applies to the pods created
-// after it.
+// of 30 s, after which Apply says ErrPodGone; and that SetKubelet's
+// policy applies to the pods created after it.
 func TestKubeletFinishesDeletion(t *testing.T) {
 	t.Parallel()
 	c := cluster.Start(t, cluster.Options{})
@@ -289,6 +290,9 @@ func TestKubeletFinishesDeletion(t *testing.T) {
 	}
 	for e := range w.ResultChan() {
 		if e.Type == "DELETED" {
+			if err := c.Apply(ctx, ns, "p", cluster.Ready()); !errors.Is(err, cluster.ErrPodGone) {
+				t.Errorf("Apply to the deleted pod = %v, want ErrPodGone", err)
+			}
 			return
 		}
 	}
