@@ -25,20 +25,10 @@ import (
 	"github.com/waitable/waitable/kubewait/servertest/internal/waitcmd"
 )
 
-// startDelay is how long the pods of these tests take to become Ready
-// after the kubelet's ContainerCreating, so that the anchors see the
-// rollout under way before they see it done.
+// startDelay is how long the pods of TestWorkloadsRollOut take to become
+// Ready after the kubelet's ContainerCreating, so that the anchors see
+// the rollout under way before they see it done.
 const startDelay = 2 * time.Second
-
-// slowStart is the kubelet of these tests: [cluster.Healthy], with pods
-// Ready startDelay after ContainerCreating.
-func slowStart(pod *corev1.Pod) []cluster.Step {
-	steps := []cluster.Step{cluster.Bind(), cluster.ContainerCreating(), cluster.Ready().After(startDelay)}
-	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
-		steps = append(steps, cluster.Succeeded().After(cluster.HealthyDelay))
-	}
-	return steps
-}
 
 var (
 	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
@@ -57,7 +47,7 @@ var (
 func TestWorkloadsRollOut(t *testing.T) {
 	t.Parallel()
 	kubectls := anchor.Kubectls(t) // built before the clock starts
-	c := cluster.Start(t, cluster.Options{Kubelet: slowStart})
+	c := cluster.Start(t, cluster.Options{Kubelet: cluster.HealthyAfter(startDelay)})
 	for _, w := range []struct {
 		name   string
 		kind   schema.GroupKind

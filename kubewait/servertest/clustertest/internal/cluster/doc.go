@@ -24,9 +24,9 @@
 // [ImagePullBackOff], [CrashLoopBackOff], [CreateContainerConfigError],
 // [InitCrashLoopBackOff], [Unschedulable], [Evicted], [Succeeded], ...),
 // each after a delay of real time. The default, [Healthy], binds every
-// pod and makes it Running and Ready shortly after, and a pod that runs to
-// completion (restartPolicy Never or OnFailure: a Job's) Succeeded, so
-// that every workload rolls out. A pod deleted while bound is finished as
+// pod and makes it Running and Ready shortly after ([HealthyAfter] says
+// when), and a pod that runs to completion (restartPolicy Never or
+// OnFailure: a Job's) Succeeded, so that every workload rolls out. A pod deleted while bound is finished as
 // the kubelet finishes it: deleted at once, without a grace period.
 // [Cluster.Writes] and [Cluster.WaitWrite] tell a test what the kubelet
 // wrote and when, so that it never sleeps to let a step happen.

@@ -44,16 +44,22 @@ func (s Step) Name() string { return s.name }
 // runs to completion.
 const HealthyDelay = 100 * time.Millisecond
 
-// Healthy is the kubelet of a cluster where every pod starts: it binds
-// the pod, writes ContainerCreating, then Ready [HealthyDelay] later, and
+// Healthy is the kubelet of a cluster where every pod starts, in
+// [HealthyDelay]: see [HealthyAfter].
+func Healthy(pod *corev1.Pod) []Step { return HealthyAfter(HealthyDelay)(pod) }
+
+// HealthyAfter returns the kubelet of a cluster where every pod starts in
+// d: it binds the pod, writes ContainerCreating, then Ready d later, and
 // for a pod that runs to completion (restartPolicy Never or OnFailure, a
-// Job's) Succeeded HealthyDelay after that.
-func Healthy(pod *corev1.Pod) []Step {
-	steps := []Step{Bind(), ContainerCreating(), Ready().After(HealthyDelay)}
-	if pod.Spec.RestartPolicy != corev1.RestartPolicyAlways && pod.Spec.RestartPolicy != "" {
-		steps = append(steps, Succeeded().After(HealthyDelay))
+// Job's) Succeeded [HealthyDelay] after that.
+func HealthyAfter(d time.Duration) Kubelet {
+	return func(pod *corev1.Pod) []Step {
+		steps := []Step{Bind(), ContainerCreating(), Ready().After(d)}
+		if pod.Spec.RestartPolicy != corev1.RestartPolicyAlways && pod.Spec.RestartPolicy != "" {
+			steps = append(steps, Succeeded().After(HealthyDelay))
+		}
+		return steps
 	}
-	return steps
 }
 
 // backOff returns the kubelet's back-off before the n-th retry (from 1)
