@@ -26,7 +26,8 @@ type Kubelet func(pod *corev1.Pod) []Step
 
 // Write is one write of the kubelet or the scheduler the test plays.
 type Write struct {
-	// Time is when the API server's answer to it came.
+	// Time is when the kubelet sent it (its last try, after a conflict):
+	// no one saw it before.
 	Time      time.Time
 	Namespace string
 	Pod       string
@@ -218,6 +219,7 @@ func (k *kubelet) bind(ctx context.Context, ns, name string, uid types.UID, s St
 		k.next++
 		k.mu.Unlock()
 	}
+	sent := time.Now()
 	err = k.client.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
@@ -228,7 +230,7 @@ func (k *kubelet) bind(ctx context.Context, ns, name string, uid types.UID, s St
 	if err != nil {
 		return fmt.Errorf("cluster: bind pod %s/%s to %s: %w", ns, name, node, err)
 	}
-	k.wrote(Write{Time: time.Now(), Namespace: ns, Pod: name, UID: pod.UID, Step: s.name, Node: node})
+	k.wrote(Write{Time: sent, Namespace: ns, Pod: name, UID: pod.UID, Step: s.name, Node: node})
 	return nil
 }
 
@@ -254,12 +256,14 @@ func requiredNode(pod *corev1.Pod) string {
 // finalizers meanwhile).
 func (k *kubelet) writeStatus(ctx context.Context, ns, name string, uid types.UID, s Step) error {
 	var written *corev1.Pod
+	var sent time.Time
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		pod, err := k.get(ctx, ns, name, uid)
 		if err != nil {
 			return err
 		}
 		s.status(pod, statusContext{now: metav1.Now(), nodes: len(k.nodes)})
+		sent = time.Now()
 		written, err = k.client.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 		return err
 	})
@@ -269,7 +273,7 @@ func (k *kubelet) writeStatus(ctx context.Context, ns, name string, uid types.UI
 	if err != nil {
 		return fmt.Errorf("cluster: write the status of pod %s/%s (%s): %w", ns, name, s.name, err)
 	}
-	k.wrote(Write{Time: time.Now(), Namespace: ns, Pod: name, UID: written.UID, Step: s.name,
+	k.wrote(Write{Time: sent, Namespace: ns, Pod: name, UID: written.UID, Step: s.name,
 		Node: written.Spec.NodeName})
 	return nil
 }
@@ -301,7 +305,7 @@ func (c *Cluster) Apply(ctx context.Context, namespace, name string, steps ...St
 }
 
 // Writes returns every write of the kubelet and the scheduler the test
-// plays so far, in the order they happened.
+// plays so far, in the order the API server answered them.
 func (c *Cluster) Writes() []Write {
 	c.kubelet.mu.Lock()
 	defer c.kubelet.mu.Unlock()
