@@ -33,7 +33,7 @@ func Example() {
 		Resource:  jobs,
 		Namespace: "default",
 		Names:     []string{"migrate"},
-		For:       kubewait.Condition("Complete", "True"),
+		For:       []kubewait.Rule{kubewait.Condition("Complete", "True")},
 		FailOn:    []kubewait.Rule{kubewait.Condition("Failed", "True")},
 		Timeout:   10 * time.Minute,
 		OnEvent: func(e kubewait.Event) {

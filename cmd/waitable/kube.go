@@ -269,7 +269,7 @@ func kubeRequests(ctx context.Context, f kubeFlags, targets []kubeTarget, cluste
 			i = len(reqs)
 			reqs = append(reqs, kubeRequest{mapping: m, Request: kubewait.Request{
 				Resource: m.Resource, Namespace: ns, Selector: f.selector, All: f.all, Count: f.count,
-				For: f.forRule, FailOn: f.failOn,
+				For: []kubewait.Rule{f.forRule}, FailOn: f.failOn,
 				Options: []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})},
 			}})
 		}

@@ -61,7 +61,7 @@ func TestFailOnEndsTheWait(t *testing.T) {
 		var ended time.Time
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{name},
-				For: kubewait.Condition("Complete", ""), FailOn: []kubewait.Rule{kubewait.Condition("Failed", "")},
+				For: []kubewait.Rule{kubewait.Condition("Complete", "")}, FailOn: []kubewait.Rule{kubewait.Condition("Failed", "")},
 				Timeout: time.Minute, OnEvent: onEvent})
 			ended = time.Now()
 			done <- err
@@ -95,7 +95,7 @@ func TestManyObjectsTimeOutTogether(t *testing.T) {
 	}
 	srv.ResetCounts()
 	res, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names,
-		For: kubewait.Condition("Ready", ""), Timeout: 5 * time.Second})
+		For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 5 * time.Second})
 	if !errors.Is(err, waiter.ErrTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -127,7 +127,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"late"},
-				For: kubewait.Condition("Ready", ""), Timeout: time.Minute, OnEvent: onEvent})
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute, OnEvent: onEvent})
 			done <- err
 		}()
 		<-ready // judged: not found
@@ -143,7 +143,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Selector: "app=web", Count: 3,
-				For: kubewait.Condition("Ready", ""), Timeout: time.Minute, OnEvent: func(e kubewait.Event) {
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute, OnEvent: func(e kubewait.Event) {
 					mu.Lock()
 					events = append(events, e)
 					mu.Unlock()
@@ -162,7 +162,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 	t.Run("never appears", func(t *testing.T) {
 		start := time.Now()
 		_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"never"},
-			For: kubewait.Condition("Ready", ""), Timeout: time.Minute,
+			For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute,
 			Options: []waiter.Option{waiter.WithNotFoundLimit(3), waiter.WithDelays(100*time.Millisecond, 100*time.Millisecond)}})
 		var we *waiter.Error
 		if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared {
@@ -203,7 +203,7 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 		go func() { <-ready; close(readies[i]) }()
 		wg.Go(func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: o.ns, Names: []string{o.name},
-				For: kubewait.Condition("Ready", ""), Timeout: 2 * time.Minute, OnEvent: onEvent})
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute, OnEvent: onEvent})
 			ends[i] = time.Now()
 			if err != nil {
 				t.Error(err)
@@ -258,7 +258,7 @@ func TestWatchExpiresAndServerRestarts(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"a"},
-			For: kubewait.Condition("Ready", ""), Timeout: 2 * time.Minute, OnEvent: func(e kubewait.Event) {
+			For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute, OnEvent: func(e kubewait.Event) {
 				onEvent(e)
 				if e.Watch != "" {
 					mu.Lock()
@@ -332,7 +332,7 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	for i := 0; i < len(names); i += 10 {
 		wg.Go(func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
-				For: kubewait.Condition("Ready", ""), Timeout: 5 * time.Second,
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 5 * time.Second,
 				OnEvent: func(e kubewait.Event) {
 					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
 						throttleSeen.Store(true)

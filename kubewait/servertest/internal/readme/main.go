@@ -40,7 +40,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		Namespace: "default",
 		Selector:  "app=web",
 		Count:     3,                                                     // created later ones count too
-		For:       kubewait.Condition("Ready", "True"),                   // --for=condition=Ready
+		For:       []kubewait.Rule{kubewait.Condition("Ready", "True")},  // --for=condition=Ready
 		FailOn:    []kubewait.Rule{kubewait.Condition("Failed", "True")}, // ends the wait at once
 		Timeout:   5 * time.Minute,
 		OnEvent: func(e kubewait.Event) { // one per transition, in this goroutine
