@@ -59,4 +59,3 @@ func notFoundStatus(ref Ref) metav1.Status {
 	return metav1.Status{Status: "Failure", Code: http.StatusNotFound, Reason: "NotFound",
 		Message: fmt.Sprintf("%s not found", ref)}
 }
-

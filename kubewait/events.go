@@ -45,4 +45,3 @@ const (
 	// WatchWatching: the watch works again after a time of polling.
 	WatchWatching = "watching"
 )
-

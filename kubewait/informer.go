@@ -52,7 +52,9 @@ type resourceIn struct {
 // nameField is the field selector of one object by its name, as kubectl
 // asks for it (and as an RBAC grant of resourceNames allows a list and a
 // watch).
-func nameField(name string) string { return fields.OneTermEqualSelector("metadata.name", name).String() }
+func nameField(name string) string {
+	return fields.OneTermEqualSelector("metadata.name", name).String()
+}
 
 // name returns the object's name if the key is one object's, else "".
 func (k informerKey) name() string {

@@ -101,7 +101,7 @@ func (r ObjectRef) String() string {
 // input.namespace, input.name and input.uid.
 type Ref struct {
 	// Resource is the object's resource.
-	Resource schema.GroupVersionResource `json:"-"`
+	Resource  schema.GroupVersionResource `json:"-"`
 	Namespace string                      `json:"namespace"`
 	Name      string                      `json:"name"`
 	// UID is the object's UID as the wait first saw it ("" until then).
