@@ -241,6 +241,9 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 	var errs []error
 	for i, o := range req.Objects {
 		m, err := c.mapping(ctx, o.GroupVersionKind)
+		if meta.IsNoMatchError(err) {
+			err = fmt.Errorf("the server has no kind %s: %w", o.GroupKind(), err)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("Objects[%d] %s: %w", i, o, err))
 			continue

@@ -78,6 +78,34 @@ func (c *cluster) count(verb string) int {
 	return n
 }
 
+// selectors returns the selectors of the fake's actions of verb (list,
+// watch), each as "labels=...;fields=..." (empty ones left out).
+func (c *cluster) selectors(verb string) []string {
+	var out []string
+	for _, a := range c.dyn.Actions() {
+		if a.GetVerb() != verb {
+			continue
+		}
+		var r k8stesting.ListRestrictions
+		switch a := a.(type) {
+		case k8stesting.ListAction:
+			r = a.GetListRestrictions()
+		case k8stesting.WatchAction:
+			w := a.GetWatchRestrictions()
+			r = k8stesting.ListRestrictions{Labels: w.Labels, Fields: w.Fields}
+		}
+		var parts []string
+		if r.Labels != nil && !r.Labels.Empty() {
+			parts = append(parts, "labels="+r.Labels.String())
+		}
+		if r.Fields != nil && !r.Fields.Empty() {
+			parts = append(parts, "fields="+r.Fields.String())
+		}
+		out = append(out, strings.Join(parts, ";"))
+	}
+	return out
+}
+
 // after runs f at d from now, in the bubble.
 func after(d time.Duration, f func()) {
 	go func() {
