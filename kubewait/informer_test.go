@@ -193,3 +193,30 @@ func TestCacheKeepsNoManagedFieldsAndResultsAreCopies(t *testing.T) {
 		}
 	})
 }
+
+// A named wait of a Client that watches the namespace already joins that
+// watch: no request of its own.
+func TestNamedWaitJoinsTheNamespacesInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil), widget("b", conditions("Ready", "True")))
+		c := NewClient(k.dyn, ClientOptions{})
+		all := make(chan error, 1)
+		go func() {
+			_, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", All: true,
+				For: rules(Condition("Ready", "")), Timeout: time.Minute})
+			all <- err
+		}()
+		synctest.Wait()
+		k.dyn.ClearActions()
+		if _, err := c.Wait(t.Context(), req(Condition("Ready", ""), "b")); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(k.dyn.Actions()); n != 0 {
+			t.Errorf("the named wait made %d requests, want none: the namespace is watched", n)
+		}
+		k.update(widget("a", conditions("Ready", "True")))
+		if err := <-all; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
