@@ -23,10 +23,14 @@ import (
 // several are one Go matcher, since acceptors cannot say "and". Its
 // operation (a GET, under the Client's rate limit) is what a wait that
 // cannot watch polls; c nil makes a waiter that only judges.
-func newObjectWaiter(forRules, failOn []Rule, opts []waiter.Option, c *Client) (*waiter.Waiter[Ref, Object], error) {
+//
+// rolloutFailed, if not nil, says whether an object's rollout failed (see
+// [Rollout]): a For rule of Rollout's fails the object's wait when it
+// does, after the success and before FailOn's rules.
+func newObjectWaiter(forRules, failOn []Rule, opts []waiter.Option, c *Client, rolloutFailed func(Ref) bool) (*waiter.Waiter[Ref, Object], error) {
 	var accs []classify.Acceptor
 	add := func(r Rule, state classify.State) {
-		if r.kind == ruleKstatus || r.kind == ruleCondition {
+		if r.kind == ruleKstatus || r.kind == ruleCondition || r.kind == ruleRollout {
 			opts = append(opts, r.goMatch(state))
 			return
 		}
@@ -43,6 +47,11 @@ func newObjectWaiter(forRules, failOn []Rule, opts []waiter.Option, c *Client) (
 			}
 			return true
 		}))
+	}
+	for _, r := range forRules {
+		if r.kind == ruleRollout && rolloutFailed != nil {
+			opts = append(opts, waiter.WithMatch(classify.Failure, r.text, func(ref Ref, _ Object, _ error) bool { return rolloutFailed(ref) }))
+		}
 	}
 	for _, r := range failOn {
 		add(r, classify.Failure)
@@ -110,6 +119,8 @@ func waiterName(rules []Rule) string {
 		return "KubeDeleted"
 	case ruleKstatus:
 		return "Kube" + string(r.kstatus)
+	case ruleRollout:
+		return "KubeRollout"
 	}
 	return "Kube"
 }
@@ -123,6 +134,9 @@ func (d *driver) judge(m *member, obj Object, err error, now time.Time, latency 
 	}
 	if obj != nil && m.ref.UID == "" {
 		m.ref.UID = string((&unstructured.Unstructured{Object: obj}).GetUID())
+	}
+	if d.rollout != nil && obj != nil && m.src != nil {
+		d.follow(m, obj, now)
 	}
 	ans := waiter.Answer[Object]{Start: now.Add(-latency), Latency: latency, Output: obj, Err: err}
 	ans.Judgment = d.w.Judge(m.ref, obj, err)
@@ -138,6 +152,7 @@ func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it
 	}
 	m.err = ans.Err
+	defer d.sooner(m, now)
 	if a.Outcome == telemetry.OutcomeTimeout && now.Before(d.end) {
 		m.next = d.end
 		d.show(m, now, "", nil)
@@ -159,6 +174,16 @@ func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 		}
 	}
 	d.show(m, now, a.Outcome, m.werr)
+}
+
+// sooner brings m's next judgment forward to when a trouble of its pods
+// may fail its rollout.
+func (d *driver) sooner(m *member, now time.Time) {
+	if pw := d.podWatches[m]; pw != nil && !m.done {
+		if t, ok := pw.next(); ok && t.After(now) && t.Before(m.next) {
+			m.next = t
+		}
+	}
 }
 
 // name names m in errors: namespace/name, or "count" for the Count's wait.
@@ -190,6 +215,9 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 				break
 			}
 		}
+		if m.rule == "" && d.rollout != nil && d.rolloutFailed(m.ref) {
+			rule, m.rule = *d.rollout, d.rollout.text
+		}
 	case m.state == classify.Success:
 		rule, m.rule = d.req.For[0], rulesText(d.req.For)
 	case len(d.req.For) == 1:
@@ -215,6 +243,9 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 		}
 	case m.err != nil && !isNotFound(m.err): // a poll that failed: the object is as it was
 		m.reason, m.msg = "Error", m.err.Error()
+	case rule.kind == ruleRollout && m.state != classify.Success && d.podWatches[m] != nil && d.podWatches[m].shown != nil:
+		t := d.podWatches[m].shown
+		m.reason, m.msg = t.reason, t.String()
 	default:
 		m.reason, m.msg = rule.describe(m.obj)
 	}

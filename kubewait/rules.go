@@ -36,6 +36,7 @@ type Rule struct {
 	value      string
 	hasValue   bool
 	kstatus    status.Status
+	rollout    RolloutOptions
 	err        error
 	// acceptors judges the rule's acceptors on one object (nil for
 	// Condition's and kstatus's rules, which are Go): built once, with
@@ -52,6 +53,7 @@ const (
 	ruleCreated
 	ruleDeleted
 	ruleKstatus
+	ruleRollout
 )
 
 // String returns the rule as `kubectl wait --for` writes it
@@ -180,7 +182,8 @@ func Failed() Rule {
 
 // ParseRule reads a rule as `kubectl wait --for` writes it:
 // condition=Type, condition=Type=Status, jsonpath=EXPR, jsonpath=EXPR=VALUE,
-// create or delete; and kstatus=Current or kstatus=Failed. It reads them
+// create or delete; and kstatus=Current, kstatus=Failed or rollout
+// ([Rollout] with its defaults). It reads them
 // as kubectl does: create and delete in any case; a JSONPath rule split at
 // its single '=' signs, never at '==' (so jsonpath=.a[?(@.b=="c")].d=e
 // needs no braces), and its value stripped of the quotes around it
@@ -191,6 +194,8 @@ func ParseRule(s string) (Rule, error) {
 		return Created(), nil
 	case "delete":
 		return Deleted(), nil
+	case "rollout":
+		return Rollout(RolloutOptions{}), nil
 	}
 	key, arg, hasArg := strings.Cut(s, "=")
 	var r Rule
@@ -221,7 +226,7 @@ func ParseRule(s string) (Rule, error) {
 		return Failed(), nil
 	default:
 		return Rule{}, fmt.Errorf("kubewait: rule %q: want condition=TYPE[=STATUS], jsonpath=EXPR[=VALUE], "+
-			"create, delete, kstatus=Current or kstatus=Failed", s)
+			"create, delete, kstatus=Current, kstatus=Failed or rollout", s)
 	}
 	if r.err != nil {
 		return Rule{}, fmt.Errorf("kubewait: %w", r.err)
@@ -290,7 +295,7 @@ func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
 // compiled returns r with the waiter that judges its acceptors.
 func (r Rule) compiled() Rule {
 	if r.err == nil {
-		r.acceptors, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil)
+		r.acceptors, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil, nil)
 	}
 	return r
 }
@@ -304,7 +309,7 @@ func (r Rule) Matches(obj map[string]any) bool { return r.holds(Ref{}, obj, nil)
 // obj, or the error err (obj and err nil: the object does not exist).
 func (r Rule) holds(ref Ref, obj Object, err error) bool {
 	switch {
-	case r.kind == ruleCondition || r.kind == ruleKstatus:
+	case r.kind == ruleCondition || r.kind == ruleKstatus || r.kind == ruleRollout:
 		if obj == nil || err != nil {
 			return false
 		}
@@ -359,7 +364,7 @@ func (r Rule) describe(obj map[string]any) (reason, message string) {
 			b, _ := json.Marshal(v)
 			return string(b), ""
 		}
-	case ruleKstatus:
+	case ruleKstatus, ruleRollout:
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		if err != nil {
 			return "Unknown", err.Error()

@@ -36,15 +36,22 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if err := req.check(); err != nil {
 		return Result{}, err
 	}
-	w, err := newObjectWaiter(req.For, req.FailOn, append(req.Options, waiter.WithClock(c.clk)), c)
+	d := &driver{c: c, req: req, wake: make(chan struct{}, 1), count: req.Count,
+		podWatches: map[*member]*podWatch{}, byRef: map[string]*podWatch{}}
+	for _, r := range req.For {
+		if r.kind == ruleRollout {
+			d.rollout = &r
+		}
+	}
+	w, err := newObjectWaiter(req.For, req.FailOn, append(req.Options, waiter.WithClock(c.clk)), c, d.rolloutFailed)
 	if err != nil {
 		return Result{}, errors.Join(ErrInvalidRequest, err)
 	}
+	d.w = w
 	groups, err := c.resolve(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
-	d := &driver{c: c, req: req, w: w, wake: make(chan struct{}, 1), count: req.Count}
 	if req.Count == 0 && req.forKind(ruleCreated) && len(groups) == 0 {
 		d.count = 1
 	}
@@ -64,9 +71,14 @@ type driver struct {
 	count     int
 	countWait *member
 	settled   bool // the members of a wait by selector are known
-	start     time.Time
-	end       time.Time // the deadline
-	ctx       context.Context
+	// rollout is the request's Rollout rule, if it has one, and
+	// podWatches follow the pods of each object it judges.
+	rollout    *Rule
+	podWatches map[*member]*podWatch
+	byRef      map[string]*podWatch
+	start      time.Time
+	end        time.Time // the deadline
+	ctx        context.Context
 }
 
 // run is the wait's loop: take what changed, judge the objects it
@@ -89,6 +101,9 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 		for _, s := range d.sources {
 			s.sub.unsubscribe()
 		}
+		for _, pw := range d.podWatches {
+			pw.unsubscribe()
+		}
 	}()
 
 	timer := clk.Timer(time.Hour)
@@ -97,6 +112,9 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 		now := clk.Now()
 		if !now.Before(d.end) {
 			return d.timeOut(now)
+		}
+		for _, pw := range d.podWatches {
+			pw.refresh(now)
 		}
 		for _, s := range d.sources {
 			if err := d.refresh(s, now); err != nil {
@@ -176,6 +194,13 @@ func (d *driver) next() time.Time {
 		next = m.next
 	}
 	return next
+}
+
+// rolloutFailed reports whether the rollout of the object ref failed:
+// the Rollout rule's failure, as its podWatch sees it now.
+func (d *driver) rolloutFailed(ref Ref) bool {
+	pw := d.byRef[refKey(ref)]
+	return pw != nil && pw.failed(d.c.clk.Now()) != nil
 }
 
 func (d *driver) emit(e Event) {
