@@ -77,9 +77,10 @@ Usage:
                                      run one of AWS's waiters, by the AWS CLI's names
                                      (aws SERVICE wait WAITER), each poll one run of the CLI
   waitable aws list [SERVICE]        list AWS's waiters
-  waitable kube [flags] TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)
+  waitable kube [flags] TYPE/NAME... | TYPE NAME... | -f FILE... | TYPE (-l SELECTOR | --all)
                                      wait for Kubernetes objects as kubectl wait does
-                                     (--for condition=Ready, jsonpath=..., create, delete)
+                                     (--for condition=Ready, jsonpath=..., create, delete;
+                                     several --for must all hold)
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
                                      its paths against the model's shapes
@@ -187,7 +188,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "aws":
 		code, err = awsCommand(ctx, args[1:], stdout, stderr)
 	case "kube":
-		code, err = kubeCommand(ctx, args[1:], stdout, stderr, kubeconfigCluster)
+		code, err = kubeCommand(ctx, args[1:], os.Stdin, stdout, stderr, kubeconfigCluster)
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":
