@@ -39,9 +39,10 @@ Flags:
                         one must hold of the object at once; delete takes no other)
   --fail-on RULE        an object meeting RULE ends the wait with failure (repeatable)
   -f, --filename FILE   the objects of a manifest: a file, a directory (its .json,
-                        .yaml and .yml files) or - for standard input; YAML
+                        .yaml and .yml files, its subfolders' too) or - for standard input; YAML
                         documents, JSON, a List (repeatable)
-  -R, --recursive       with -f: the directories' subdirectories too
+  -R, --recursive       with -f: the directories' subdirectories too (default true,
+                        as kubectl wait's; -R=false reads a directory's own files)
   -l, --selector SEL    the objects whose labels match SEL (app=web,tier!=db)
   --field-selector SEL  the objects whose fields match SEL (metadata.name=a)
   --all                 every object of the type in the namespace
@@ -125,7 +126,7 @@ func parseKube(args []string, stderr io.Writer) (kubeFlags, []kubeTarget, error)
 		fs.Var((*stringsFlag)(&f.files), name, "")
 	}
 	for _, name := range []string{"R", "recursive"} {
-		fs.BoolVar(&f.recursive, name, false, "")
+		fs.BoolVar(&f.recursive, name, true, "") // kubectl wait's default
 	}
 	for _, name := range []string{"l", "selector"} {
 		fs.StringVar(&f.selector, name, "", "")

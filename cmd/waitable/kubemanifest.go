@@ -32,8 +32,9 @@ type manifestObject struct {
 var manifestExtensions = []string{".json", ".yaml", ".yml"}
 
 // readManifests reads the objects of -f's paths, as kubectl's -f does: a
-// file; a directory's .json, .yaml and .yml files (with recursive, its
-// subdirectories' too), in lexical order; - for stdin; a path that does
+// file; a directory's .json, .yaml and .yml files (with recursive, as
+// kubectl wait's -R is by default, its subdirectories' too), in lexical
+// order; - for stdin; a path that does
 // not exist as a glob pattern. A file holds YAML documents or JSON values,
 // each an object or a List (any kind with items) of them. Bad input (a
 // missing file, a YAML error, a document with no kind or name) is a

@@ -35,10 +35,10 @@ func widgetYAML(name, ns string) string {
 	return s
 }
 
-// TestKubeFilename: -f reads objects of any kinds as kubectl's -f does (a
-// file of YAML documents or JSON values, a List flattened, a directory's
-// .json, .yaml and .yml files, its subfolders with -R, - for standard
-// input, a glob pattern), and waits for them all in one wait, printing
+// TestKubeFilename: -f reads objects of any kinds as kubectl wait's -f
+// does (a file of YAML documents or JSON values, a List flattened, a
+// directory's .json, .yaml and .yml files, its subfolders' too unless
+// -R=false, - for standard input, a glob pattern), and waits for them all in one wait, printing
 // them in the manifest's order.
 func TestKubeFilename(t *testing.T) {
 	ready := cond("Ready", "True")
@@ -67,9 +67,10 @@ func TestKubeFilename(t *testing.T) {
 		{"multi-document YAML", []string{"-f", "app.yaml"}, "", []string{"widget.waitable.test/a", "gizmo.waitable.test/g", "widget.waitable.test/b"}},
 		{"a List, a List in it", []string{"-f", "list.json"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
 		{"JSON values one after another", []string{"--filename", "stream.json"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
-		{"a directory", []string{"-f", "d"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
+		{"a directory, its subfolders too", []string{"-f", "d"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a", "widget.waitable.test/c"}},
 		{"a directory, -R", []string{"-f", "d", "-R"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a", "widget.waitable.test/c"}},
-		{"a directory, --recursive", []string{"--recursive", "-f", "d"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a", "widget.waitable.test/c"}},
+		{"a directory, -R=false", []string{"-f", "d", "-R=false"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
+		{"a directory, --recursive=false", []string{"--recursive=false", "-f", "d"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
 		{"standard input", []string{"-f", "-"}, app, []string{"widget.waitable.test/a", "gizmo.waitable.test/g", "widget.waitable.test/b"}},
 		{"a glob pattern", []string{"-f", "d/*.y*ml"}, "", []string{"widget.waitable.test/b", "widget.waitable.test/a"}},
 		{"a file named, whatever its extension", []string{"-f", "named-anyhow.txt"}, "", []string{"widget.waitable.test/c"}},
