@@ -501,6 +501,17 @@ func TestKubeJSON(t *testing.T) {
 			res.Objects[0].State != "success" || res.Objects[0].Name != "a" {
 			t.Errorf("result %s: %v %+v", lines[2], err, res)
 		}
+		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--json", "--all", "--count", "2", "--timeout", "1s", "widget")
+		var count kubeEventJSON
+		for line := range strings.SplitSeq(strings.TrimSpace(r.stdout), "\n") {
+			var e kubeEventJSON
+			if json.Unmarshal([]byte(line), &e) == nil && e.Object == "widget.waitable.test -n ns --all" {
+				count = e
+			}
+		}
+		if r.code != exitTimeout || count.Resource != "widgets.waitable.test" || count.Namespace != "ns" || count.Name != "" {
+			t.Errorf("--count: %v\nwant a timeout, and the count's event naming its resource and namespace: %+v", r, count)
+		}
 		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--quiet", "widget/a")
 		if r.code != exitSuccess || r.stderr != "" || r.stdout != "widget.waitable.test/a condition met\n" {
 			t.Errorf("--quiet: %v\nwant only the line on stdout", r)

@@ -68,6 +68,9 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	if p.f.json {
 		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Object.Resource),
 			Namespace: e.Object.Namespace, Name: e.Object.Name, Watch: e.Watch}
+		if e.Watch == "" && e.Object.Name == "" { // the Count's: its request's
+			j.Resource, j.Namespace = resourceName(r.Resource), r.Namespace
+		}
 		if e.Watch == "" {
 			j.Object = p.object(r, e.Object)
 			j.State, j.Reason, j.Message, j.Outcome = e.State.String(), e.Reason, e.Message, e.Outcome

@@ -36,8 +36,9 @@
 // its own, which a cancelled call ends whole, as timeout(1) does.
 //
 // waitable kube's statuses differ from kubectl wait's, which exits 1 for
-// any error: a type the server does not have and a kubeconfig that cannot
-// be read are bad usage (64); a server that cannot be reached, and -l or
+// any error: a type the server does not have, a kubeconfig that cannot be
+// read and a manifest (-f) that cannot be read or names an object without
+// a kind or a name are bad usage (64); a server that cannot be reached, and -l or
 // --all matching no object ("no matching resources found"), are a failure
 // (1); a timeout is 2. Its --timeout (default 30s, as kubectl's) must be
 // positive: kubectl's 0 checks once, and a negative one waits a week.
