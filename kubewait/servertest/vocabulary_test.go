@@ -135,6 +135,12 @@ var vocabularyDifferences = []scenario{
 		want: timesOut("a"), waitable: &timeout,
 		differs: "cmd/waitable/README.md: an object prints only once it meets every --for " +
 			"(kubectl has printed a line for each --for met before the one it timed out on)"},
+	{name: "file-missing-then-created", args: []string{"-f", "DIR/app.yaml", "--for=condition=Ready", "--timeout=10s"},
+		files: map[string]string{"app.yaml": widgetDoc("b", "NS") + "---\n" + widgetDoc("a", "NS")}, setup: create("a"), kubectlSync: "GET",
+		act:  steps(create("b"), cond("b", "Ready", "True"), cond("a", "Ready", "True")),
+		want: outcome{class: waitcmd.Failure, lines: met("a")}, waitable: &outcome{class: waitcmd.Success, lines: met("b", "a")},
+		differs: "cmd/waitable/README.md: an object that does not exist yet is waited for, a manifest's too " +
+			"(kubectl fails at once with NotFound)"},
 	{name: "file-namespace-mismatch", args: []string{"-f", "DIR/app.yaml", "-n", "NS-other", "--for=condition=Ready", "--timeout=10s"},
 		files: map[string]string{"app.yaml": widgetDoc("a", "NS")}, setup: create("a"),
 		want: failure, waitable: &outcome{class: waitcmd.Usage, says: "does not match the namespace"},
