@@ -135,8 +135,10 @@ var vocabularyDifferences = []scenario{
 		want: timesOut("a"), waitable: &timeout,
 		differs: "cmd/waitable/README.md: an object prints only once it meets every --for " +
 			"(kubectl has printed a line for each --for met before the one it timed out on)"},
+	// b, missing, first: kubectl watches a (the scenario's sync) only
+	// once its GET of b has failed.
 	{name: "file-missing-then-created", args: []string{"-f", "DIR/app.yaml", "--for=condition=Ready", "--timeout=10s"},
-		files: map[string]string{"app.yaml": widgetDoc("b", "NS") + "---\n" + widgetDoc("a", "NS")}, setup: create("a"), kubectlSync: "GET",
+		files: map[string]string{"app.yaml": widgetDoc("b", "NS") + "---\n" + widgetDoc("a", "NS")}, setup: create("a"),
 		act:  steps(create("b"), cond("b", "Ready", "True"), cond("a", "Ready", "True")),
 		want: outcome{class: waitcmd.Failure, lines: met("a")}, waitable: &outcome{class: waitcmd.Success, lines: met("b", "a")},
 		differs: "cmd/waitable/README.md: an object that does not exist yet is waited for, a manifest's too " +
