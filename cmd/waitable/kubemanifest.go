@@ -191,6 +191,9 @@ func manifestObjects(obj map[string]any, where string) ([]manifestObject, error)
 		return nil, fmt.Errorf("%s: no %s (waitable waits for objects by kind and name)", where, strings.Join(missing, ", "))
 	}
 	gv, err := schema.ParseGroupVersion(u.GetAPIVersion())
+	if err == nil && gv.Version == "" {
+		err = errors.New("no version (want GROUP/VERSION, or VERSION for the core group)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: apiVersion %q: %w", where, u.GetAPIVersion(), err)
 	}

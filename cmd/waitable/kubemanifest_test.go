@@ -158,6 +158,7 @@ func TestKubeFilenameBadInput(t *testing.T) {
 		"thing.yaml":   "apiVersion: waitable.test/v1\nkind: Thing\nmetadata:\n  name: t\n",
 		"d/notes.txt":  "no manifest here",
 		"version.yaml": "apiVersion: a/b/c\nkind: Widget\nmetadata:\n  name: a\n",
+		"group.yaml":   "apiVersion: waitable.test/\nkind: Widget\nmetadata:\n  name: a\n",
 	})
 	in := func(name string) string { return filepath.Join(dir, name) }
 	forReady := "--for=condition=Ready"
@@ -176,6 +177,7 @@ func TestKubeFilenameBadInput(t *testing.T) {
 		{"no objects", []string{"-f", in("empty.yaml")}, "", []string{"-f " + in("empty.yaml") + ": no objects"}},
 		{"a directory with no manifest", []string{"-f", in("d")}, "", []string{"-f " + in("d") + ": no .json, .yaml, .yml file"}},
 		{"a bad apiVersion", []string{"-f", in("version.yaml")}, "", []string{in("version.yaml") + `: document 1: apiVersion "a/b/c"`}},
+		{"no version", []string{"-f", in("group.yaml")}, "", []string{in("group.yaml") + `: document 1: apiVersion "waitable.test/": no version`}},
 		{"standard input's error", []string{"-f", "-"}, "kind: Widget\n", []string{"standard input: document 1: no apiVersion, metadata.name"}},
 		{"standard input twice", []string{"-f", "-", "-f", "-"}, widgetYAML("a", ""), []string{"-f -: standard input is given twice"}},
 		{"a URL", []string{"-f", "https://example.com/app.yaml"}, "", []string{"-f https://example.com/app.yaml: waitable reads files and standard input, not URLs"}},
@@ -202,4 +204,28 @@ func TestKubeFilenameBadInput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// FuzzReadManifest: whatever a manifest holds, reading it ends, and each
+// object it returns has a kind, a version of its group, and a name, and
+// says where it is written.
+func FuzzReadManifest(f *testing.F) {
+	for _, seed := range []string{
+		widgetYAML("a", "ns") + "---\n" + widgetYAML("b", ""),
+		`{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "waitable.test/v1", "kind": "Widget", "metadata": {"name": "a"}}]}`,
+		"kind: Widget\nmetadata: [name: b\n",
+		"---\n---\nnull\n",
+		`{"apiVersion": "a/b/c", "kind": "K", "metadata": {"name": "n"}} [1, 2]`,
+		"items: [1, {items: []}]\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		objs, _ := readManifest("fuzz.yaml", strings.NewReader(text))
+		for _, o := range objs {
+			if o.gvk.Kind == "" || o.gvk.Version == "" || o.name == "" || !strings.HasPrefix(o.source, "fuzz.yaml: document ") {
+				t.Errorf("readManifest(%q) gave %+v", text, o)
+			}
+		}
+	})
 }
