@@ -2,7 +2,10 @@
 // machine's, if it is recent enough for every kubectl wait the tests run
 // (v1.31, for --for=create), or else kubectl built here from
 // k8s.io/kubectl at the version this module requires (cmd/kubectl), so
-// that the tests need nothing installed but Go.
+// that the tests need nothing installed but Go. [AtLeast] gives one of a
+// later minor version for the tests that need it (v1.36, for several
+// --for that must all hold), built the same way when the machine's is
+// older.
 package kubectl
 
 import (
@@ -21,45 +24,73 @@ import (
 // brought kubectl wait's --for=create.
 const minMinor = 31
 
+// A kubectl found on the machine, or built.
+type found struct {
+	path, which string
+	err         error
+}
+
 var (
-	once  sync.Once
+	mu sync.Mutex
+	// machine is the machine's kubectl (its path, and "the machine's
+	// kubectl v1.32.4"), looked up once; machineMinor its minor version
+	// (-1: none, or unreadable).
+	machine      *found
+	machineMinor int
+	// built is the kubectl built from k8s.io/kubectl, once, into dir.
+	built *found
 	dir   string
-	path  string
-	which string
-	err   error
 )
 
 // Path returns the kubectl the tests run, and which it is ("the machine's
-// kubectl v1.32.4" or "kubectl v0.37.2 built from k8s.io/kubectl"). The
-// first call may build it (about 2 minutes with an empty build cache); a
-// failure to build fails the test.
+// kubectl v1.32.4" or "kubectl v1.37.2 built from k8s.io/kubectl
+// v0.37.2"): [AtLeast] 1.31. The first call may build it (about 2 minutes
+// with an empty build cache); a failure to build fails the test.
 func Path(t testing.TB) (string, string) {
 	t.Helper()
-	once.Do(find)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, which
+	return AtLeast(t, minMinor)
 }
 
-// Cleanup removes the kubectl Path built, if it built one: TestMain calls
-// it after the tests.
+// AtLeast returns a kubectl of version 1.minor or later, and which it is:
+// the machine's if it is recent enough, else the one built from
+// k8s.io/kubectl (v1.37.2 for this module's v0.37.2), which it fails t
+// unless it is recent enough either.
+func AtLeast(t testing.TB, minor int) (string, string) {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if machine == nil {
+		machine, machineMinor = &found{}, -1
+		if p, e := exec.LookPath("kubectl"); e == nil {
+			if v, m, ok := clientVersion(p); ok {
+				machine.path, machine.which, machineMinor = p, "the machine's kubectl "+v, m
+			}
+		}
+	}
+	if machineMinor >= minor {
+		return machine.path, machine.which
+	}
+	if built == nil {
+		built = &found{}
+		dir, built.err = os.MkdirTemp("", "waitable-kubectl-")
+		if built.err == nil {
+			built.path, built.which, built.err = build(dir)
+		}
+	}
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	if _, m, _ := clientVersion(built.path); m < minor {
+		t.Fatalf("%s is older than v1.%d, and the machine's kubectl too", built.which, minor)
+	}
+	return built.path, built.which
+}
+
+// Cleanup removes the kubectl AtLeast built, if it built one: TestMain
+// calls it after the tests.
 func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
-	}
-}
-
-func find() {
-	if p, e := exec.LookPath("kubectl"); e == nil {
-		if v, ok := clientVersion(p); ok {
-			path, which = p, "the machine's kubectl "+v
-			return
-		}
-	}
-	dir, err = os.MkdirTemp("", "waitable-kubectl-")
-	if err == nil {
-		path, which, err = build(dir)
 	}
 }
 
@@ -68,7 +99,7 @@ func find() {
 func build(dir string) (path, which string, err error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubectl").Output()
 	if err != nil {
-		return "", "", fmt.Errorf("kubectl: no kubectl v1.%d or later on the PATH, and go list -m k8s.io/kubectl: %v", minMinor, err)
+		return "", "", fmt.Errorf("kubectl: no kubectl recent enough on the PATH, and go list -m k8s.io/kubectl: %v", err)
 	}
 	version := strings.TrimSpace(string(out))
 	path = filepath.Join(dir, "kubectl")
@@ -86,19 +117,22 @@ func build(dir string) (path, which string, err error) {
 	return path, "kubectl v1." + v + " built from k8s.io/kubectl " + version, nil
 }
 
-// clientVersion returns the version of the kubectl at p, and whether it is
-// at least 1.minMinor.
-func clientVersion(p string) (string, bool) {
+// clientVersion returns the version of the kubectl at p, its minor
+// version, and whether it is at least 1.minMinor.
+func clientVersion(p string) (string, int, bool) {
 	out, e := exec.Command(p, "version", "--client", "-o", "json").Output()
 	if e != nil {
-		return "", false
+		return "", -1, false
 	}
 	var v struct {
 		ClientVersion struct{ GitVersion, Minor string }
 	}
 	if json.Unmarshal(out, &v) != nil {
-		return "", false
+		return "", -1, false
 	}
 	minor, e := strconv.Atoi(strings.TrimRight(v.ClientVersion.Minor, "+"))
-	return v.ClientVersion.GitVersion, e == nil && minor >= minMinor
+	if e != nil {
+		return v.ClientVersion.GitVersion, -1, false
+	}
+	return v.ClientVersion.GitVersion, minor, minor >= minMinor
 }

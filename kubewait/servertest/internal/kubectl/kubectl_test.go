@@ -26,6 +26,18 @@ func TestPath(t *testing.T) {
 	checkWait(t, p)
 }
 
+// TestAtLeast gives a kubectl of v1.36 or later, which waits for every
+// --for of several: built from k8s.io/kubectl unless the machine's is as
+// recent.
+func TestAtLeast(t *testing.T) {
+	p, which := AtLeast(t, 36)
+	t.Logf("kubectl: %s (%s)", p, which)
+	if _, minor, _ := clientVersion(p); minor < 36 {
+		t.Errorf("%s: minor version %d, want 36 or later", which, minor)
+	}
+	checkWait(t, p)
+}
+
 // TestBuild builds kubectl as Path does on a machine without one (when
 // Path took the machine's: otherwise TestPath has built it).
 func TestBuild(t *testing.T) {
@@ -49,7 +61,7 @@ func checkWait(t *testing.T, p string) {
 	if err != nil || !strings.Contains(string(out), "--for=create") {
 		t.Fatalf("%s wait --help: %v\n%s", p, err, out)
 	}
-	if v, ok := clientVersion(p); !ok {
+	if v, _, ok := clientVersion(p); !ok {
 		t.Errorf("%s reports version %q, older than 1.%d", p, v, minMinor)
 	}
 }
