@@ -56,18 +56,14 @@ type member struct {
 // subscribe makes the wait's sources: the informers of its named objects
 // (see [Client.subscribeNames]), or the one of its selector.
 func (d *driver) subscribe(groups []named) {
-	order := 0
 	for _, g := range groups {
 		for _, s := range d.c.subscribeNames(g, d.wake) {
 			s.named = true
 			s.members = map[string]*member{}
 			d.sources = append(d.sources, s)
 		}
-		for _, ref := range g.refs {
-			s := d.sourceOf(ref)
-			m := d.addMember(s, ref)
-			m.order = order
-			order++
+		for i, ref := range g.refs {
+			d.addMember(d.sourceOf(ref), ref).order = g.order[i]
 		}
 	}
 	if len(groups) == 0 {

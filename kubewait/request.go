@@ -211,11 +211,13 @@ func (req Request) check() error {
 // forKind reports whether the request's For is one rule of kind k.
 func (req Request) forKind(k ruleKind) bool { return len(req.For) == 1 && req.For[0].kind == k }
 
-// named is a wait's named objects of one resource in one namespace.
+// named is a wait's named objects of one resource in one namespace, and
+// the place of each among the objects the request names.
 type named struct {
 	gvr       schema.GroupVersionResource
 	namespace string
 	refs      []Ref
+	order     []int
 }
 
 // resolve returns the request's named objects, grouped by resource and
@@ -223,14 +225,18 @@ type named struct {
 // through the Client's RESTMapper.
 func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 	var groups []named
+	order := 0
 	add := func(gvr schema.GroupVersionResource, ns, name string) {
+		defer func() { order++ }()
+		ref := Ref{Resource: gvr, Namespace: ns, Name: name}
 		for i := range groups {
 			if groups[i].gvr == gvr && groups[i].namespace == ns {
-				groups[i].refs = append(groups[i].refs, Ref{Resource: gvr, Namespace: ns, Name: name})
+				groups[i].refs = append(groups[i].refs, ref)
+				groups[i].order = append(groups[i].order, order)
 				return
 			}
 		}
-		groups = append(groups, named{gvr: gvr, namespace: ns, refs: []Ref{{Resource: gvr, Namespace: ns, Name: name}}})
+		groups = append(groups, named{gvr: gvr, namespace: ns, refs: []Ref{ref}, order: []int{order}})
 	}
 	for _, n := range req.Names {
 		add(req.Resource, req.Namespace, n)
@@ -240,6 +246,7 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 	}
 	var errs []error
 	for i, o := range req.Objects {
+		order = len(req.Names) + i
 		m, err := c.mapping(ctx, o.GroupVersionKind)
 		if meta.IsNoMatchError(err) {
 			err = fmt.Errorf("the server has no kind %s: %w", o.GroupKind(), err)

@@ -114,8 +114,9 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		after(2*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
 		var objects []string
 		start := time.Now()
+		k.create(widget("b", conditions("Ready", "True")))
 		res, err := c.Wait(t.Context(), Request{
-			Objects:   []ObjectRef{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g")},
+			Objects:   []ObjectRef{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g"), objectRef("Widget", "", "b")},
 			Namespace: "ns", For: rules(Condition("Ready", "")), Timeout: time.Minute,
 			OnEvent: func(e Event) {
 				if e.Outcome != "" {
@@ -130,10 +131,10 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		for _, o := range res.Objects {
 			got = append(got, o.Resource.Resource+" "+o.Ref.String()+" "+o.State.String())
 		}
-		if want := []string{"widgets ns/a success", "gadgets g success"}; !slices.Equal(got, want) {
+		if want := []string{"widgets ns/a success", "gadgets g success", "widgets ns/b success"}; !slices.Equal(got, want) {
 			t.Errorf("results %q, want %q", got, want)
 		}
-		if want := []string{"gadgets.waitable.test g", "widgets.waitable.test ns/a"}; !slices.Equal(objects, want) {
+		if want := []string{"widgets.waitable.test ns/b", "gadgets.waitable.test g", "widgets.waitable.test ns/a"}; !slices.Equal(objects, want) {
 			t.Errorf("events of the ends %q, want %q", objects, want)
 		}
 	})

@@ -67,9 +67,9 @@ func kubeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 type kubeWaits struct {
 	reqs  []*kubewait.Request
 	kinds map[schema.GroupVersionResource]schema.GroupVersionKind
-	// named are the named objects, in the order of the command line or
-	// the manifest, each with its place in it.
-	named map[kubewait.Ref]int
+	// named are the named objects, each waited for once (widget/a wd/a
+	// is one object).
+	named map[kubewait.Ref]bool
 }
 
 // kubeRequests resolves each TYPE, and each kind of the manifest, through
@@ -78,7 +78,7 @@ type kubeWaits struct {
 // resource and namespace. A kind or a type the server does not have, or
 // an object in a namespace other than -n's, is a usageError.
 func kubeRequests(ctx context.Context, f kubeFlags, targets []kubeTarget, manifest []manifestObject, cluster kubeCluster) (kubeWaits, error) {
-	w := kubeWaits{kinds: map[schema.GroupVersionResource]schema.GroupVersionKind{}, named: map[kubewait.Ref]int{}}
+	w := kubeWaits{kinds: map[schema.GroupVersionResource]schema.GroupVersionKind{}, named: map[kubewait.Ref]bool{}}
 	request := func(ns string) *kubewait.Request {
 		return &kubewait.Request{Namespace: ns, For: f.forRules, FailOn: f.failOn,
 			Options: []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}}
@@ -86,10 +86,10 @@ func kubeRequests(ctx context.Context, f kubeFlags, targets []kubeTarget, manife
 	var named *kubewait.Request
 	addNamed := func(m *meta.RESTMapping, ns, name string) {
 		ref := kubewait.Ref{Resource: m.Resource, Namespace: ns, Name: name}
-		if _, ok := w.named[ref]; ok {
+		if w.named[ref] {
 			return // one object named twice (widget/a wd/a)
 		}
-		w.named[ref] = len(w.named)
+		w.named[ref] = true
 		if named == nil {
 			named = request(cluster.namespace)
 			w.reqs = append(w.reqs, named)
@@ -155,16 +155,6 @@ func kubeRequests(ctx context.Context, f kubeFlags, targets []kubeTarget, manife
 	return w, nil
 }
 
-// inOrder sorts the results of the named objects in the order of the
-// command line or the manifest. (kubewait gives them grouped by resource
-// and namespace.)
-func (w kubeWaits) inOrder(objs []kubewait.ObjectResult) {
-	place := func(o kubewait.ObjectResult) int {
-		return w.named[kubewait.Ref{Resource: o.Resource, Namespace: o.Namespace, Name: o.Name}]
-	}
-	slices.SortStableFunc(objs, func(a, b kubewait.ObjectResult) int { return place(a) - place(b) })
-}
-
 // errStopped is why a wait was cancelled when another one failed.
 var errStopped = errors.New("stopped: another object's wait failed")
 
@@ -184,9 +174,6 @@ func runKube(ctx context.Context, f kubeFlags, start time.Time, w kubeWaits, cli
 		wg.Go(func() {
 			r.Timeout = max(time.Until(deadline), time.Nanosecond)
 			res, err := client.Wait(waitCtx, *r)
-			if len(r.Objects) > 0 {
-				w.inOrder(res.Objects)
-			}
 			outcomes[i] = kubeOutcome{req: r, res: res, err: err, code: kubeStatus(ctx, err)}
 			if err != nil && outcomes[i].code != exitTimeout {
 				stop(errStopped)
