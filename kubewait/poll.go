@@ -1,38 +1,41 @@
 package kubewait
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// poll polls the members of s that are due, while s's informer cannot
-// watch: a GET each, or one LIST for a wait by selector, each under the
-// Client's rate limit.
-func (d *driver) poll(s *source, now time.Time) {
-	due := !s.named && len(s.members) == 0 // a wait with a count, before its first list
-	for _, m := range s.members {
-		if !m.done && !now.Before(m.next) {
-			due = true
+// poll polls the objects that are due in the sources whose informers
+// cannot watch, under the Client's rate limit: a LIST for a wait by
+// selector, else a GET each, the longest due first.
+func (d *driver) poll(now time.Time) {
+	var due []*member
+	for _, s := range d.sources {
+		switch {
+		case !s.polling():
+		case !s.named:
+			if d.listDue(s, now) {
+				_ = d.pollList(s, false)
+			}
+		default:
+			for _, m := range s.members {
+				if !m.done && !now.Before(m.next) {
+					due = append(due, m)
+				}
+			}
 		}
 	}
-	if m := d.countWait; !s.named && m != nil && !m.done && !now.Before(m.next) {
-		due = true
-	}
-	if !due {
-		return
-	}
-	if !s.named {
-		_ = d.pollList(s, false)
-		return
-	}
-	for _, m := range s.members {
-		if m.done || d.c.clk.Now().Before(m.next) {
-			continue
+	slices.SortFunc(due, func(a, b *member) int { return cmp.Or(a.next.Compare(b.next), a.order-b.order) })
+	for _, m := range due {
+		if d.failed() {
+			return
 		}
 		if !d.token() {
-			d.noToken(s)
+			d.noToken(due)
 			return
 		}
 		ans, tok := d.w.Call(d.ctx, m.ref, m.cp.Attempts, m.tok)
@@ -45,17 +48,33 @@ func (d *driver) poll(s *source, now time.Time) {
 			}
 		}
 		d.apply(m, ans, d.c.clk.Now())
-		if d.failed() {
-			return
+	}
+}
+
+// listDue reports whether a wait by selector must list its objects: one
+// of them (or its Count) is due, or it has none yet.
+func (d *driver) listDue(s *source, now time.Time) bool {
+	if len(s.members) == 0 {
+		return true // a wait with a count, before its first list
+	}
+	for _, m := range s.members {
+		if !m.done && !now.Before(m.next) {
+			return true
 		}
 	}
+	m := d.countWait
+	return m != nil && !m.done && !now.Before(m.next)
 }
 
 // pollList lists the selector's objects once, and judges every member of
 // s by it. first settles the members of a wait without a count.
 func (d *driver) pollList(s *source, first bool) error {
 	if !d.token() {
-		d.noToken(s)
+		var due []*member
+		for _, m := range s.members {
+			due = append(due, m)
+		}
+		d.noToken(append(due, d.countWait))
 		return nil
 	}
 	start := d.c.clk.Now()
@@ -122,17 +141,14 @@ func (d *driver) token() bool {
 	}
 }
 
-// noToken puts off to the deadline the polls of s that the rate limit has
-// no token for before it: until then, only the watch (if it comes back)
-// can judge them.
-func (d *driver) noToken(s *source) {
+// noToken puts off to the deadline the polls that the rate limit has no
+// token for before it: until then, only a watch (if it comes back) can
+// judge them.
+func (d *driver) noToken(due []*member) {
 	now := d.c.clk.Now()
-	for _, m := range s.members {
-		if !m.done && !now.Before(m.next) {
+	for _, m := range due {
+		if m != nil && !m.done && !now.Before(m.next) {
 			m.next = d.end
 		}
-	}
-	if m := d.countWait; !s.named && m != nil && !m.done && !now.Before(m.next) {
-		m.next = d.end
 	}
 }

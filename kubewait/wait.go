@@ -121,6 +121,7 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 				return d.result(clk.Now()), err
 			}
 		}
+		d.poll(now)
 		now = clk.Now()
 		if res, err, ended := d.decided(now); ended {
 			return res, err
@@ -142,8 +143,8 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 }
 
 // refresh takes what changed in s's informer and judges the objects it
-// concerns and those due: from the informer while it watches, by polling
-// while it cannot.
+// concerns and those due, from the informer, while it watches; while it
+// cannot, the wait polls them (see [driver.poll]).
 func (d *driver) refresh(s *source, now time.Time) error {
 	s.mode = s.sub.state()
 	dirty, all, notes := s.sub.take()
@@ -164,14 +165,9 @@ func (d *driver) refresh(s *source, now time.Time) error {
 			}
 		}
 		d.fromInformer(s, dirty, all, now)
-	case s.polling():
-		if !s.synced && !s.named && d.count == 0 {
-			s.synced = true
-			if err := d.pollList(s, true); err != nil {
-				return err
-			}
-		}
-		d.poll(s, now)
+	case s.polling() && !s.synced && !s.named && d.count == 0:
+		s.synced = true
+		return d.pollList(s, true)
 	}
 	return nil
 }
