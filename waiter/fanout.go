@@ -279,7 +279,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			finish(l.last, err, nil)
 			continue
 		}
-		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
+		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 		go l.runFor(finish)
 	}
 	err := g.Wait()
