@@ -309,7 +309,7 @@ func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
 	if m.s.Next.After(now) {
 		at := earliest(m.s.Deadline, m.s.Next)
 		m.state = waiting
-		b.sched.push(m, at)
+		b.sched.set(m, at)
 		b.wakeFor(at)
 		return
 	}
@@ -319,7 +319,7 @@ func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
 // ready1 makes m, due, ready for the next call. b.mu held.
 func (b *Batch[K, O]) ready1(m *member[K, O]) {
 	m.state = due
-	b.sched.push(m, m.s.Deadline)
+	b.sched.set(m, m.s.Deadline)
 	b.ready = append(b.ready, m)
 	if b.nready++; b.nready == 1 {
 		b.final = time.Time{}
@@ -364,7 +364,6 @@ func (m *member[K, O]) poke() {
 		m.pokeLater = true
 	case waiting:
 		b.pokeNext(m)
-		b.sched.remove(m)
 		b.place(m, b.clk.Now())
 	}
 }

@@ -161,16 +161,18 @@ func (b *Batch[K, O]) linger() time.Time {
 func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 	var expired []*member[K, O]
 	for len(b.sched) > 0 && !b.sched[0].at.After(now) {
-		m := b.sched[0].m
-		if now.Before(m.s.Deadline) {
+		switch m := b.sched[0].m; {
+		case now.Before(m.s.Deadline):
 			b.promote(now)
-			if len(b.sched) > 0 && b.sched[0].m == m {
-				break // cannot happen: promote made it ready
+		case m.state == judging: // its judge ends it
+			b.sched.remove(m)
+			if m.stopped == nil {
+				m.stopped = &stopReason{}
 			}
-			continue
+		default:
+			b.remove(m)
+			expired = append(expired, m)
 		}
-		b.remove(m)
-		expired = append(expired, m)
 	}
 	return expired
 }
@@ -184,7 +186,6 @@ func (b *Batch[K, O]) promote(now time.Time) {
 		if m.state != waiting || !now.Before(m.s.Deadline) {
 			return
 		}
-		b.sched.remove(m)
 		b.ready1(m)
 	}
 }
@@ -260,9 +261,8 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 		case !now.Before(m.s.Deadline):
 			b.remove(m)
 			late = append(late, m)
-		default:
+		default: // being judged: still in the schedule, by its deadline
 			m.call, m.state = nil, judging
-			b.sched.remove(m)
 			answered = append(answered, m)
 		}
 	}
@@ -375,9 +375,16 @@ func (h schedule[K, O]) next() time.Time {
 	return h[0].at
 }
 
-func (h *schedule[K, O]) push(m *member[K, O], at time.Time) {
-	*h = append(*h, slot[K, O]{at, m})
-	m.index = len(*h) - 1
+// set puts m in at at, or moves it there.
+func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
+	if m.index < 0 {
+		*h = append(*h, slot[K, O]{at, m})
+		m.index = len(*h) - 1
+		h.up(m.index)
+		return
+	}
+	(*h)[m.index].at = at
+	h.down(m.index)
 	h.up(m.index)
 }
 
