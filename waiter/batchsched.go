@@ -318,8 +318,7 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
-	_, j.done, j.err = m.apply(m.span, &ans, now, stopOf(m.cancelled()))
+	_, j.done, j.err = m.apply(m.span, start, now, out, err, stopOf(m.cancelled()))
 	return j
 }
 

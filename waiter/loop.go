@@ -166,7 +166,7 @@ func (l *loop[I, O]) run() error {
 		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
-		next, done, err := l.poll()
+		next, done, err := l.apply(l.call())
 		if done {
 			return l.end(err)
 		}
@@ -176,18 +176,20 @@ func (l *loop[I, O]) run() error {
 	}
 }
 
-// poll makes the next call, in the loop's goroutine, under the wait's
+// call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
-// timeout), and applies its answer. It starts when the timer that ended
-// the last sleep fired, so that the schedule does not drift by the loop's
-// own latency.
-func (l *loop[I, O]) poll() (next time.Duration, done bool, err error) {
-	start := l.woke
+// timeout), and returns what apply takes: the attempt's context, when the
+// call started and returned, its answer, and the cancellation that came
+// during it, if one did. It starts when the timer that ended the last
+// sleep fired, so that the schedule does not drift by the loop's own
+// latency.
+func (l *loop[I, O]) call() (actx context.Context, start, now time.Time, out O, err error, stop *stopReason) {
+	start = l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
 	l.lastCall = lastCall{start: start}
-	actx := l.ctx // the attempt's context (its span)
+	actx = l.ctx // the attempt's context (its span)
 	if l.obs != nil {
 		actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
 	}
@@ -195,13 +197,12 @@ func (l *loop[I, O]) poll() (next time.Duration, done bool, err error) {
 	if t := l.w.cfg.attemptTimeout; t > 0 {
 		callCtx, cancel = l.clk().WithTimeout(actx, t)
 	}
-	out, err := l.w.op(callCtx, l.in)
-	now := l.clk().Now()
+	out, err = l.w.op(callCtx, l.in)
+	now = l.clk().Now()
 	if cancel != nil {
 		cancel()
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
-	return l.apply(actx, &ans, now, stopOf(l.cancelled()))
+	return actx, start, now, out, err, stopOf(l.cancelled())
 }
 
 // sleep waits d on the loop's timer, but not past the wait's deadline,
@@ -425,25 +426,27 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// apply applies a call's answer, which came at now, to the wait: the
-// core judges and steps it, unless the caller cancelled during the call
-// (stop, nil if not: then it is counted, not judged, and the wait ends
-// cancelled). The observer and the Run's events get the
-// attempt; actx is the attempt's context. It returns the delay before the
-// next call or, done, the error that ended the wait (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (next time.Duration, done bool, err error) {
-	if ans.Err == nil {
-		d.last = ans.Output // the last output observed: of the last call that succeeded
+// apply applies the answer of a call that started at start and returned
+// out and err at now to the wait: the core judges and steps it, unless
+// the caller cancelled during the call (stop, nil if not: then it is
+// counted, not judged, and the wait ends cancelled). The observer and the
+// Run's events get the attempt; actx is the attempt's context. It returns
+// the delay before the next call or, done, the error that ended the wait
+// (nil for success).
+func (d *driver[I, O]) apply(actx context.Context, start, now time.Time, out O, err error, stop *stopReason) (next time.Duration, done bool, _ error) {
+	if err == nil {
+		d.last = out // the last output observed: of the last call that succeeded
 	}
-	if stop == nil && !late(d.s, ans, now) {
-		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, ans, d.tok)
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	if stop == nil && !late(d.s, &ans, now) {
+		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
 	}
 	next, done = d.record(actx, now, func(s *Checkpoint, a *Attempt[O]) {
 		if stop != nil {
-			err = d.w.interrupt(s, ans, a, false, stop.reason, stop.cause, ans.Err, now)
+			err = d.w.interrupt(s, &ans, a, false, stop.reason, stop.cause, ans.Err, now)
 			return
 		}
-		err = d.w.step(s, ans, now, a)
+		err = d.w.step(s, &ans, now, a)
 	})
 	d.lastErr = ans.Err
 	return next, done, err
