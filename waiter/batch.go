@@ -436,10 +436,11 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 		cause = context.DeadlineExceeded
 	}
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
-	var err error
-	m.record(m.span, now, func(s *Checkpoint, a *Attempt[O]) {
-		err = m.w.interrupt(s, &ans, a, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
-	})
+	var a Attempt[O]
+	var scratch Checkpoint
+	s := m.target(&scratch)
+	err := m.w.interrupt(s, &ans, &a, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	m.record(m.span, &a, s, now)
 	b.endMember(m, err)
 }
 

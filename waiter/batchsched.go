@@ -352,7 +352,11 @@ func (b *Batch[K, O]) invoke(
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	m.record(m.span, now, func(s *Checkpoint, a *Attempt[O]) { m.w.panicked(s, pe, start, now, a) })
+	var a Attempt[O]
+	var scratch Checkpoint
+	s := m.target(&scratch)
+	m.w.panicked(s, pe, start, now, &a)
+	m.record(m.span, &a, s, now)
 	b.endMember(m, pe)
 }
 

@@ -127,7 +127,11 @@ func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
 			l.stopTimer()
-			l.record(l.ctx, now, func(s *Checkpoint, a *Attempt[O]) { l.w.panicked(s, pe, l.lastCall.start, now, a) })
+			var a Attempt[O]
+			var scratch Checkpoint
+			s := l.target(&scratch)
+			l.w.panicked(s, pe, l.lastCall.start, now, &a)
+			l.record(l.ctx, &a, s, now)
 			finish(l.last, l.end(pe), l.s)
 		}
 	}()
@@ -151,8 +155,15 @@ type loop[I, O any] struct {
 // says the wait is over, its deadline comes or its context ends.
 func (l *loop[I, O]) run() error {
 	defer l.stopTimer()
-	if !l.s.Next.IsZero() && !l.sleep(l.s.Next.Sub(l.clk().Now()), true) { // resumed, or an initial delay
-		return l.end(l.interrupted())
+	if !l.s.Next.IsZero() { // resumed, or an initial delay
+		now := l.clk().Now()
+		if !l.s.Next.Before(l.s.Deadline) { // the deadline comes first
+			l.sleep(l.s.Deadline.Sub(now), false)
+			return l.end(l.interrupted())
+		}
+		if !l.sleep(l.s.Next.Sub(now), true) {
+			return l.end(l.interrupted())
+		}
 	}
 	for {
 		wait, ok := l.admit()
@@ -205,20 +216,16 @@ func (l *loop[I, O]) call() (actx context.Context, start, now time.Time, out O, 
 	return actx, start, now, out, err, stopOf(l.cancelled())
 }
 
-// sleep waits d on the loop's timer, but not past the wait's deadline,
-// and returns whether the wait goes on: false when the deadline came, the
-// caller's context ended or Run.Cancel was called. With pokable, a poke
-// (Start's) cuts it short as the core's poke rule says. The sleep watches
-// the caller's context, not the calls' (which ends with it, or at the
-// deadline, or on Cancel, which pokes): a context made for the wait alone
-// costs nothing while it sleeps.
+// sleep waits d on the loop's timer and returns whether the wait goes on:
+// false when the caller's context ended or Run.Cancel was called. With
+// pokable, a poke (Start's) cuts it short as the core's poke rule says.
+// The sleep watches the caller's context and the pokes, not the calls'
+// context (which ends with the caller's, on Cancel, which pokes, and at
+// the deadline, which no sleep passes: the core times the next call
+// before it, and run sleeps until it when a resumed wait's next call
+// comes after it), so that a context made for the wait costs nothing
+// while the wait sleeps.
 func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
-	if left := l.s.Deadline.Sub(l.clk().Now()); d > left {
-		d, pokable = left, false // the deadline comes first
-		if d <= 0 {
-			return false
-		}
-	}
 	if d <= 0 {
 		return l.ctx.Err() == nil
 	}
@@ -227,14 +234,11 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	} else {
 		timers.Reset(l.clk(), l.timer, d)
 	}
-	var due time.Time // the timer's, once a poke needs it
-	if pokable && l.pokes != nil {
-		due = l.clk().Now().Add(d)
-	}
+	due := l.s.Next // the timer's, when a poke moves it (a pokable sleep waits for Next)
 	for {
 		select {
 		case l.woke = <-l.timer.C:
-			return l.ctx.Err() == nil && l.clk().Now().Before(l.s.Deadline)
+			return l.ctx.Err() == nil
 		case <-l.span.Done():
 			l.stopTimer()
 			return false
@@ -441,37 +445,50 @@ func (d *driver[I, O]) apply(actx context.Context, start, now time.Time, out O, 
 	if stop == nil && !late(d.s, &ans, now) {
 		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
 	}
-	next, done = d.record(actx, now, func(s *Checkpoint, a *Attempt[O]) {
-		if stop != nil {
-			err = d.w.interrupt(s, &ans, a, false, stop.reason, stop.cause, ans.Err, now)
-			return
-		}
-		err = d.w.step(s, &ans, now, a)
-	})
-	d.lastErr = ans.Err
-	return next, done, err
+	return d.advance(actx, &ans, now, stop)
 }
 
-// record makes an attempt of the wait: step applies it to the wait's
-// Checkpoint and fills in the Attempt. The observer and the Run's events
-// get it. It returns the attempt's NextDelay, and whether it ended the
-// wait. A Run's checkpoints are published, so a wait with events steps a
-// copy of its Checkpoint, in a new Attempt, which then holds the wait's
-// Checkpoint; the others step theirs in place.
-func (d *driver[I, O]) record(actx context.Context, now time.Time, step func(s *Checkpoint, a *Attempt[O])) (time.Duration, bool) {
-	if d.r == nil {
-		var a Attempt[O]
-		step(d.s, &a)
-		d.lastCall = lastCallOf(&a)
-		d.endAttempt(actx, &a, now)
-		return a.NextDelay, a.Outcome != ""
+// advance applies a judged answer to the wait's Checkpoint (or, stop not
+// nil, counts it, not judged, and ends the wait cancelled), and records
+// the attempt.
+func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
+	var a Attempt[O]
+	var scratch Checkpoint
+	s := d.target(&scratch)
+	var err error
+	if stop != nil {
+		err = d.w.interrupt(s, ans, &a, false, stop.reason, stop.cause, ans.Err, now)
+	} else {
+		err = d.w.step(s, ans, now, &a)
 	}
-	a, s := new(Attempt[O]), d.s.clone()
-	step(&s, a)
-	a.Checkpoint = s
-	d.s = &a.Checkpoint
+	d.lastErr = ans.Err
+	d.record(actx, &a, s, now)
+	return a.NextDelay, a.Outcome != "", err
+}
+
+// target returns the Checkpoint the wait's next attempt changes: its own,
+// or, for a Run, whose checkpoints are published and never changed, a
+// copy in *scratch (see record).
+func (d *driver[I, O]) target(scratch *Checkpoint) *Checkpoint {
+	if d.r == nil {
+		return d.s
+	}
+	*scratch = d.s.clone()
+	return scratch
+}
+
+// record tells the observer of attempt a, which left the wait at s (see
+// target), and gives a Run's events a copy of it: its Checkpoint is then
+// the wait's.
+func (d *driver[I, O]) record(actx context.Context, a *Attempt[O], s *Checkpoint, now time.Time) {
 	d.lastCall = lastCallOf(a)
 	d.endAttempt(actx, a, now)
-	d.r.record(a)
-	return a.NextDelay, a.Outcome != ""
+	if d.r == nil {
+		return
+	}
+	p := new(Attempt[O])
+	*p = *a
+	p.Checkpoint = *s
+	d.s = &p.Checkpoint
+	d.r.record(p)
 }
