@@ -313,11 +313,12 @@ func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
 		b.wakeFor(at)
 		return
 	}
-	b.ready1(m)
+	b.makeDue(m)
 }
 
-// ready1 makes m, due, ready for the next call. b.mu held.
-func (b *Batch[K, O]) ready1(m *member[K, O]) {
+// makeDue puts m, whose next poll has come, in ready for the next call.
+// b.mu held.
+func (b *Batch[K, O]) makeDue(m *member[K, O]) {
 	m.state = due
 	b.sched.set(m, m.s.Deadline)
 	b.ready = append(b.ready, m)

@@ -186,7 +186,7 @@ func (b *Batch[K, O]) promote(now time.Time) {
 		if m.state != waiting || !now.Before(m.s.Deadline) {
 			return
 		}
-		b.ready1(m)
+		b.makeDue(m)
 	}
 }
 
