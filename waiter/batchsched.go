@@ -318,7 +318,7 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	_, j.done, j.err = m.apply(m.span, start, now, out, err, stopOf(m.cancelled()))
+	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), start, now, out, err)
 	return j
 }
 

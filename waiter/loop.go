@@ -189,12 +189,12 @@ func (l *loop[I, O]) run() error {
 
 // call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
-// timeout), and returns what apply takes: the attempt's context, when the
-// call started and returned, its answer, and the cancellation that came
-// during it, if one did. It starts when the timer that ended the last
+// timeout), and returns what apply takes: the attempt's context, the
+// cancellation that came during the call, if one did, when the call
+// started and returned, and its answer. It starts when the timer that ended the last
 // sleep fired, so that the schedule does not drift by the loop's own
 // latency.
-func (l *loop[I, O]) call() (actx context.Context, start, now time.Time, out O, err error, stop *stopReason) {
+func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now time.Time, out O, err error) {
 	start = l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
@@ -213,7 +213,7 @@ func (l *loop[I, O]) call() (actx context.Context, start, now time.Time, out O, 
 	if cancel != nil {
 		cancel()
 	}
-	return actx, start, now, out, err, stopOf(l.cancelled())
+	return actx, stopOf(l.cancelled()), start, now, out, err
 }
 
 // sleep waits d on the loop's timer and returns whether the wait goes on:
@@ -437,7 +437,7 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 // Run's events get the attempt; actx is the attempt's context. It returns
 // the delay before the next call or, done, the error that ended the wait
 // (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, start, now time.Time, out O, err error, stop *stopReason) (next time.Duration, done bool, _ error) {
+func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now time.Time, out O, err error) (next time.Duration, done bool, _ error) {
 	if err == nil {
 		d.last = out // the last output observed: of the last call that succeeded
 	}
