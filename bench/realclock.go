@@ -272,12 +272,12 @@ const RealDelay = scaleDelay
 func WriteRealClock(w io.Writer, ns []int, runs map[int][][]RealStats, rounds int) {
 	fmt.Fprintf(w, "\nScaling on the real clock: n waits, polls %v apart, each ready on its %dth poll, telemetry off, "+
 		"every side at every size in a process of its own, %s; NewBatch with Size %d. "+
-		"Bytes are heap and stacks once every wait has made its first call (after a GC), per wait not yet ended; "+
+		"Bytes are heap and stacks once every wait has made its first call (after a GC), per wait not yet ended then; "+
 		"start is the caller's loop of go statements, Start or Add calls (WaitAll: until every wait has made its first call); "+
 		"finish, until every wait has ended. Median [min–max] over the rounds; ÷ loop is the figure ÷ the hand-written "+
 		"loop's of the same round:\n\n", RealDelay, scalePolls, plural.N(rounds, "interleaved round"), realBatchSize)
-	fmt.Fprintln(w, "| implementation | n | bytes per wait | ÷ loop | of which stack | start, per wait | ÷ loop | finish | ÷ loop | CPU | longest GC pause | of which stopping |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| implementation | n | bytes per wait | ÷ loop | of which stack | waits not ended then | start, per wait | ÷ loop | finish | ÷ loop | CPU | longest GC pause | of which stopping |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, n := range ns {
 		loop := runs[n][0]
 		for i, side := range RealSides {
@@ -302,9 +302,10 @@ func WriteRealClock(w io.Writer, ns []int, runs map[int][][]RealStats, rounds in
 			bytes := func(r RealStats) float64 { return r.BytesPerWait }
 			start := func(r RealStats) float64 { return float64(r.Start) / float64(r.N) }
 			finish := func(r RealStats) float64 { return float64(r.Finish) }
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", side, n,
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", side, n,
 				bytesSpread(get(bytes)), ratio(bytes),
 				bytesSpread(get(func(r RealStats) float64 { return r.StackPerWait })),
+				median(get(func(r RealStats) float64 { return float64(r.Live) })),
 				spread(get(start)), ratio(start),
 				spread(get(finish)), ratio(finish),
 				spread(get(func(r RealStats) float64 { return float64(r.CPU) })),
