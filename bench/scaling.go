@@ -31,7 +31,7 @@ const (
 )
 
 // ScaleSides names the implementations of the scaling row.
-var ScaleSides = []string{"waitable WaitAll", "waitable WaitAll, telemetry off", "waitable Start", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
+var ScaleSides = []string{"waitable WaitAll", "waitable WaitAll, telemetry off", "waitable Start", "waitable NewBatch", "hand-written goroutine loop", "k8s wait.PollUntilContextTimeout"}
 
 // ScaleStats is one side at one n.
 type ScaleStats struct {
@@ -142,6 +142,29 @@ func scaleSide(t *testing.T, side string, op *scaleOp, n int) (start, finish fun
 					if _, err := r.Result(); err != nil {
 						t.Fatal(err)
 					}
+				}
+			}
+	case "waitable NewBatch":
+		batchOp := func(ctx context.Context, keys []int) (map[int]status, error) {
+			outs := make(map[int]status, len(keys))
+			for _, k := range keys {
+				outs[k], _ = op.poll(ctx, k)
+			}
+			return outs, nil
+		}
+		b, err := waiter.NewBatch(readyDef, batchOp, waiter.BatchOptions[int, status]{Size: realBatchSize},
+			waiter.WithDelays(scaleDelay, scaleDelay))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := make([]*waiter.Run[status], n)
+		return func() {
+				for i := range runs {
+					runs[i] = b.Add(ctx, i, time.Hour)
+				}
+			}, func() {
+				if err := results(runs); err != nil {
+					t.Fatal(err)
 				}
 			}
 	case "hand-written goroutine loop":

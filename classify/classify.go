@@ -225,6 +225,10 @@ type Match struct {
 // inputOutput matchers are tried only when err is nil; success matchers
 // always; errorType matchers only when err is not nil.
 func (s *Set[I, O]) Match(in I, out O, err error) Match {
+	r := Match{Index: -1, State: Retry}
+	if err != nil {
+		r.State = Failure
+	}
 	var evalErrs []error
 	var doc, io any // out, and {input, output}, boxed once each
 	var j judged    // what passes over shared paths found
@@ -262,17 +266,19 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			evalErrs = append(evalErrs, e)
 		}
 		if ok {
-			r := Match{Index: i, State: c.State, Err: errors.Join(evalErrs...)}
+			r.Index, r.State = i, c.State
 			if c.message != nil && err == nil { // a failed call has no output: no message
 				msg, e := message(c, out)
-				r.Message, r.Err = msg, errors.Join(r.Err, e)
+				r.Message = msg
+				if e != nil {
+					evalErrs = append(evalErrs, e)
+				}
 			}
-			return r
+			break
 		}
 	}
-	r := Match{Index: -1, State: Retry, Err: errors.Join(evalErrs...)}
-	if err != nil {
-		r.State = Failure
+	if len(evalErrs) > 0 {
+		r.Err = errors.Join(evalErrs...)
 	}
 	return r
 }

@@ -6,10 +6,14 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 )
 
 // Client waits for Kubernetes objects. Its waits share its informers: one
@@ -19,12 +23,16 @@ import (
 // Client is safe for concurrent use; its zero value is not usable: make
 // one with [NewClient] or [NewForConfig].
 type Client struct {
-	dyn   dynamic.Interface
-	clk   clock.Clock
-	limit *rate.Limiter
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+	clk    clock.Clock
+	limit  *rate.Limiter
 
 	mu        sync.Mutex
 	informers map[informerKey]*informer
+	// byName counts the informers of one object by name (a
+	// metadata.name field selector) in each resource and namespace.
+	byName map[resourceIn]int
 }
 
 // ClientOptions configure a Client. The zero value is the default.
@@ -37,11 +45,17 @@ type ClientOptions struct {
 	// Retry-After slows a wait further. The default is client-go's: 5
 	// requests a second, in bursts of 10.
 	PollLimit *rate.Limiter
+	// Mapper resolves the kinds of Request.Objects to resources, as
+	// kubectl's does (k8s.io/client-go/restmapper). NewForConfig makes
+	// one over the server's discovery when it is nil; a Client without
+	// one takes no Objects.
+	Mapper meta.RESTMapper
 }
 
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
-	c := &Client{dyn: dyn, clk: opts.Clock, limit: opts.PollLimit, informers: map[informerKey]*informer{}}
+	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit,
+		informers: map[informerKey]*informer{}, byName: map[resourceIn]int{}}
 	if c.clk == nil {
 		c.clk = clock.New()
 	}
@@ -62,7 +76,20 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 // object: unless cfg sets a QPS or a RateLimiter of its own, client-go's
 // default limit (5 requests a second) is turned off, so that it does not
 // hold a wait's request back past its deadline.
+//
+// Unless opts.Mapper is set, the Client resolves the kinds of
+// Request.Objects through the server's discovery, read once and kept in
+// memory (read again when a kind is not found), with kubectl's burst of
+// requests for it.
 func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
+	if opts.Mapper == nil {
+		disc, err := discoveryFor(cfg)
+		if err != nil {
+			return nil, err
+		}
+		cached := memory.NewMemCacheClient(disc)
+		opts.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(cached)
+	}
 	cfg = dynamic.ConfigFor(cfg) // a copy
 	if cfg.QPS == 0 && cfg.RateLimiter == nil {
 		cfg.QPS = -1
@@ -72,6 +99,21 @@ func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("kubewait: %w", err)
 	}
 	return NewClient(dynamic.New(onceOnly{rc}), opts), nil
+}
+
+// discoveryFor returns a discovery client for the API server of cfg as
+// kubectl makes one: it reads many API groups at once, so unless cfg sets
+// a limit of its own it may make 50 requests a second, in bursts of 300.
+func discoveryFor(cfg *rest.Config) (discovery.DiscoveryInterface, error) {
+	dcfg := rest.CopyConfig(cfg)
+	if dcfg.QPS == 0 && dcfg.RateLimiter == nil {
+		dcfg.QPS, dcfg.Burst = 50, 300
+	}
+	disc, err := discovery.NewDiscoveryClientForConfig(dcfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubewait: %w", err)
+	}
+	return disc, nil
 }
 
 // onceOnly is a REST client whose requests client-go does not retry.

@@ -2,13 +2,12 @@ package kubewait
 
 import (
 	"context"
-	"fmt"
+	"strings"
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -16,13 +15,14 @@ import (
 // An informer lists and watches one resource in one namespace with one
 // selector, keeps the objects, and tells the waits that subscribe to it
 // which objects changed. The Client shares it between every wait with the
-// same key, and stops it when the last one unsubscribes.
+// same key, and stops it when the last one unsubscribes. Its list and
+// watch are in listwatch.go.
 type informer struct {
 	c   *Client
 	key informerKey
 
 	mu     sync.Mutex
-	objs   map[string]map[string]any // by namespace/name
+	objs   map[string]Object // by namespace/name, without managedFields
 	mode   watchMode
 	err    error // why it is failing or forbidden
 	byName map[string]map[*subscription]struct{}
@@ -33,10 +33,43 @@ type informer struct {
 	done chan struct{}
 }
 
+// informerKey is what an informer lists and watches: a resource in a
+// namespace ("" for every namespace, or a cluster-scoped resource), with
+// a label and a field selector.
 type informerKey struct {
 	gvr       schema.GroupVersionResource
 	namespace string
-	selector  string
+	labels    string
+	fields    string
+}
+
+// resourceIn is a resource in a namespace.
+type resourceIn struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+// nameField is the field selector of one object by its name, as kubectl
+// asks for it (and as an RBAC grant of resourceNames allows a list and a
+// watch).
+func nameField(name string) string {
+	return fields.OneTermEqualSelector("metadata.name", name).String()
+}
+
+// name returns the object's name if the key is one object's, else "".
+func (k informerKey) name() string {
+	if k.labels != "" || k.fields == "" {
+		return ""
+	}
+	sel, err := fields.ParseSelector(k.fields)
+	if err != nil {
+		return ""
+	}
+	name, ok := sel.RequiresExactMatch("metadata.name")
+	if !ok || nameField(name) != k.fields {
+		return ""
+	}
+	return name
 }
 
 // watchMode is where an informer stands.
@@ -55,12 +88,12 @@ const (
 type subscription struct {
 	inf   *informer
 	names map[string]bool // namespace/name keys
+	wake  chan struct{}
 
 	mu    sync.Mutex
 	dirty map[string]bool
 	all   bool        // every object changed (a list)
 	notes []watchNote // what happened to the watch
-	wake  chan struct{}
 }
 
 // watchNote is a change of the watch, for the wait's events.
@@ -70,29 +103,72 @@ type watchNote struct {
 	err  error
 }
 
-// failuresBeforePolling is how many failures of the list or watch in a
-// row make the waits poll until it works again.
-const failuresBeforePolling = 3
+// namedLimit is how many objects of one resource in one namespace a
+// Client lists and watches by name, each with its own informer; beyond
+// it, they share one informer of the namespace. An informer of one object
+// costs a LIST and a WATCH of that object alone, where the namespace's
+// costs every object in it, but each is a watch the server keeps and a
+// stream of the client's connection: a wait for one object of a busy
+// namespace asks for that object, as kubectl wait does, and a wait (or
+// waits) for many share one watch, as a controller does.
+const namedLimit = 10
+
+// subscribeNames subscribes to the informers of a wait's named objects
+// of one resource in one namespace, and returns their sources: an
+// informer of each object by name while the Client watches at most
+// namedLimit of that resource and namespace so, else the namespace's
+// (which a Client that already watches it always joins).
+func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns := informerKey{gvr: g.gvr, namespace: g.namespace}
+	in := resourceIn{g.gvr, g.namespace}
+	fresh := 0 // the objects that would need an informer of their own
+	for _, r := range g.refs {
+		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}] == nil {
+			fresh++
+		}
+	}
+	if c.informers[ns] != nil || c.byName[in]+fresh > namedLimit {
+		names := map[string]bool{}
+		for _, r := range g.refs {
+			names[r.String()] = true
+		}
+		return []*source{{key: ns, sub: c.subscribeLocked(ns, names, wake)}}
+	}
+	var sources []*source
+	for _, r := range g.refs {
+		key := informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}
+		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake)})
+	}
+	return sources
+}
 
 // subscribe returns a subscription to the informer of key, starting the
 // informer if it is the first.
-func (c *Client) subscribe(key informerKey, names map[string]bool) *subscription {
+func (c *Client) subscribe(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.subscribeLocked(key, names, wake)
+}
+
+func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
 	inf := c.informers[key]
-	start := inf == nil
-	var ctx context.Context
-	if start {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(context.Background())
-		inf = &informer{c: c, key: key, objs: map[string]map[string]any{},
+	if inf == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		inf = &informer{c: c, key: key, objs: map[string]Object{},
 			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
 			stop: cancel, done: make(chan struct{})}
 		c.informers[key] = inf
+		if key.name() != "" {
+			c.byName[resourceIn{key.gvr, key.namespace}]++
+		}
+		defer func() { go inf.run(ctx) }() // once the first wait listens
 	}
 	inf.refs++
-	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: wake}
 	inf.mu.Lock()
+	defer inf.mu.Unlock()
 	if names == nil {
 		inf.all[s] = struct{}{}
 	}
@@ -111,10 +187,6 @@ func (c *Client) subscribe(key informerKey, names map[string]bool) *subscription
 	default:
 		s.all = true
 		s.wakeUp()
-	}
-	inf.mu.Unlock()
-	if start {
-		go inf.run(ctx) // once the first wait listens
 	}
 	return s
 }
@@ -137,6 +209,12 @@ func (s *subscription) unsubscribe() {
 	last := inf.refs == 0
 	if last {
 		delete(c.informers, inf.key)
+		if inf.key.name() != "" {
+			in := resourceIn{inf.key.gvr, inf.key.namespace}
+			if c.byName[in]--; c.byName[in] == 0 {
+				delete(c.byName, in)
+			}
+		}
 	}
 	c.mu.Unlock()
 	if last {
@@ -169,8 +247,9 @@ func (s *subscription) state() watchMode {
 }
 
 // get returns the object namespace/name as the informer has it (nil if
-// it has none).
-func (s *subscription) get(key string) map[string]any {
+// it has none). The informer never changes an object it has handed out:
+// a change replaces it.
+func (s *subscription) get(key string) Object {
 	s.inf.mu.Lock()
 	defer s.inf.mu.Unlock()
 	return s.inf.objs[key]
@@ -187,7 +266,7 @@ func (s *subscription) keys() []string {
 	return keys
 }
 
-func objectKey(obj map[string]any) string {
+func objectKey(obj Object) string {
 	u := unstructured.Unstructured{Object: obj}
 	if ns := u.GetNamespace(); ns != "" {
 		return ns + "/" + u.GetName()
@@ -195,121 +274,11 @@ func objectKey(obj map[string]any) string {
 	return u.GetName()
 }
 
-// run lists and watches until ctx ends: a list, then a watch from its
-// resource version, again and again. A watch that the server closes is
-// started again from where it was; one whose resource version expired
-// (410) lists again. Failures back off on the Client's clock; a forbidden
-// list or watch ends the informer's watching for good.
-func (inf *informer) run(ctx context.Context) {
-	defer close(inf.done)
-	res := inf.c.resource(inf.key.gvr, inf.key.namespace)
-	opts := metav1.ListOptions{LabelSelector: inf.key.selector}
-	failures := 0
-	listed := false
-	broken := false // the last watch failed: say so when the next one works
-	var rv string
-	for ctx.Err() == nil {
-		if rv == "" {
-			list, err := res.List(ctx, opts)
-			if err != nil {
-				if !inf.failed(ctx, err, &failures) {
-					return
-				}
-				continue
-			}
-			inf.replace(list, listed)
-			listed = true
-			rv = list.GetResourceVersion()
-			failures = 0
-		}
-		wopts := opts
-		wopts.ResourceVersion, wopts.AllowWatchBookmarks = rv, true
-		wi, err := res.Watch(ctx, wopts)
-		if err != nil {
-			if expired(err) {
-				rv = ""
-				continue
-			}
-			broken = true
-			if !inf.failed(ctx, err, &failures) {
-				return
-			}
-			continue
-		}
-		inf.watching(broken)
-		broken = false
-		failures = 0
-		var werr error
-		rv, werr = inf.follow(ctx, wi, rv)
-		wi.Stop()
-		switch {
-		case werr == nil:
-		case expired(werr):
-			rv = ""
-		default:
-			broken = true
-			if !inf.failed(ctx, werr, &failures) {
-				return
-			}
-		}
-	}
-}
-
-// follow applies a watch's events until it ends, and returns the resource
-// version it reached and the error it ended with (nil: closed by the
-// server, or ctx ended).
-func (inf *informer) follow(ctx context.Context, wi watch.Interface, rv string) (string, error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return rv, nil
-		case ev, ok := <-wi.ResultChan():
-			if !ok {
-				return rv, nil
-			}
-			if ev.Type == watch.Error {
-				return rv, apierrors.FromObject(ev.Object)
-			}
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if !ok {
-				continue
-			}
-			rv = u.GetResourceVersion()
-			if ev.Type == watch.Bookmark {
-				continue
-			}
-			inf.apply(ev.Type, u.Object)
-		}
-	}
-}
-
-// expired reports a watch whose resource version is too old (410 Gone, or
-// the Expired reason a watch's ERROR event carries).
-func expired(err error) bool {
-	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-}
-
-// failed handles a failed list or watch: a forbidden one stops the
-// informer (false); any other backs off and, after failuresBeforePolling
-// in a row, makes the waits poll until the watch works again.
-func (inf *informer) failed(ctx context.Context, err error, failures *int) bool {
-	err = apiError(err)
-	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsMethodNotSupported(err) {
-		inf.setMode(modeForbidden, err)
-		return false
-	}
-	*failures++
-	if *failures >= failuresBeforePolling {
-		inf.setMode(modeFailing, err)
-	}
-	backoff := min(250*time.Millisecond<<min(*failures-1, 6), 8*time.Second)
-	t := inf.c.clk.Timer(backoff)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+// stripObject drops what no rule reads and a cache need not keep: the
+// object's managedFields (often most of its bytes).
+func stripObject(obj Object) {
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
 	}
 }
 
@@ -327,13 +296,10 @@ func (inf *informer) setMode(m watchMode, err error) {
 	}
 }
 
-// replace installs a list's objects and wakes every wait: after the first
-// list, a list again means the watch had expired.
-func (inf *informer) replace(list *unstructured.UnstructuredList, again bool) {
-	objs := make(map[string]map[string]any, len(list.Items))
-	for i := range list.Items {
-		objs[objectKey(list.Items[i].Object)] = list.Items[i].Object
-	}
+// replace installs a list's objects and wakes every wait. A list after
+// the first one says why it came (err: the watch's resource version
+// expired, or was too new for the server).
+func (inf *informer) replace(objs map[string]Object, again bool, why error) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	inf.objs = objs
@@ -341,7 +307,7 @@ func (inf *informer) replace(list *unstructured.UnstructuredList, again bool) {
 	inf.mode, inf.err = modeWatching, nil
 	switch {
 	case again:
-		inf.noteLocked(WatchRelisted, nil)
+		inf.noteLocked(WatchRelisted, why)
 	case was == modeFailing:
 		inf.noteLocked(WatchWatching, nil)
 	}
@@ -354,7 +320,8 @@ func (inf *informer) replace(list *unstructured.UnstructuredList, again bool) {
 }
 
 // apply applies one watch event and wakes the waits it concerns.
-func (inf *informer) apply(t watch.EventType, obj map[string]any) {
+func (inf *informer) apply(t watch.EventType, obj Object) {
+	stripObject(obj)
 	key := objectKey(obj)
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
@@ -377,18 +344,11 @@ func (inf *informer) apply(t watch.EventType, obj map[string]any) {
 	}
 }
 
-// watching records a watch that started: after a failure, the waits hear
-// that it restarted (or, if they were polling, that it works again).
-func (inf *informer) watching(afterFailure bool) {
+// note tells every wait what happened to the watch.
+func (inf *informer) note(what string, err error) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	switch {
-	case inf.mode == modeFailing:
-		inf.mode, inf.err = modeWatching, nil
-		inf.noteLocked(WatchWatching, nil)
-	case afterFailure:
-		inf.noteLocked(WatchRestarted, nil)
-	}
+	inf.noteLocked(what, err)
 }
 
 func (inf *informer) noteLocked(what string, err error) {
@@ -415,17 +375,38 @@ func (inf *informer) allSubs() map[*subscription]struct{} {
 	return subs
 }
 
-// String names an informer in errors: widgets.example.com in ns (app=web).
+// String names an informer in errors: widgets.example.com in ns
+// (app=web), widgets.example.com ns/a.
 func (k informerKey) String() string {
-	s := k.gvr.Resource
-	if k.gvr.Group != "" {
-		s += "." + k.gvr.Group
+	if name := k.name(); name != "" {
+		return resourceName(k.gvr) + " " + Ref{Namespace: k.namespace, Name: name}.String()
 	}
+	s := resourceName(k.gvr)
 	if k.namespace != "" {
 		s += " in " + k.namespace
 	}
-	if k.selector != "" {
-		s += fmt.Sprintf(" (%s)", k.selector)
+	if sel := k.selectors(); sel != "" {
+		s += " (" + sel + ")"
 	}
 	return s
+}
+
+// which names the objects of a wait by selector: "widgets.example.com in
+// ns matching app=web", "widgets.example.com in ns".
+func (k informerKey) which() string {
+	s := informerKey{gvr: k.gvr, namespace: k.namespace}.String()
+	if sel := k.selectors(); sel != "" {
+		s += " matching " + sel
+	}
+	return s
+}
+
+func (k informerKey) selectors() string {
+	var sel []string
+	for _, s := range []string{k.labels, k.fields} {
+		if s != "" {
+			sel = append(sel, s)
+		}
+	}
+	return strings.Join(sel, ", ")
 }

@@ -36,6 +36,7 @@ type Rule struct {
 	value      string
 	hasValue   bool
 	kstatus    status.Status
+	rollout    RolloutOptions
 	err        error
 	// acceptors judges the rule's acceptors on one object (nil for
 	// Condition's and kstatus's rules, which are Go): built once, with
@@ -52,6 +53,7 @@ const (
 	ruleCreated
 	ruleDeleted
 	ruleKstatus
+	ruleRollout
 )
 
 // String returns the rule as `kubectl wait --for` writes it
@@ -180,29 +182,42 @@ func Failed() Rule {
 
 // ParseRule reads a rule as `kubectl wait --for` writes it:
 // condition=Type, condition=Type=Status, jsonpath=EXPR, jsonpath=EXPR=VALUE,
-// create or delete; and kstatus=Current or kstatus=Failed.
+// create or delete; and kstatus=Current, kstatus=Failed or rollout
+// ([Rollout] with its defaults). It reads them
+// as kubectl does: create and delete in any case; a JSONPath rule split at
+// its single '=' signs, never at '==' (so jsonpath=.a[?(@.b=="c")].d=e
+// needs no braces), and its value stripped of the quotes around it
+// (jsonpath={.status.phase}="Done" waits for Done).
 func ParseRule(s string) (Rule, error) {
+	switch strings.ToLower(s) {
+	case "create":
+		return Created(), nil
+	case "delete":
+		return Deleted(), nil
+	case "rollout":
+		return Rollout(RolloutOptions{}), nil
+	}
 	key, arg, hasArg := strings.Cut(s, "=")
 	var r Rule
 	switch {
-	case s == "create" || s == "delete":
-		if s == "create" {
-			return Created(), nil
-		}
-		return Deleted(), nil
 	case key == "condition" && hasArg:
 		t, st, _ := strings.Cut(arg, "=")
 		r = Condition(t, st)
 		r.text = s
 	case key == "jsonpath" && hasArg:
-		expr, value, hasValue := cutJSONPath(arg)
-		if hasValue {
-			r = JSONPath(expr, value)
-		} else {
-			r = JSONPathExists(expr)
-		}
-		if hasValue && value == "" {
-			r.err = fmt.Errorf("%q: the value after = is empty (leave out =VALUE to wait for the path to exist)", s)
+		parts := splitJSONPath(arg)
+		switch {
+		case len(parts) > 2:
+			return Rule{}, fmt.Errorf("kubewait: rule %q: want jsonpath=EXPR or jsonpath=EXPR=VALUE "+
+				"(a single = ends the expression, == stays in it)", s)
+		case len(parts) == 1:
+			r = JSONPathExists(parts[0])
+		default:
+			value := strings.Trim(parts[1], `'"`)
+			r = JSONPath(parts[0], value)
+			if value == "" {
+				r.err = fmt.Errorf("%q: the value after = is empty (leave out =VALUE to wait for the path to exist)", s)
+			}
 		}
 	case key == "kstatus" && (arg == "Current" || arg == "Failed"):
 		if arg == "Current" {
@@ -211,7 +226,7 @@ func ParseRule(s string) (Rule, error) {
 		return Failed(), nil
 	default:
 		return Rule{}, fmt.Errorf("kubewait: rule %q: want condition=TYPE[=STATUS], jsonpath=EXPR[=VALUE], "+
-			"create, delete, kstatus=Current or kstatus=Failed", s)
+			"create, delete, kstatus=Current, kstatus=Failed or rollout", s)
 	}
 	if r.err != nil {
 		return Rule{}, fmt.Errorf("kubewait: %w", r.err)
@@ -219,21 +234,24 @@ func ParseRule(s string) (Rule, error) {
 	return r, nil
 }
 
-// cutJSONPath splits kubectl's EXPR[=VALUE]: a braced expression ends at
-// its last closing brace; an unbraced one at its first '='.
-func cutJSONPath(arg string) (expr, value string, hasValue bool) {
-	if strings.HasPrefix(arg, "{") {
-		end := strings.LastIndexByte(arg, '}')
-		if end >= 0 {
-			expr, rest := arg[:end+1], arg[end+1:]
-			value, hasValue = strings.CutPrefix(rest, "=")
-			if !hasValue && rest != "" {
-				return arg, "", false // jmesOf reports the trailing text
-			}
-			return expr, value, hasValue
+// splitJSONPath splits kubectl's EXPR[=VALUE] as kubectl does: at every
+// single '='; a '==' stays in the part it is in.
+func splitJSONPath(arg string) []string {
+	var parts []string
+	var b strings.Builder
+	for i := 0; i < len(arg); i++ {
+		switch {
+		case arg[i] == '=' && i+1 < len(arg) && arg[i+1] == '=':
+			b.WriteString("==")
+			i++
+		case arg[i] == '=':
+			parts = append(parts, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(arg[i])
 		}
 	}
-	return strings.Cut(arg, "=")
+	return append(parts, b.String())
 }
 
 // Acceptors returns the rule as Smithy acceptors over the object, ending
@@ -277,7 +295,7 @@ func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
 // compiled returns r with the waiter that judges its acceptors.
 func (r Rule) compiled() Rule {
 	if r.err == nil {
-		r.acceptors, r.err = newObjectWaiter(r, nil, nil, nil, Request{})
+		r.acceptors, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil, nil)
 	}
 	return r
 }
@@ -291,7 +309,7 @@ func (r Rule) Matches(obj map[string]any) bool { return r.holds(Ref{}, obj, nil)
 // obj, or the error err (obj and err nil: the object does not exist).
 func (r Rule) holds(ref Ref, obj Object, err error) bool {
 	switch {
-	case r.kind == ruleCondition || r.kind == ruleKstatus:
+	case r.kind == ruleCondition || r.kind == ruleKstatus || r.kind == ruleRollout:
 		if obj == nil || err != nil {
 			return false
 		}
@@ -346,7 +364,7 @@ func (r Rule) describe(obj map[string]any) (reason, message string) {
 			b, _ := json.Marshal(v)
 			return string(b), ""
 		}
-	case ruleKstatus:
+	case ruleKstatus, ruleRollout:
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		if err != nil {
 			return "Unknown", err.Error()

@@ -161,7 +161,7 @@ func TestRulesJudgeObjects(t *testing.T) {
 }
 
 func TestDeletedCountsARecreatedObject(t *testing.T) {
-	w, err := newObjectWaiter(Deleted(), nil, nil, nil, Request{})
+	w, err := newObjectWaiter([]Rule{Deleted()}, nil, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,34 @@ func (c *cluster) count(verb string) int {
 	return n
 }
 
+// selectors returns the selectors of the fake's actions of verb (list,
+// watch), each as "labels=...;fields=..." (empty ones left out).
+func (c *cluster) selectors(verb string) []string {
+	var out []string
+	for _, a := range c.dyn.Actions() {
+		if a.GetVerb() != verb {
+			continue
+		}
+		var r k8stesting.ListRestrictions
+		switch a := a.(type) {
+		case k8stesting.ListAction:
+			r = a.GetListRestrictions()
+		case k8stesting.WatchAction:
+			w := a.GetWatchRestrictions()
+			r = k8stesting.ListRestrictions{Labels: w.Labels, Fields: w.Fields}
+		}
+		var parts []string
+		if r.Labels != nil && !r.Labels.Empty() {
+			parts = append(parts, "labels="+r.Labels.String())
+		}
+		if r.Fields != nil && !r.Fields.Empty() {
+			parts = append(parts, "fields="+r.Fields.String())
+		}
+		out = append(out, strings.Join(parts, ";"))
+	}
+	return out
+}
+
 // after runs f at d from now, in the bubble.
 func after(d time.Duration, f func()) {
 	go func() {
@@ -96,7 +124,7 @@ func labelled(o Object, kv ...string) Object {
 }
 
 func req(rule Rule, names ...string) Request {
-	return Request{Resource: widgets, Namespace: "ns", Names: names, For: rule, Timeout: time.Minute}
+	return Request{Resource: widgets, Namespace: "ns", Names: names, For: []Rule{rule}, Timeout: time.Minute}
 }
 
 func TestWaitSucceedsWhenTheConditionIsWritten(t *testing.T) {
@@ -268,7 +296,7 @@ func TestWaitBySelectorWithACount(t *testing.T) {
 		after(2*time.Second, func() { k.create(labelled(widget("b", conditions("Ready", "True")), "app", "web")) })
 		after(3*time.Second, func() { k.create(labelled(widget("c", nil), "app", "web")) })
 		after(5*time.Second, func() { k.update(labelled(widget("c", conditions("Ready", "True")), "app", "web")) })
-		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 3, For: Condition("Ready", ""), Timeout: time.Minute}
+		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 3, For: []Rule{Condition("Ready", "")}, Timeout: time.Minute}
 		start := time.Now()
 		res, err := c.Wait(t.Context(), r)
 		if err != nil {
@@ -284,7 +312,7 @@ func TestWaitBySelectorCountNeverReached(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t, labelled(widget("a", conditions("Ready", "True")), "app", "web"))
 		c := NewClient(k.dyn, ClientOptions{})
-		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 2, For: Condition("Ready", ""), Timeout: 10 * time.Second}
+		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 2, For: []Rule{Condition("Ready", "")}, Timeout: 10 * time.Second}
 		_, err := c.Wait(t.Context(), r)
 		if !errors.Is(err, waiter.ErrTimeout) || !strings.Contains(err.Error(), "1 of 2 objects") {
 			t.Errorf("err = %v, want a timeout saying 1 of 2 objects", err)
@@ -303,11 +331,11 @@ func TestWaitBySelectorFindsNoObjects(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t, labelled(widget("a", nil), "app", "db"))
 		c := NewClient(k.dyn, ClientOptions{})
-		_, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: Condition("Ready", ""), Timeout: time.Minute})
+		_, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: []Rule{Condition("Ready", "")}, Timeout: time.Minute})
 		if !errors.Is(err, ErrNoObjects) {
 			t.Errorf("err = %v, want ErrNoObjects", err)
 		}
-		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", All: true, For: Created(), Timeout: time.Minute})
+		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", All: true, For: []Rule{Created()}, Timeout: time.Minute})
 		if err != nil || len(res.Objects) != 1 {
 			t.Errorf("--all create: %v, %+v", err, res.Objects)
 		}
@@ -342,7 +370,7 @@ func TestWaitRejectsABadRequest(t *testing.T) {
 	if !errors.Is(err, ErrInvalidRequest) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"Resource", "exactly one of Names, Selector and All", `Names[1] "a" is named twice`,
+	for _, want := range []string{"Resource", "exactly one of Names, Selector (or FieldSelector), All and Objects", `Names[1] "a" is named twice`,
 		`Names[2] "x/y"`, "Selector", "Count -1", "Timeout", "For: no rule", "FailOn[0]: no rule", "FailOn[1]: jsonpath"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not name %q:\n%v", want, err)
@@ -352,31 +380,25 @@ func TestWaitRejectsABadRequest(t *testing.T) {
 
 func TestWaitsShareOneInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var objs []Object
-		for _, n := range []string{"a", "b", "c", "d"} {
-			objs = append(objs, widget(n, nil))
-		}
-		k := newCluster(t, objs...)
+		k := newCluster(t, widget("a", nil))
 		c := NewClient(k.dyn, ClientOptions{})
 		var wg sync.WaitGroup
-		for _, n := range []string{"a", "b", "c", "d"} {
+		for range 4 {
 			wg.Go(func() {
-				if _, err := c.Wait(t.Context(), req(Condition("Ready", ""), n)); err != nil {
+				if _, err := c.Wait(t.Context(), req(Condition("Ready", ""), "a")); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 		synctest.Wait()
-		for _, n := range []string{"a", "b", "c", "d"} {
-			k.update(widget(n, conditions("Ready", "True")))
-		}
+		k.update(widget("a", conditions("Ready", "True")))
 		wg.Wait()
 		if l, w := k.count("list"), k.count("watch"); l != 1 || w != 1 {
 			t.Errorf("%d lists and %d watches for 4 waits, want 1 and 1", l, w)
 		}
 		synctest.Wait()
-		if len(c.informers) != 0 {
-			t.Errorf("%d informers left after the last wait", len(c.informers))
+		if len(c.informers) != 0 || len(c.byName) != 0 {
+			t.Errorf("%d informers (%v by name) left after the last wait", len(c.informers), c.byName)
 		}
 	})
 }
@@ -459,7 +481,7 @@ func TestWaitBySelectorWithACountPollsWhenWatchIsForbidden(t *testing.T) {
 		})
 		c := NewClient(k.dyn, ClientOptions{})
 		after(3*time.Second, func() { k.create(labelled(widget("b", conditions("Ready", "True")), "app", "web")) })
-		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 2, For: Condition("Ready", ""),
+		r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", Count: 2, For: []Rule{Condition("Ready", "")},
 			Timeout: time.Minute, Options: []waiter.Option{waiter.WithDelays(time.Second, time.Second)}}
 		start := time.Now()
 		res, err := c.Wait(t.Context(), r)
@@ -538,7 +560,8 @@ func testWatchFailures(t *testing.T, n int, want []string) {
 			return false, nil, nil
 		})
 		c := NewClient(k.dyn, ClientOptions{})
-		after(10*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		// Four failures back off for at most 1.6+3.2+6.4+12.8 s.
+		after(30*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
 		var watchEvents []string
 		r := req(Condition("Ready", ""), "a")
 		r.OnEvent = func(e Event) {
@@ -550,8 +573,8 @@ func testWatchFailures(t *testing.T, n int, want []string) {
 		if _, err := c.Wait(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
-		if got := time.Since(start); got != 10*time.Second {
-			t.Errorf("took %v, want 10s: the write, seen by the watch at once", got)
+		if got := time.Since(start); got != 30*time.Second {
+			t.Errorf("took %v, want 30s: the write, seen by the watch at once", got)
 		}
 		if strings.Join(watchEvents, ",") != strings.Join(want, ",") {
 			t.Errorf("watch events %q, want %q", watchEvents, want)
@@ -653,7 +676,7 @@ func TestWaitForDeletionBySelectorFindsNone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t, labelled(widget("a", nil), "app", "db"))
 		c := NewClient(k.dyn, ClientOptions{})
-		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: Deleted(), Timeout: time.Minute})
+		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: []Rule{Deleted()}, Timeout: time.Minute})
 		if err != nil || len(res.Objects) != 0 {
 			t.Errorf("%v, %+v; want success with no object", err, res.Objects)
 		}

@@ -1,13 +1,11 @@
 package waiter
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -70,38 +68,53 @@ type Batch[K comparable, O any] struct {
 	lingerFor time.Duration
 	missing   func(K) error
 
-	mu        sync.Mutex
-	members   map[K]*member[K, O]
-	due       memberHeap[K, O] // members between calls, by next poll
-	deadlines memberHeap[K, O] // members not being judged, by deadline (byDeadline)
-	inFlight  int
-	token     *rate.Reservation // a token of the poll rate limit, held for the next call
-	running   bool              // the scheduler goroutine exists
-	poke      chan struct{}     // wakes the scheduler
+	mu       sync.Mutex
+	members  map[K]*member[K, O]
+	sched    schedule[K, O]  // members between calls by next poll, and members due or in a call by deadline
+	ready    []*member[K, O] // members due, most overdue first (and some gone: see nready)
+	nready   int             // the members of ready that are still ready
+	final    time.Time       // the earliest instant a ready member's final call must start, or earlier
+	inFlight int
+	token    *rate.Reservation // a token of the poll rate limit, held for the next call
+	running  bool              // the scheduler goroutine exists
+	sleeping bool              // it sleeps until wakeAt (zero: until poked)
+	wakeAt   time.Time
+	poke     chan struct{} // wakes the scheduler
 }
 
-// member is one key's wait in a Batch. It is in one of three places: due
-// (in the due heap, between calls), in a call (call set), or being judged
-// by the goroutine of the call that answered (in neither heap). It is in
-// the deadlines heap in the first two; it is in members until its wait
-// ends.
+// member is one key's wait in a Batch: a place in the Batch's schedule,
+// its Checkpoint and its Run; no goroutine, timer or context of its own.
+// Its state says where it is; it is in members until its wait ends.
 type member[K comparable, O any] struct {
 	driver[K, O]
-	b      *Batch[K, O]
-	r      *Run[O]
-	index  int         // in the due heap, -1 when not in it
-	dindex int         // in the deadlines heap, -1 when not in it
-	call   *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
-	added  atomic.Bool // it is in the Batch: its context's end may take it out
-	// cancelCause ends the member's context, with the cause
-	// context.Canceled (Run.Cancel) or context.DeadlineExceeded (its
-	// deadline came).
-	cancelCause context.CancelCauseFunc
-	// pokeLater is a poke that came during its call; guarded by the
-	// Batch's mutex. (Its lastCall is written by its judge, while no poke
-	// reads it, before the judge puts it back in the due heap.)
+	b       *Batch[K, O]
+	state   memberState
+	index   int         // in the schedule, -1 when not in it
+	call    *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
+	unwatch func() bool // stops watching the caller's context (nil: it never ends)
+	// stopped is why a member being judged was withdrawn: its judge ends
+	// it so.
+	stopped *stopReason
+	// pokeLater is a poke that came during its call. (Its lastCall is
+	// written by its judge, while no poke reads it, before the judge puts
+	// it back in the schedule.)
 	pokeLater bool
 }
+
+// memberState is where a member is.
+type memberState uint8
+
+const (
+	waiting memberState = iota // in the schedule by its next poll (or its deadline, if earlier)
+	due                        // in ready, and in the schedule by its deadline
+	calling                    // in a call in flight, and in the schedule by its deadline
+	judging                    // its call's goroutine applies the answer: in neither
+	gone                       // its wait has ended, or is ending
+)
+
+// stopReason is why a member's wait was cut short: reason nil for its
+// deadline, else the cancellation's error and cause.
+type stopReason struct{ reason, cause error }
 
 // batchCall is one call in flight.
 type batchCall struct {
@@ -197,7 +210,6 @@ func newBatch[K comparable, O any](w *Waiter[K, O], op func(context.Context, []K
 		missing:   bo.Missing,
 		members:   map[K]*member[K, O]{},
 		poke:      make(chan struct{}, 1),
-		deadlines: memberHeap[K, O]{byDeadline: true},
 	}
 	var errs []error
 	if op == nil {
@@ -265,43 +277,82 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		return m.r
 	}
 	r := newRun[O](defaultEventBuffer, nil)
-	m := &member[K, O]{b: b, r: r, index: -1, dindex: -1}
-	m.name = fmt.Sprint(key)
+	m := &member[K, O]{b: b, index: -1}
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
-		r.finish(m.last, err, &m.s)
+		m.name = fmt.Sprint(key)
+		r.finish(m.last, err, m.s)
 		return r
 	}
-	// The member's context has no deadline of its own: the scheduler ends
-	// it at the deadline (cause context.DeadlineExceeded). Its end by the
-	// caller (or Run.Cancel) takes it out of the Batch, once it is in.
-	mctx, cancel := context.WithCancelCause(m.spanCtx)
-	unwatch := context.AfterFunc(mctx, func() {
-		if m.added.Load() {
-			b.withdraw(m)
-		}
-	})
-	m.ctx, m.cancelCause = mctx, cancel
-	m.release = func() { unwatch(); cancel(context.Canceled) }
-	m.publish = r.record
-	r.ctl, r.cp = m, m.s.clone()
-	if m.s.Next.IsZero() {
-		m.s.Next = m.s.Start // due now
-	}
+	m.r, r.ctl, r.cp = r, m, m.s
 	b.members[key] = m
-	heap.Push(&b.due, m)
-	heap.Push(&b.deadlines, m)
-	m.added.Store(true)
-	b.wake()
+	now := b.clk.Now()
+	b.promote(now)
+	b.place(m, now)
 	b.mu.Unlock()
-	if m.ctx.Err() != nil {
-		b.withdraw(m)
+	if ctx.Done() != nil { // the caller's context can end the wait
+		unwatch := context.AfterFunc(ctx, func() { b.withdraw(m, ctx.Err(), context.Cause(ctx)) })
+		b.mu.Lock()
+		if m.state == gone {
+			unwatch()
+		} else {
+			m.unwatch = unwatch
+		}
+		b.mu.Unlock()
 	}
 	return r
 }
 
+// place puts a member between calls in the schedule: due now, or at its
+// next poll (or its deadline, if that comes first). b.mu held.
+func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
+	if m.s.Next.After(now) {
+		at := earliest(m.s.Deadline, m.s.Next)
+		m.state = waiting
+		b.sched.set(m, at)
+		b.wakeFor(at)
+		return
+	}
+	b.makeDue(m)
+}
+
+// makeDue puts m, whose next poll has come, in ready for the next call.
+// b.mu held.
+func (b *Batch[K, O]) makeDue(m *member[K, O]) {
+	m.state = due
+	b.sched.set(m, m.s.Deadline)
+	b.ready = append(b.ready, m)
+	if b.nready++; b.nready == 1 {
+		b.final = time.Time{}
+		b.wakeFor(dueAt(m.s).Add(max(b.lingerFor, 0)))
+	}
+	if at := b.finalCall(m); b.final.IsZero() || at.Before(b.final) {
+		b.final = at
+		b.wakeFor(at)
+	}
+	if b.nready == b.size {
+		b.wakeFor(time.Time{})
+	}
+}
+
+// dueAt is when the next call of a wait at s is due: Next, or its start
+// before the first call.
+func dueAt(s *Checkpoint) time.Time {
+	if s.Next.IsZero() {
+		return s.Start
+	}
+	return s.Next
+}
+
+// finalCall is the latest instant m's final call may start: its deadline
+// less the waiter's reserve for the final call (see Waiter.step).
+func (b *Batch[K, O]) finalCall(m *member[K, O]) time.Time {
+	reserve, _ := b.w.reserve(m.s.MaxLatency)
+	return m.s.Deadline.Add(-reserve)
+}
+
 // cancel is Run.Cancel's for a member.
-func (m *member[K, O]) cancel() { m.cancelCause(context.Canceled) }
+func (m *member[K, O]) cancel() { m.b.withdraw(m, context.Canceled, context.Canceled) }
 
 // poke is Run.Poke's for a member: between calls, its next poll comes
 // now, or at the end of the poke gap, in the next call that has room.
@@ -309,16 +360,13 @@ func (m *member[K, O]) poke() {
 	b := m.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	switch {
-	case b.members[m.in] != m:
-		return // gone
-	case m.index < 0: // in a call: when it returns
+	switch m.state {
+	case calling, judging: // when its call returns
 		m.pokeLater = true
-		return
+	case waiting:
+		b.pokeNext(m)
+		b.place(m, b.clk.Now())
 	}
-	b.pokeNext(m)
-	heap.Fix(&b.due, m.index)
-	b.wake()
 }
 
 // pokeNext brings m's next poll forward as the core's poke rule says.
@@ -326,66 +374,81 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		m.s.Next = at
+		c := *m.s // the Run's checkpoint is published: a copy changes
+		c.Next = at
+		m.s = &c
 	}
 }
 
-// withdraw ends a member whose context ended: at once, also with its call
-// in flight. A member being judged is left to its judge, which sees the
-// context ended.
-func (b *Batch[K, O]) withdraw(m *member[K, O]) {
+// withdraw ends a member whose context ended or whose Run was cancelled,
+// with reason and cause: at once, also with its call in flight. A member
+// being judged is left to its judge, which ends it so.
+func (b *Batch[K, O]) withdraw(m *member[K, O], reason, cause error) {
 	b.mu.Lock()
-	if b.members[m.in] != m || m.dindex < 0 {
+	switch m.state {
+	case gone:
+		b.mu.Unlock()
+		return
+	case judging:
+		if m.stopped == nil {
+			m.stopped = &stopReason{reason, cause}
+		}
 		b.mu.Unlock()
 		return
 	}
 	b.remove(m)
-	b.wake() // to end, if it was the last
 	b.mu.Unlock()
-	b.cutOff(m, b.clk.Now())
+	b.cutOff(m, b.clk.Now(), &stopReason{reason, cause})
 }
 
-// remove takes a member out of the Batch: out of members, its heaps and its
-// call (whose context ends when no member waits for its answer any more).
-// b.mu held.
+// remove takes a member out of the Batch: out of members, the schedule,
+// ready and its call (whose context ends when no member waits for its
+// answer any more). b.mu held.
 func (b *Batch[K, O]) remove(m *member[K, O]) {
 	delete(b.members, m.in)
 	if m.index >= 0 {
-		heap.Remove(&b.due, m.index)
+		b.sched.remove(m)
 	}
-	if m.dindex >= 0 {
-		heap.Remove(&b.deadlines, m.dindex)
+	if m.state == due {
+		b.nready-- // left in ready, skipped when taken
 	}
+	m.state = gone
 	if c := m.call; c != nil {
 		if c.live--; c.live == 0 {
 			c.release()
 		}
 	}
+	if b.running && len(b.members) == 0 {
+		b.wakeFor(time.Time{}) // to end
+	}
 }
 
-// cutOff ends the wait of a member taken out of the Batch (remove) because
-// its context ended: between calls, with the context's error; with its
-// call in flight, also reporting that call, cut off and not judged.
-func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time) {
+// cutOff ends the wait of a member taken out of the Batch (remove), for
+// stop: between calls, with its error; with its call in flight, also
+// reporting that call, cut off and not judged.
+func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 	c := m.call
 	if c == nil {
-		b.endMember(m, m.interrupted())
+		b.endMember(m, m.interruptedBy(stop.reason, stop.cause))
 		return
 	}
-	cause := context.Cause(m.ctx)
+	cause := stop.cause
+	if stop.reason == nil {
+		cause = context.DeadlineExceeded
+	}
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
 	var a Attempt[O]
-	err := m.w.interrupt(&m.s, &ans, &a, !m.cancelled(), m.ctx.Err(), cause, m.lastErr, now)
-	m.endAttempt(m.ctx, &a, now)
-	m.emit(&a)
+	var scratch Checkpoint
+	s := m.target(&scratch)
+	err := m.w.interrupt(s, &ans, &a, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	m.record(m.span, &a, s, now)
 	b.endMember(m, err)
 }
 
 // timeOut ends the members whose deadline came (expire took them out).
 func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 	for _, m := range ms {
-		m.cancelCause(context.DeadlineExceeded) // its watch finds it gone
-		b.cutOff(m, now)
+		b.cutOff(m, now, &stopReason{})
 	}
 }
 
@@ -393,9 +456,17 @@ func (b *Batch[K, O]) timeOut(ms []*member[K, O], now time.Time) {
 // its own when WithOnGiveUp's hook is to run, so that the hook never
 // holds up the scheduler (nor the other members).
 func (b *Batch[K, O]) endMember(m *member[K, O], err error) {
+	b.mu.Lock()
+	unwatch := m.unwatch
+	m.unwatch = nil
+	b.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
 	finish := func() {
+		m.name = fmt.Sprint(m.in)
 		m.end(err)
-		m.r.finish(m.last, err, &m.s)
+		m.r.finish(m.last, err, m.s)
 	}
 	if o := outcomeOf(err); b.w.giveUp != nil &&
 		(o == telemetry.OutcomeTimeout || o == telemetry.OutcomeCancelled) {

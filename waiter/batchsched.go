@@ -1,7 +1,6 @@
 package waiter
 
 import (
-	"container/heap"
 	"context"
 	"runtime/debug"
 	"time"
@@ -15,12 +14,13 @@ import (
 // The Batch's scheduler and calls: one goroutine, the scheduler, while the
 // Batch has members, which times them out at their deadlines and starts
 // the calls, each in a goroutine of its own; one timer, the scheduler's,
-// for every member's next poll and deadline, kept in two heaps (as
+// for every member's next poll and deadline, kept in one heap (as
 // k8s.io/client-go's workqueue keeps many delayed items on one timer).
+// Members that are due wait in ready, most overdue first, for a call.
 
-// wake makes sure the scheduler runs, if there are members, and looks
-// again. b.mu held.
-func (b *Batch[K, O]) wake() {
+// wakeFor makes sure the scheduler runs and, if it sleeps past at (zero:
+// now), wakes it to look again. b.mu held.
+func (b *Batch[K, O]) wakeFor(at time.Time) {
 	if !b.running {
 		if len(b.members) > 0 {
 			b.running = true
@@ -28,9 +28,12 @@ func (b *Batch[K, O]) wake() {
 		}
 		return
 	}
-	select {
-	case b.poke <- struct{}{}:
-	default:
+	if b.sleeping && (at.IsZero() || b.wakeAt.IsZero() || at.Before(b.wakeAt)) {
+		b.sleeping = false
+		select {
+		case b.poke <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -72,7 +75,7 @@ func (b *Batch[K, O]) schedule() {
 		now := b.clk.Now()
 		expired := b.expire(now)
 		if len(b.members) == 0 {
-			b.running = false
+			b.running, b.sleeping = false, false
 			if b.token != nil {
 				b.token.CancelAt(now)
 				b.token = nil
@@ -82,6 +85,7 @@ func (b *Batch[K, O]) schedule() {
 			return
 		}
 		batch, c, until := b.plan(now)
+		b.sleeping, b.wakeAt = batch == nil, until
 		b.mu.Unlock()
 		b.timeOut(expired, now)
 		if batch != nil {
@@ -96,26 +100,18 @@ func (b *Batch[K, O]) schedule() {
 // (which it starts: c, counted in flight), or sleep until the instant
 // until (zero: until poked). b.mu held.
 func (b *Batch[K, O]) plan(now time.Time) (batch []*member[K, O], c *batchCall, until time.Time) {
-	if b.deadlines.Len() > 0 {
-		until = b.deadlines.ms[0].s.Deadline
-	}
-	if b.due.Len() == 0 || b.inFlight >= b.calls {
+	until = b.sched.next()
+	if b.nready == 0 || b.inFlight >= b.calls {
 		return nil, nil, until
-	}
-	if next := b.due.ms[0].s.Next; next.After(now) {
-		return nil, nil, earliest(until, next)
 	}
 	if at := b.admit(now); at.After(now) {
 		return nil, nil, earliest(until, at)
 	}
-	batch = b.take(now)
-	if at := b.linger(batch); at.After(now) {
-		for _, m := range batch { // not full yet: let more keys come due
-			heap.Push(&b.due, m)
-		}
+	if at := b.linger(); at.After(now) { // not full yet: let more keys come due
 		return nil, nil, earliest(until, at)
 	}
 	b.token = nil // spent on this call
+	batch = b.take()
 	return batch, b.start(batch, now), time.Time{}
 }
 
@@ -143,39 +139,77 @@ func (b *Batch[K, O]) admit(now time.Time) time.Time {
 	return now.Add(b.token.DelayFrom(now))
 }
 
-// linger returns until when a batch that is not full may wait for more
+// linger returns until when a call that is not full may wait for more
 // keys to come due: until its oldest key has waited the linger time, but
-// no later than any of its keys' final call must start (its deadline less
-// the waiter's reserve for the final call, see Waiter.step).
-func (b *Batch[K, O]) linger(batch []*member[K, O]) time.Time {
-	if len(batch) == 0 || len(batch) >= b.size || b.lingerFor <= 0 {
+// no later than any of its keys' final call must start (b.final). Zero:
+// the call goes now. b.mu held.
+func (b *Batch[K, O]) linger() time.Time {
+	if b.nready >= b.size || b.lingerFor <= 0 {
 		return time.Time{}
 	}
-	at := batch[0].s.Next.Add(b.lingerFor)
-	for _, m := range batch {
-		reserve, _ := b.w.reserve(m.s.MaxLatency)
-		at = earliest(at, m.s.Deadline.Add(-reserve))
+	for _, m := range b.ready {
+		if m.state == due {
+			return earliest(b.final, dueAt(m.s).Add(b.lingerFor))
+		}
 	}
-	return at
+	return time.Time{}
 }
 
-// expire takes out the members whose deadline has come, between calls or
-// in one, and returns them for timeOut. b.mu held.
+// expire makes due the members whose next poll has come, and takes out
+// those whose deadline has come, between calls or in one, and returns
+// them for timeOut. b.mu held.
 func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 	var expired []*member[K, O]
-	for b.deadlines.Len() > 0 && !now.Before(b.deadlines.ms[0].s.Deadline) {
-		m := b.deadlines.ms[0]
-		b.remove(m)
-		expired = append(expired, m)
+	for len(b.sched) > 0 && !b.sched[0].at.After(now) {
+		switch m := b.sched[0].m; {
+		case now.Before(m.s.Deadline):
+			b.promote(now)
+		case m.state == judging: // its judge ends it
+			b.sched.remove(m)
+			if m.stopped == nil {
+				m.stopped = &stopReason{}
+			}
+		default:
+			b.remove(m)
+			expired = append(expired, m)
+		}
 	}
 	return expired
 }
 
-// take pops up to size due members, most overdue first. b.mu held.
-func (b *Batch[K, O]) take(now time.Time) []*member[K, O] {
-	var batch []*member[K, O]
-	for b.due.Len() > 0 && len(batch) < b.size && !b.due.ms[0].s.Next.After(now) {
-		batch = append(batch, heap.Pop(&b.due).(*member[K, O]))
+// promote makes ready, most overdue first, the members whose next poll
+// has come; it stops at a member whose deadline has come (expire's). b.mu
+// held.
+func (b *Batch[K, O]) promote(now time.Time) {
+	for len(b.sched) > 0 && !b.sched[0].at.After(now) {
+		m := b.sched[0].m
+		if m.state != waiting || !now.Before(m.s.Deadline) {
+			return
+		}
+		b.makeDue(m)
+	}
+}
+
+// take takes up to size ready members, most overdue first, for a call.
+// b.mu held.
+func (b *Batch[K, O]) take() []*member[K, O] {
+	batch := make([]*member[K, O], 0, min(b.nready, b.size))
+	i := 0
+	for ; i < len(b.ready) && len(batch) < b.size; i++ {
+		if m := b.ready[i]; m.state == due {
+			batch = append(batch, m)
+		}
+	}
+	clear(b.ready[:i])
+	b.ready = b.ready[i:]
+	b.nready -= len(batch)
+	b.final = time.Time{}
+	if b.nready < b.size { // the linger reads it again
+		for _, m := range b.ready {
+			if m.state == due {
+				b.final = earliest(b.final, b.finalCall(m))
+			}
+		}
 	}
 	return batch
 }
@@ -192,7 +226,7 @@ func (b *Batch[K, O]) start(batch []*member[K, O], now time.Time) *batchCall {
 	}
 	// The call's context carries the first key's values (a trace, say) but
 	// not its cancellation: cancelling one key must not fail the others.
-	ctx, release := b.clk.WithDeadline(context.WithoutCancel(batch[0].spanCtx), deadline)
+	ctx, release := b.clk.WithDeadline(context.WithoutCancel(batch[0].span), deadline)
 	c := &batchCall{start: now, ctx: ctx, release: release, live: len(batch)}
 	if t := b.w.cfg.attemptTimeout; t > 0 {
 		var releaseAttempt context.CancelFunc
@@ -200,7 +234,7 @@ func (b *Batch[K, O]) start(batch []*member[K, O], now time.Time) *batchCall {
 		c.release = func() { releaseAttempt(); release() }
 	}
 	for _, m := range batch {
-		m.call = c
+		m.call, m.state = c, calling
 	}
 	b.inFlight++
 	return c
@@ -217,50 +251,85 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 	outs, pe, err := b.invoke(c.ctx, keys)
 	now := b.clk.Now()
 	c.release()
-	var answered, late []*member[K, O]
+	answered := batch[:0] // the members still in the Batch, judged here
+	var late []*member[K, O]
 	b.mu.Lock()
 	b.inFlight--
 	for _, m := range batch {
 		switch {
-		case b.members[m.in] != m: // it left during the call
+		case m.state == gone: // it left during the call
 		case !now.Before(m.s.Deadline):
 			b.remove(m)
 			late = append(late, m)
-		case pe != nil:
-			b.remove(m)
-			answered = append(answered, m)
-		default:
-			m.call = nil
-			heap.Remove(&b.deadlines, m.dindex) // being judged
+		default: // being judged: still in the schedule, by its deadline
+			m.call, m.state = nil, judging
 			answered = append(answered, m)
 		}
 	}
-	b.wake()
+	b.wakeFor(time.Time{}) // a call slot is free
 	b.mu.Unlock()
 	b.timeOut(late, now)
-	for _, m := range answered {
-		if pe != nil {
-			b.endPanicked(m, pe, c.start, now)
+	judged := make([]judgment, len(answered))
+	for i, m := range answered {
+		if judged[i].pe = pe; pe == nil {
+			judged[i] = b.judgeGuarded(m, outs, err, c.start, now)
+		}
+	}
+	b.mu.Lock()
+	for i, m := range answered {
+		if j := &judged[i]; j.done || j.pe != nil || m.stopped != nil {
+			b.remove(m)
 			continue
 		}
-		b.judgeGuarded(m, outs, err, c.start, now)
+		if m.pokeLater {
+			b.pokeNext(m)
+		}
+		b.place(m, now)
 	}
+	b.mu.Unlock()
+	for i, m := range answered {
+		switch j := &judged[i]; {
+		case j.pe != nil:
+			b.endPanicked(m, j.pe, c.start, now)
+		case j.done: // a cancellation during the call included
+			b.endMember(m, j.err)
+		case m.stopped != nil:
+			b.endMember(m, m.interruptedBy(m.stopped.reason, m.stopped.cause))
+		}
+	}
+}
+
+// judgment is how the answer of a call went for one member.
+type judgment struct {
+	done bool        // its wait ended, with err
+	err  error       //
+	pe   *PanicError // the call, or its acceptors, panicked
 }
 
 // judgeGuarded is judge, with a panic of the acceptors (a WithMatch
 // function) ending that member as a panic of the operation would.
-func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, start, now time.Time) {
+func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, start, now time.Time) (j judgment) {
 	defer func() {
 		if p := recover(); p != nil {
-			pe := &PanicError{Value: p, Stack: debug.Stack()}
-			b.mu.Lock()
-			b.remove(m)
-			b.wake()
-			b.mu.Unlock()
-			b.endPanicked(m, pe, start, now)
+			j = judgment{pe: &PanicError{Value: p, Stack: debug.Stack()}}
 		}
 	}()
-	b.judge(m, outs, err, start, now)
+	out, found := outs[m.in]
+	if err == nil && !found {
+		err = b.missing(m.in)
+	}
+	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), start, now, out, err)
+	return j
+}
+
+// cancelled returns the reason and cause of a cancellation of the
+// member's caller's context, nil if it goes on: a call whose caller
+// cancelled during it is counted, not judged.
+func (m *member[K, O]) cancelled() (reason, cause error) {
+	if err := m.span.Err(); err != nil && err != context.DeadlineExceeded {
+		return err, context.Cause(m.span)
+	}
+	return nil, nil
 }
 
 // invoke calls the batch operation; a panic of it comes back as a
@@ -284,77 +353,88 @@ func (b *Batch[K, O]) invoke(
 // goroutine.
 func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now time.Time) {
 	var a Attempt[O]
-	m.w.panicked(&m.s, pe, start, now, &a)
-	m.endAttempt(m.ctx, &a, now)
-	m.emit(&a)
+	var scratch Checkpoint
+	s := m.target(&scratch)
+	m.w.panicked(s, pe, start, now, &a)
+	m.record(m.span, &a, s, now)
 	b.endMember(m, pe)
 }
 
-// judge applies one member's part of a call's answer and reschedules or
-// ends it.
-func (b *Batch[K, O]) judge(m *member[K, O], outs map[K]O, err error, start, now time.Time) {
-	out, found := outs[m.in]
-	if err == nil && !found {
-		err = b.missing(m.in)
+// schedule is the Batch's heap: members by the instant the scheduler must
+// look at them (their next poll, or their deadline), each keeping its
+// place (index).
+type schedule[K comparable, O any] []slot[K, O]
+
+type slot[K comparable, O any] struct {
+	at time.Time
+	m  *member[K, O]
+}
+
+// next returns the earliest instant, zero if none.
+func (h schedule[K, O]) next() time.Time {
+	if len(h) == 0 {
+		return time.Time{}
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
-	_, done, err := m.apply(m.ctx, &ans, now)
-	b.mu.Lock()
-	if done || m.ctx.Err() != nil {
-		b.remove(m)
-		b.wake()
-		b.mu.Unlock()
-		if done { // a cancellation during the call included
-			b.endMember(m, err)
-		} else {
-			b.endMember(m, m.interrupted())
-		}
+	return h[0].at
+}
+
+// set puts m in at at, or moves it there.
+func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
+	if m.index < 0 {
+		*h = append(*h, slot[K, O]{at, m})
+		m.index = len(*h) - 1
+		h.up(m.index)
 		return
 	}
-	if m.pokeLater {
-		b.pokeNext(m)
-	}
-	heap.Push(&b.due, m)
-	heap.Push(&b.deadlines, m)
-	b.wake()
-	b.mu.Unlock()
+	(*h)[m.index].at = at
+	h.down(m.index)
+	h.up(m.index)
 }
 
-// memberHeap orders members by their next poll, or (byDeadline) by
-// their deadline; each member keeps its place in both (index, dindex).
-type memberHeap[K comparable, O any] struct {
-	ms         []*member[K, O]
-	byDeadline bool
+// remove takes m out.
+func (h *schedule[K, O]) remove(m *member[K, O]) {
+	i, last := m.index, len(*h)-1
+	if i != last {
+		h.swap(i, last)
+	}
+	(*h)[last] = slot[K, O]{}
+	*h = (*h)[:last]
+	m.index = -1
+	if i != last {
+		h.down(i)
+		h.up(i)
+	}
 }
 
-func (h *memberHeap[K, O]) Len() int { return len(h.ms) }
-func (h *memberHeap[K, O]) Less(i, j int) bool {
-	if h.byDeadline {
-		return h.ms[i].s.Deadline.Before(h.ms[j].s.Deadline)
-	}
-	return h.ms[i].s.Next.Before(h.ms[j].s.Next)
-}
-func (h *memberHeap[K, O]) Swap(i, j int) {
-	h.ms[i], h.ms[j] = h.ms[j], h.ms[i]
-	*h.slot(h.ms[i]), *h.slot(h.ms[j]) = i, j
-}
-func (h *memberHeap[K, O]) Push(x any) {
-	m := x.(*member[K, O])
-	*h.slot(m) = len(h.ms)
-	h.ms = append(h.ms, m)
-}
-func (h *memberHeap[K, O]) Pop() any {
-	m := h.ms[len(h.ms)-1]
-	h.ms[len(h.ms)-1] = nil
-	h.ms = h.ms[:len(h.ms)-1]
-	*h.slot(m) = -1
-	return m
+func (h schedule[K, O]) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].m.index, h[j].m.index = i, j
 }
 
-// slot is where m keeps its place in this heap.
-func (h *memberHeap[K, O]) slot(m *member[K, O]) *int {
-	if h.byDeadline {
-		return &m.dindex
+func (h schedule[K, O]) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].at.Before(h[p].at) {
+			return
+		}
+		h.swap(i, p)
+		i = p
 	}
-	return &m.index
+}
+
+func (h schedule[K, O]) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && h[r].at.Before(h[c].at) {
+			c = r
+		}
+		if !h[c].at.Before(h[i].at) {
+			return
+		}
+		h.swap(i, c)
+		i = c
+	}
 }

@@ -58,8 +58,8 @@ type Outcome[O any] struct {
 // each Run's events), and collect them with [Group.Wait].
 // A Group is safe for concurrent use.
 type Group struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
+	ctx    context.Context         // the caller's, or (FailFast) the group's own
+	cancel context.CancelCauseFunc // nil without FailFast
 	cfg    GroupOptions
 	slots  chan struct{} // nil: no limit
 
@@ -86,8 +86,10 @@ type groupFailure struct {
 
 // NewGroup returns a Group whose waits run under ctx.
 func NewGroup(ctx context.Context, opts GroupOptions) *Group {
-	g := &Group{cfg: opts, pending: map[*groupMember]struct{}{}}
-	g.ctx, g.cancel = context.WithCancelCause(ctx)
+	g := &Group{cfg: opts, pending: map[*groupMember]struct{}{}, ctx: ctx}
+	if opts.FailFast { // a context of the group's own, to cancel the waits
+		g.ctx, g.cancel = context.WithCancelCause(ctx)
+	}
 	if opts.Concurrency > 0 {
 		g.slots = make(chan struct{}, opts.Concurrency)
 	}
@@ -179,7 +181,9 @@ func (g *Group) ended(m *groupMember, err error) {
 // the others comes first).
 func (g *Group) Wait() error {
 	g.all.Wait()
-	g.cancel(nil)
+	if g.cancel != nil {
+		g.cancel(nil)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.failed) == 0 {
@@ -279,7 +283,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			finish(l.last, err, nil)
 			continue
 		}
-		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
+		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 		go l.runFor(finish)
 	}
 	err := g.Wait()

@@ -76,35 +76,46 @@ func (j *Judgment) unmatched(err error) bool { return j.Acceptor < 0 && err != n
 // Judge applies the waiter's acceptors, in order, to one call: its input
 // and its output or error. It is safe for concurrent use.
 func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
+	var j Judgment
+	w.judgeTo(&j, in, out, err)
+	return j
+}
+
+// judgeTo is Judge, into *j, a zero Judgment.
+func (w *Waiter[I, O]) judgeTo(j *Judgment, in I, out O, err error) {
+	j.Acceptor = -1
 	if w.cond != nil {
-		return w.judgeCondition(in, out, err)
+		w.judgeCondition(j, in, out, err)
+		return
 	}
 	for i, c := range w.custom {
 		if c.match(in, out, err) {
-			return Judgment{Acceptor: i, Matcher: c.name, State: c.state}
+			j.Acceptor, j.Matcher, j.State = i, c.name, c.state
+			return
 		}
 	}
 	m := w.set.Match(in, out, err)
-	j := Judgment{Acceptor: m.Index, State: m.State, Message: m.Message, EvalErr: m.Err}
+	j.Acceptor, j.State, j.Message, j.EvalErr = m.Index, m.State, m.Message, m.Err
 	if m.Index >= 0 {
 		j.Matcher = w.descs[m.Index]
 		j.Acceptor += len(w.custom)
 	}
-	return j
 }
 
 // judgeCondition is Judge for a NewFunc waiter.
-func (w *Waiter[I, O]) judgeCondition(in I, out O, err error) Judgment {
+func (w *Waiter[I, O]) judgeCondition(j *Judgment, in I, out O, err error) {
 	done, failure := w.cond(in, out, err)
+	j.Acceptor, j.Matcher = 0, "condition"
 	switch {
 	case done:
-		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Success}
+		j.State = classify.Success
 	case failure == nil: // the condition's own verdict, whatever the call returned
-		return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Retry}
+		j.State = classify.Retry
 	case failure == err: // the call's own error, left to the retry strategy
-		return Judgment{Acceptor: -1, State: classify.Failure}
+		j.Acceptor, j.Matcher, j.State = -1, "", classify.Failure
+	default:
+		j.State, j.Failure = classify.Failure, failure
 	}
-	return Judgment{Acceptor: 0, Matcher: "condition", State: classify.Failure, Failure: failure}
 }
 
 // Call makes one call of the operation with in and judges it: the
@@ -132,7 +143,8 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, attempts int, tok retry.T
 // call. n is the call's number.
 func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok retry.Token) retry.Token {
 	j := &a.Judgment
-	*j = w.Judge(in, a.Output, a.Err)
+	*j = Judgment{}
+	w.judgeTo(j, in, a.Output, a.Err)
 	tok = w.advise(ctx, a.Err, j, tok)
 	if w.identity != nil && a.Err == nil {
 		if v, err := w.identity.Search(a.Output); err == nil && v != nil {

@@ -61,7 +61,7 @@ func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait ti
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
-	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.spanCtx), l.s.Deadline)
+	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 	returned := false
 	defer func() {
 		if !returned { // the operation panicked: release, and let it go on
@@ -101,16 +101,16 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	l := &loop[I, O]{}
 	l.name = name
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, &l.s)
+		r.finish(l.last, err, l.s)
 		return r
 	}
-	base, cancel := context.WithCancelCause(attemptctx.Mark(l.spanCtx))
-	ctx, stop := l.clk().WithDeadline(base, l.s.Deadline)
-	l.ctx, l.release, l.cancelCause = ctx, func() { stop(); cancel(context.Canceled) }, cancel
+	// One context for the wait's calls: it ends at the deadline, with the
+	// caller's context, or on Run.Cancel (which also wakes the sleep).
+	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
+	l.pokes = make(chan struct{}, 1)
 	if events > 0 {
-		l.pokes = make(chan struct{}, 1)
-		l.publish = r.record
-		r.cp = l.s.clone()
+		l.r = r
+		r.cp = l.s
 	}
 	r.ctl = l
 	go l.runFor(r.finish)
@@ -126,27 +126,28 @@ func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
-			var a Attempt[O]
-			l.w.panicked(&l.s, pe, l.lastCall.start, now, &a)
 			l.stopTimer()
-			l.endAttempt(l.actx, &a, now)
-			l.emit(&a)
-			finish(l.last, l.end(pe), &l.s)
+			var a Attempt[O]
+			var scratch Checkpoint
+			s := l.target(&scratch)
+			l.w.panicked(s, pe, l.lastCall.start, now, &a)
+			l.record(l.ctx, &a, s, now)
+			finish(l.last, l.end(pe), l.s)
 		}
 	}()
 	err := l.run()
-	finish(l.last, err, &l.s)
+	finish(l.last, err, l.s)
 }
 
 // loop is one wait of Wait or Start: its driver state, its one timer,
 // and (Start's) its pokes.
 type loop[I, O any] struct {
 	driver[I, O]
-	timer       *clock.Timer
-	woke        time.Time       // when the timer that ended the last sleep fired: the next call's start
-	actx        context.Context // the attempt's context (its span), for the call in flight
-	pokes       chan struct{}   // Start's, if its events are kept
-	cancelCause context.CancelCauseFunc
+	ctx     context.Context    // the calls' context: ends at the deadline, with the caller's, or on Cancel
+	release context.CancelFunc // ends ctx
+	timer   *clock.Timer
+	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
+	pokes   chan struct{} // Start's: Run.Poke and Run.Cancel wake its sleep
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
@@ -154,13 +155,20 @@ type loop[I, O any] struct {
 // says the wait is over, its deadline comes or its context ends.
 func (l *loop[I, O]) run() error {
 	defer l.stopTimer()
-	if !l.s.Next.IsZero() && !l.sleep(l.s.Next.Sub(l.clk().Now()), true) { // resumed, or an initial delay
-		return l.end(l.interrupted())
+	if !l.s.Next.IsZero() { // resumed, or an initial delay
+		now := l.clk().Now()
+		if !l.s.Next.Before(l.s.Deadline) { // the deadline comes first
+			l.sleep(l.s.Deadline.Sub(now), false)
+			return l.end(l.interrupted())
+		}
+		if !l.sleep(l.s.Next.Sub(now), true) {
+			return l.end(l.interrupted())
+		}
 	}
 	for {
 		wait, ok := l.admit()
 		if !ok {
-			return l.end(l.w.timeoutErr(&l.s, l.clk().Now(), l.lastErr))
+			return l.end(l.w.timeoutErr(l.s, l.clk().Now(), l.lastErr))
 		}
 		if wait > 0 && !l.sleep(wait, false) {
 			return l.end(l.interrupted())
@@ -169,7 +177,7 @@ func (l *loop[I, O]) run() error {
 		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
-		next, done, err := l.poll()
+		next, done, err := l.apply(l.call())
 		if done {
 			return l.end(err)
 		}
@@ -179,37 +187,44 @@ func (l *loop[I, O]) run() error {
 	}
 }
 
-// poll makes the next call, in the loop's goroutine, under the wait's
+// call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
-// timeout), and applies its answer. It starts when the timer that ended
-// the last sleep fired, so that the schedule does not drift by the loop's
-// own latency.
-func (l *loop[I, O]) poll() (next time.Duration, done bool, err error) {
-	start := l.woke
+// timeout), and returns what apply takes: the attempt's context, the
+// cancellation that came during the call, if one did, when the call
+// started and returned, and its answer. It starts when the timer that ended the last
+// sleep fired, so that the schedule does not drift by the loop's own
+// latency.
+func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now time.Time, out O, err error) {
+	start = l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
 	l.lastCall = lastCall{start: start}
-	l.actx = l.ctx
+	actx = l.ctx // the attempt's context (its span)
 	if l.obs != nil {
-		l.actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
+		actx = l.startAttempt(l.ctx, l.s.Attempts+1, start)
 	}
-	callCtx, cancel := l.actx, context.CancelFunc(nil)
+	callCtx, cancel := actx, context.CancelFunc(nil)
 	if t := l.w.cfg.attemptTimeout; t > 0 {
-		callCtx, cancel = l.clk().WithTimeout(l.actx, t)
+		callCtx, cancel = l.clk().WithTimeout(actx, t)
 	}
-	out, err := l.w.op(callCtx, l.in)
-	now := l.clk().Now()
+	out, err = l.w.op(callCtx, l.in)
+	now = l.clk().Now()
 	if cancel != nil {
 		cancel()
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
-	return l.apply(l.actx, &ans, now)
+	return actx, stopOf(l.cancelled()), start, now, out, err
 }
 
-// sleep waits d on the loop's timer, or until the wait's context ends
-// (false), at its deadline or cancelled. With pokable, a poke (Start's)
-// cuts it short as the core's poke rule says.
+// sleep waits d on the loop's timer and returns whether the wait goes on:
+// false when the caller's context ended or Run.Cancel was called. With
+// pokable, a poke (Start's) cuts it short as the core's poke rule says.
+// The sleep watches the caller's context and the pokes, not the calls'
+// context (which ends with the caller's, on Cancel, which pokes, and at
+// the deadline, which no sleep passes: the core times the next call
+// before it, and run sleeps until it when a resumed wait's next call
+// comes after it), so that a context made for the wait costs nothing
+// while the wait sleeps.
 func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	if d <= 0 {
 		return l.ctx.Err() == nil
@@ -219,20 +234,20 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	} else {
 		timers.Reset(l.clk(), l.timer, d)
 	}
-	var pokes <-chan struct{}
-	var due time.Time // the timer's, once a poke needs it
-	if pokable && l.pokes != nil {
-		pokes, due = l.pokes, l.clk().Now().Add(d)
-	}
+	due := l.s.Next // the timer's, when a poke moves it (a pokable sleep waits for Next)
 	for {
 		select {
 		case l.woke = <-l.timer.C:
-			return true
-		case <-l.ctx.Done():
+			return l.ctx.Err() == nil
+		case <-l.span.Done():
 			l.stopTimer()
 			return false
-		case <-pokes:
-			if l.poked(&due) {
+		case <-l.pokes:
+			if l.ctx.Err() != nil { // Run.Cancel
+				l.stopTimer()
+				return false
+			}
+			if pokable && l.poked(&due) {
 				return true
 			}
 		}
@@ -276,8 +291,32 @@ func (l *loop[I, O]) dropPoke() {
 	}
 }
 
-// cancel is Run.Cancel's.
-func (l *loop[I, O]) cancel() { l.cancelCause(context.Canceled) }
+// cancel is Run.Cancel's: it ends the calls' context and wakes the sleep.
+func (l *loop[I, O]) cancel() {
+	l.release()
+	l.poke()
+}
+
+// cancelled returns the error and cause of the wait's context if the
+// caller (or Run.Cancel) cancelled it, nil if it goes on or its deadline
+// ended it. It reads the caller's context too, which may have ended a
+// moment before it ended the calls' context.
+func (l *loop[I, O]) cancelled() (reason, cause error) {
+	for _, c := range []context.Context{l.ctx, l.span} {
+		if err := c.Err(); err != nil {
+			if err == context.DeadlineExceeded || context.Cause(c) == context.DeadlineExceeded {
+				return nil, nil
+			}
+			return err, context.Cause(c)
+		}
+	}
+	return nil, nil
+}
+
+// interrupted returns the error of a wait that ended between calls, by
+// its deadline (a timeout) or its context (a timeout if the caller's
+// deadline ended it, a cancellation otherwise).
+func (l *loop[I, O]) interrupted() error { return l.interruptedBy(l.cancelled()) }
 
 // poke is Run.Poke's.
 func (l *loop[I, O]) poke() {
@@ -288,30 +327,29 @@ func (l *loop[I, O]) poke() {
 }
 
 // driver is one wait's state in process, the loop's and a Batch member's:
-// its contexts, Checkpoint, retry token, last output and observer.
+// its Checkpoint, retry token, last output and observer. A wait whose
+// attempts are published (a Run's) never changes a Checkpoint it has
+// published: each attempt steps a copy (see record).
 type driver[I, O any] struct {
 	w        *Waiter[I, O]
 	name     string // the wait's name in a fan-out, for its errors
 	in       I
-	parent   context.Context // the caller's context
-	spanCtx  context.Context // parent, with the wait's span if one records
-	ctx      context.Context // the calls' context: ends at the deadline, with parent, or on Cancel
-	release  func()          // releases ctx
-	s        Checkpoint
+	span     context.Context // the caller's context, with the wait's span if one records
+	s        *Checkpoint
 	tok      retry.Token
 	last     O
 	lastErr  error
 	obs      telemetry.WaitObserver
-	publish  func(a Attempt[O]) // the Run's events (nil: nobody reads them)
-	lastCall lastCall           // the call in flight, or the last one: what a poke needs
+	r        *Run[O]  // the Run whose events get the attempts (nil: nobody reads them)
+	lastCall lastCall // the call in flight, or the last one: what a poke needs
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
 // returns the error that ends the wait before any call: bad arguments, a
 // context already done, no time left. The driver then makes the calls'
-// context (d.ctx) its own way.
+// context its own way.
 func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
-	d.w, d.in, d.parent, d.spanCtx = w, in, parent, parent
+	d.w, d.in, d.span, d.s = w, in, parent, new(Checkpoint)
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
@@ -325,27 +363,27 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		if err != nil {
 			return err
 		}
-		d.s = s
+		*d.s = s
 	} else {
 		if err := w.check(*from); err != nil {
 			return err
 		}
-		d.s = from.clone()
+		*d.s = from.clone()
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
 			d.s.Deadline = now.Add(until)
 		}
 	}
 	if w.obs != nil {
-		d.spanCtx = d.startWait(parent, now)
+		d.span = d.startWait(parent, now)
 	}
 	if err := parent.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return d.end(d.w.timeoutErr(&d.s, now, nil))
+			return d.end(d.w.timeoutErr(d.s, now, nil))
 		}
-		return d.end(d.w.cancelErr(err, context.Cause(parent), &d.s, now, nil))
+		return d.end(d.w.cancelErr(err, context.Cause(parent), d.s, now, nil))
 	}
 	if !now.Before(d.s.Deadline) {
-		return d.end(d.w.timeoutErr(&d.s, now, nil))
+		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
 	return nil
 }
@@ -353,22 +391,23 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 // clk is the waiter's clock.
 func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
 
-// cancelled reports whether the wait's context ended other than by a
-// deadline: the caller (or Run.Cancel) cancelled it.
-func (d *driver[I, O]) cancelled() bool {
-	err := d.ctx.Err()
-	return err != nil && err != context.DeadlineExceeded && context.Cause(d.ctx) != context.DeadlineExceeded
+// stopOf is a cancellation's reason and cause, nil if there is none.
+func stopOf(reason, cause error) *stopReason {
+	if reason == nil {
+		return nil
+	}
+	return &stopReason{reason, cause}
 }
 
-// interrupted returns the error of a wait that ended between calls, by
-// its deadline (a timeout) or its context (a timeout if the caller's
-// deadline ended it, a cancellation otherwise).
-func (d *driver[I, O]) interrupted() error {
+// interruptedBy returns the error of a wait that ended between calls: a
+// timeout if reason is nil (its deadline ended it), else a cancellation
+// with reason and cause.
+func (d *driver[I, O]) interruptedBy(reason, cause error) error {
 	now := d.clk().Now()
-	if !d.cancelled() {
-		return d.w.timeoutErr(&d.s, now, d.lastErr)
+	if reason == nil {
+		return d.w.timeoutErr(d.s, now, d.lastErr)
 	}
-	return d.w.cancelErr(d.ctx.Err(), context.Cause(d.ctx), &d.s, now, d.lastErr)
+	return d.w.cancelErr(reason, cause, d.s, now, d.lastErr)
 }
 
 // admit takes a token from the poll rate limit (WithPollRateLimit) and
@@ -391,37 +430,65 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// apply applies a call's answer, which came at now, to the wait: the
-// core judges and steps it, unless the caller cancelled during the call
-// (then it is counted, not judged, and the wait ends cancelled). The
-// observer and the Run's events get the attempt. It returns the delay
-// before the next call or, done, the error that ended the wait (nil for
-// success).
-func (d *driver[I, O]) apply(actx context.Context, ans *Answer[O], now time.Time) (next time.Duration, done bool, err error) {
-	if ans.Err == nil {
-		d.last = ans.Output // the last output observed: of the last call that succeeded
+// apply applies the answer of a call that started at start and returned
+// out and err at now to the wait: the core judges and steps it, unless
+// the caller cancelled during the call (stop, nil if not: then it is
+// counted, not judged, and the wait ends cancelled). The observer and the
+// Run's events get the attempt; actx is the attempt's context. It returns
+// the delay before the next call or, done, the error that ended the wait
+// (nil for success).
+func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now time.Time, out O, err error) (next time.Duration, done bool, _ error) {
+	if err == nil {
+		d.last = out // the last output observed: of the last call that succeeded
 	}
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	if stop == nil && !late(d.s, &ans, now) {
+		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
+	}
+	return d.advance(actx, &ans, now, stop)
+}
+
+// advance applies a judged answer to the wait's Checkpoint (or, stop not
+// nil, counts it, not judged, and ends the wait cancelled), and records
+// the attempt.
+func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
 	var a Attempt[O]
-	if d.cancelled() {
-		err = d.w.interrupt(&d.s, ans, &a, false, d.ctx.Err(), context.Cause(d.ctx), ans.Err, now)
+	var scratch Checkpoint
+	s := d.target(&scratch)
+	var err error
+	if stop != nil {
+		err = d.w.interrupt(s, ans, &a, false, stop.reason, stop.cause, ans.Err, now)
 	} else {
-		if !late(&d.s, ans, now) {
-			d.tok = d.w.judge(d.ctx, d.in, d.s.Attempts+1, ans, d.tok)
-		}
-		err = d.w.step(&d.s, ans, now, &a)
+		err = d.w.step(s, ans, now, &a)
 	}
 	d.lastErr = ans.Err
-	d.lastCall = lastCallOf(&a)
-	d.endAttempt(actx, &a, now)
-	d.emit(&a)
+	d.record(actx, &a, s, now)
 	return a.NextDelay, a.Outcome != "", err
 }
 
-// emit gives the attempt, with the Checkpoint after it, to the Run's
-// events, if anyone can read them.
-func (d *driver[I, O]) emit(a *Attempt[O]) {
-	if d.publish != nil {
-		a.Checkpoint = d.s.clone()
-		d.publish(*a)
+// target returns the Checkpoint the wait's next attempt changes: its own,
+// or, for a Run, whose checkpoints are published and never changed, a
+// copy in *scratch (see record).
+func (d *driver[I, O]) target(scratch *Checkpoint) *Checkpoint {
+	if d.r == nil {
+		return d.s
 	}
+	*scratch = d.s.clone()
+	return scratch
+}
+
+// record tells the observer of attempt a, which left the wait at s (see
+// target), and gives a Run's events a copy of it: its Checkpoint is then
+// the wait's.
+func (d *driver[I, O]) record(actx context.Context, a *Attempt[O], s *Checkpoint, now time.Time) {
+	d.lastCall = lastCallOf(a)
+	d.endAttempt(actx, a, now)
+	if d.r == nil {
+		return
+	}
+	p := new(Attempt[O])
+	*p = *a
+	p.Checkpoint = *s
+	d.s = &p.Checkpoint
+	d.r.record(p)
 }

@@ -15,21 +15,22 @@ import (
 // How an in-process wait ends, and what its observer hears.
 
 // end ends the wait with err (nil: success): it records the end in the
-// Checkpoint and the error, releases the calls' context, runs the
-// give-up hook, and tells the observer; it returns err.
+// Checkpoint and the error, runs the give-up hook, and tells the
+// observer; it returns err. (The loop's end also releases its context.)
 func (d *driver[I, O]) end(err error) error {
 	we, isErr := err.(*Error)
 	if isErr && d.name != "" {
 		we.Input = d.name
 	}
 	if d.s.Version != 0 && d.s.End == "" {
+		if d.r != nil { // published: a copy changes
+			c := d.s.clone()
+			d.s = &c
+		}
 		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
 	}
 	if isErr {
 		we.Seen = slices.Clone(d.s.Seen)
-	}
-	if d.release != nil { // nil when the wait ends before its context is made
-		d.release()
 	}
 	if outcome := outcomeOf(err); d.w.giveUp != nil &&
 		(outcome == telemetry.OutcomeTimeout || outcome == telemetry.OutcomeCancelled) {
@@ -39,10 +40,18 @@ func (d *driver[I, O]) end(err error) error {
 	return err
 }
 
+// end is driver.end, and releases the calls' context.
+func (l *loop[I, O]) end(err error) error {
+	if l.release != nil { // nil when the wait ends before its context is made
+		l.release()
+	}
+	return l.driver.end(err)
+}
+
 // gaveUp calls WithOnGiveUp's function, under a context of its own,
 // guarded against its panics.
 func (d *driver[I, O]) gaveUp(err error) {
-	ctx, cancel := d.clk().WithTimeout(context.WithoutCancel(d.parent), d.w.cfg.giveUpTimeout)
+	ctx, cancel := d.clk().WithTimeout(context.WithoutCancel(d.span), d.w.cfg.giveUpTimeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {

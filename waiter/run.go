@@ -14,15 +14,14 @@ import (
 // [Batch] member ends at once: its call serves other keys).
 type Run[O any] struct {
 	onEnd func(err error) // a Group's, called once the outcome is known
-	done  chan struct{}   // closed when the outcome is known
 
-	mu     sync.Mutex
-	ctl    control // nil if the wait never began, and once it has ended
-	out    O
-	err    error
-	panicV *PanicError
-	cp     Checkpoint // the latest checkpoint
-	ev     eventLog[O]
+	mu   sync.Mutex
+	ctl  control       // nil if the wait never began, and once it has ended
+	done chan struct{} // made when first asked for; closed when the outcome is known (ev.closed)
+	out  O
+	err  error       // a *PanicError if the operation panicked
+	cp   *Checkpoint // the latest checkpoint, never changed once here
+	ev   eventLog[O]
 }
 
 // control is how a Run's Cancel and Poke reach its driver.
@@ -34,11 +33,21 @@ type control interface {
 // newRun returns a Run that keeps events unread attempts (0: none, for
 // runs whose attempts nobody can read).
 func newRun[O any](events int, onEnd func(error)) *Run[O] {
-	return &Run[O]{onEnd: onEnd, done: make(chan struct{}), ev: eventLog[O]{size: events}}
+	return &Run[O]{onEnd: onEnd, ev: eventLog[O]{size: int32(events)}}
 }
 
 // Done is closed when the wait's outcome is known.
-func (r *Run[O]) Done() <-chan struct{} { return r.done }
+func (r *Run[O]) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		r.done = make(chan struct{})
+		if r.ev.closed {
+			close(r.done)
+		}
+	}
+	return r.done
+}
 
 // Cancel ends the wait: its Result then matches context.Canceled. A wait
 // between calls makes no further call; a call in progress sees its
@@ -83,9 +92,9 @@ func (r *Run[O]) control() control {
 // Result panics with a [*PanicError] holding the value and the stack of
 // the panic, in the caller's goroutine.
 func (r *Run[O]) Result() (O, error) {
-	<-r.done
-	if r.panicV != nil {
-		panic(r.panicV)
+	<-r.Done()
+	if p, ok := r.err.(*PanicError); ok {
+		panic(p)
 	}
 	return r.out, r.err
 }
@@ -96,28 +105,34 @@ func (r *Run[O]) Result() (O, error) {
 func (r *Run[O]) Checkpoint() Checkpoint {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cp == nil {
+		return Checkpoint{}
+	}
 	return r.cp.clone()
 }
 
-// record delivers an attempt to the events and the checkpoint.
-func (r *Run[O]) record(a Attempt[O]) {
+// record delivers an attempt to the events, and its checkpoint as the
+// latest. Neither is changed afterwards: the driver's next attempt is a
+// new one.
+func (r *Run[O]) record(a *Attempt[O]) {
 	r.mu.Lock()
 	r.ev.push(a)
-	r.cp = a.Checkpoint
+	r.cp = &a.Checkpoint
 	r.mu.Unlock()
 }
 
-// finish records the outcome: Done closes, then the events channel.
+// finish records the outcome and s, the final checkpoint (nil, or one
+// with Version 0: the wait never began), which is not changed
+// afterwards: Done closes, then the events channel.
 func (r *Run[O]) finish(out O, err error, s *Checkpoint) {
 	r.mu.Lock()
 	r.out, r.err, r.ctl = out, err, nil
-	if s.Version != 0 {
-		r.cp = s.clone()
+	if s != nil && s.Version != 0 {
+		r.cp = s
 	}
-	if p, ok := err.(*PanicError); ok {
-		r.panicV, r.err = p, nil
+	if r.done != nil {
+		close(r.done)
 	}
-	close(r.done)
 	r.ev.close()
 	r.mu.Unlock()
 	if r.onEnd != nil {
@@ -155,7 +170,7 @@ func (r *Run[O]) Events() <-chan Attempt[O] {
 func (r *Run[O]) Missed() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.ev.missed
+	return int(r.ev.missed)
 }
 
 // eventLog holds a Run's attempts until they are read: the last size
@@ -163,20 +178,20 @@ func (r *Run[O]) Missed() int {
 // that capacity. The poller never blocks on it: when it is full, the
 // oldest attempt is dropped and counted. It is guarded by its Run's mutex.
 type eventLog[O any] struct {
-	size   int
-	kept   []Attempt[O] // oldest first, until ch exists
+	kept   []*Attempt[O] // oldest first, until ch exists
 	ch     chan Attempt[O]
-	missed int
+	size   int32
+	missed int32
 	closed bool
 }
 
 // push adds an attempt, dropping the oldest unread one if full.
-func (l *eventLog[O]) push(a Attempt[O]) {
+func (l *eventLog[O]) push(a *Attempt[O]) {
 	if l.size == 0 {
 		return // nobody can read them (WaitAll's runs)
 	}
 	if l.ch == nil {
-		if len(l.kept) == l.size {
+		if len(l.kept) == int(l.size) {
 			l.kept = append(l.kept[:0], l.kept[1:]...)
 			l.missed++
 		}
@@ -185,7 +200,7 @@ func (l *eventLog[O]) push(a Attempt[O]) {
 	}
 	for {
 		select {
-		case l.ch <- a:
+		case l.ch <- *a:
 			return
 		default:
 		}
@@ -203,9 +218,9 @@ func (l *eventLog[O]) channel() chan Attempt[O] {
 	if l.ch != nil {
 		return l.ch
 	}
-	l.ch = make(chan Attempt[O], max(l.size, 1))
+	l.ch = make(chan Attempt[O], max(int(l.size), 1))
 	for _, a := range l.kept {
-		l.ch <- a
+		l.ch <- *a
 	}
 	l.kept = nil
 	if l.closed {

@@ -47,9 +47,6 @@ func count(s *[]SeenCount, k SeenCount) {
 		return
 	}
 	k.N = 1
-	if *s == nil {
-		*s = make([]SeenCount, 0, 2) // most waits see two kinds: what they waited through, and their end
-	}
 	*s = append(*s, k)
 }
 

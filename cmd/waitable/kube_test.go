@@ -63,12 +63,14 @@ func newFakeCluster(t *testing.T, objs ...map[string]any) *fakeCluster {
 }
 
 // connect is the cluster's kubeConnect: the command's own mapper over the
-// fake discovery.
+// fake discovery, and a kubewait Client of the fake dynamic client.
 func (c *fakeCluster) connect(_, _, namespace string, warnings io.Writer) (kubeCluster, error) {
 	if namespace == "" {
 		namespace = c.namespace
 	}
-	return kubeCluster{dyn: c.dyn, mapper: kubeMapper(c.disc, warnings), namespace: namespace}, nil
+	mapper := kubeMapper(c.disc, warnings)
+	client := kubewait.NewClient(c.dyn, kubewait.ClientOptions{Mapper: mapper})
+	return kubeCluster{client: client, mapper: mapper, namespace: namespace}, nil
 }
 
 func (c *fakeCluster) write(gvr schema.GroupVersionResource, o map[string]any, create bool) {
@@ -155,9 +157,16 @@ type kubeRun struct {
 // status), and says how long it took on the bubble's clock.
 func kube(t *testing.T, ctx context.Context, c *fakeCluster, args ...string) kubeRun {
 	t.Helper()
+	return kubeStdin(t, ctx, c, "", args...)
+}
+
+// kubeStdin runs waitable kube on c as kube does, with stdin as its
+// standard input.
+func kubeStdin(t *testing.T, ctx context.Context, c *fakeCluster, stdin string, args ...string) kubeRun {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code, err := kubeCommand(ctx, args, &stdout, &stderr, c.connect)
+	code, err := kubeCommand(ctx, args, strings.NewReader(stdin), &stdout, &stderr, c.connect)
 	code = exitStatus("kube", code, err, &stderr)
 	return kubeRun{code, stdout.String(), stderr.String(), time.Since(start)}
 }
@@ -312,8 +321,9 @@ func TestKubeSeveralResources(t *testing.T) {
 	})
 }
 
-// TestKubeRules: --for takes kubectl wait's rules (and kstatus's), and
-// each prints kubectl's line: condition met, for delete and create too.
+// TestKubeRules: --for takes kubectl wait's rules (and kstatus's), as
+// kubectl spells them, and each prints kubectl's line: condition met, for
+// delete and create too.
 func TestKubeRules(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -330,6 +340,14 @@ func TestKubeRules(t *testing.T) {
 		{"create", "create", nil, func(c *fakeCluster) { c.write(widgets, widget("a", nil), true) }},
 		{"delete", "delete", widget("a", nil), func(c *fakeCluster) { c.delete(widgets, "ns", "a") }},
 		{"delete, gone before the wait", "delete", nil, nil},
+		// kubectl's spellings: the value's quotes trimmed, an unbraced
+		// expression split at its single =, create and delete in any case.
+		{"jsonpath with a quoted value", `jsonpath={.status.phase}="Running"`, widget("a", nil),
+			func(c *fakeCluster) { c.write(widgets, widget("a", map[string]any{"phase": "Running"}), false) }},
+		{"jsonpath unbraced, with a filter", `jsonpath=.status.conditions[?(@.type=="Ready")].status=True`, widget("a", nil),
+			func(c *fakeCluster) { c.write(widgets, widget("a", cond("Ready", "True")), false) }},
+		{"Create", "Create", nil, func(c *fakeCluster) { c.write(widgets, widget("a", nil), true) }},
+		{"DELETE", "DELETE", widget("a", nil), func(c *fakeCluster) { c.delete(widgets, "ns", "a") }},
 		{"kstatus", "kstatus=Current", widget("a", cond("Ready", "False")),
 			func(c *fakeCluster) { c.write(widgets, widget("a", cond("Ready", "True")), false) }},
 	} {
@@ -483,6 +501,17 @@ func TestKubeJSON(t *testing.T) {
 			res.Objects[0].State != "success" || res.Objects[0].Name != "a" {
 			t.Errorf("result %s: %v %+v", lines[2], err, res)
 		}
+		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--json", "--all", "--count", "2", "--timeout", "1s", "widget")
+		var count kubeEventJSON
+		for line := range strings.SplitSeq(strings.TrimSpace(r.stdout), "\n") {
+			var e kubeEventJSON
+			if json.Unmarshal([]byte(line), &e) == nil && e.Object == "widget.waitable.test -n ns --all" {
+				count = e
+			}
+		}
+		if r.code != exitTimeout || count.Resource != "widgets.waitable.test" || count.Namespace != "ns" || count.Name != "" {
+			t.Errorf("--count: %v\nwant a timeout, and the count's event naming its resource and namespace: %+v", r, count)
+		}
 		r = kube(t, t.Context(), c, "--for", "condition=Ready", "--quiet", "widget/a")
 		if r.code != exitSuccess || r.stderr != "" || r.stdout != "widget.waitable.test/a condition met\n" {
 			t.Errorf("--quiet: %v\nwant only the line on stdout", r)
@@ -509,8 +538,9 @@ func TestKubeInterrupted(t *testing.T) {
 	})
 }
 
-// TestKubeWatchEvents: what happens to the watch is a progress line:
-// here the watch is forbidden, and the wait polls.
+// TestKubeWatchEvents: what happens to a watch is a progress line, naming
+// what it watches (here the one object a): the watch is forbidden, and the
+// wait polls.
 func TestKubeWatchEvents(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		c := newFakeCluster(t, widget("a", nil))
@@ -520,7 +550,7 @@ func TestKubeWatchEvents(t *testing.T) {
 		after(3*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		r := kube(t, t.Context(), c, "--for", "condition=Ready", "widget/a")
 		if r.code != exitSuccess || r.stdout != "widget.waitable.test/a condition met\n" ||
-			!strings.Contains(r.stderr, "+0s  widget.waitable.test -n ns: watch polling: widgets.waitable.test is forbidden: no watch for you\n") {
+			!strings.Contains(r.stderr, "+0s  widget.waitable.test/a -n ns: watch polling: widgets.waitable.test is forbidden: no watch for you\n") {
 			t.Errorf("%v\nwant a success, and the polling line", r)
 		}
 	})
@@ -534,20 +564,20 @@ func TestKubeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "want TYPE/NAME..., TYPE NAME... or TYPE with -l or --all"},
+		{nil, "want TYPE/NAME..., TYPE NAME..., -f FILE or TYPE with -l or --all"},
 		{[]string{"widget/a"}, "--for is required"},
 		{[]string{"--for", "ready", "widget/a"}, `invalid value "ready" for flag -for: rule "ready": want condition=TYPE[=STATUS]`},
 		{[]string{"--for", "jsonpath={.a}=", "widget/a"}, "the value after = is empty"},
 		{append(forReady, "--fail-on", "nope", "widget/a"), `invalid value "nope" for flag -fail-on`},
-		{append(forReady, "--count", "2", "widget/a"), "--count needs -l or --all"},
+		{append(forReady, "--count", "2", "widget/a"), "--count needs -l, --field-selector or --all"},
 		{append(forReady, "--count", "-1", "--all", "widget"), "--count -1: negative"},
 		{append(forReady, "--count", "2", "--all", "widget,gizmo"), "--count takes one TYPE, not 2"},
 		{append(forReady, "--timeout", "0", "widget/a"), "--timeout 0s: want a positive duration"},
 		{append(forReady, "--timeout", "-1s", "widget/a"), "--timeout -1s: want a positive duration"},
 		{append(forReady, "-l", "app=web", "--all", "widget"), "-l and --all: give one of them"},
-		{append(forReady, "-l", "app=web", "widget", "a"), "names and -l or --all: give one of them"},
+		{append(forReady, "-l", "app=web", "widget", "a"), "names and -l, --field-selector or --all: give one of them"},
 		{append(forReady, "-l", "app in (", "widget"), `-l "app in (":`},
-		{append(forReady, "widget"), "widget: give NAMEs, -l SELECTOR or --all"},
+		{append(forReady, "widget"), "widget: give NAMEs, -l SELECTOR, --field-selector SELECTOR or --all"},
 		{append(forReady, "widget/a", "b"), `"b": want TYPE/NAME`},
 		{append(forReady, "widget", "a/b"), `"a/b": after TYPE, give NAMEs`},
 		{append(forReady, "-A", "widget/a"), "-A: objects are named in one namespace"},
@@ -590,8 +620,8 @@ func TestKubeFlagNames(t *testing.T) {
 			}
 			// Rules compare as kubectl writes them (a Rule holds its
 			// compiled acceptors, new with each parse).
-			rules := fmt.Sprint(f.forRule, f.failOn)
-			f.forRule, f.failOn = kubewait.Rule{}, nil
+			rules := fmt.Sprint(f.forRules, f.failOn)
+			f.forRules, f.failOn = nil, nil
 			got[i] = fmt.Sprintf("%s %+v", rules, f)
 		}
 		if got[0] != got[1] {
@@ -602,7 +632,7 @@ func TestKubeFlagNames(t *testing.T) {
 		"--timeout", "1m", "--kubeconfig", "k", "--context", "c", "--json", "--quiet", "gizmo/b"}, io.Discard)
 	want := []kubeTarget{{"widget", "a"}, {"gizmo", "b"}}
 	if err != nil || len(f.failOn) != 2 || f.timeout != time.Minute || f.kubeconfig != "k" || f.kubeContext != "c" ||
-		!f.json || !f.quiet || f.forRule.String() != "create" || !slices.Equal(targets, want) {
+		!f.json || !f.quiet || f.forText() != "create" || !slices.Equal(targets, want) {
 		t.Errorf("parseKube = %+v, %v, %v; want every flag read, targets %v", f, targets, err, want)
 	}
 }

@@ -9,20 +9,29 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+
+	"github.com/waitable/waitable/kubewait"
 )
 
-// kubeCluster is what waitable kube uses of a cluster: a dynamic client
+// kubeCluster is what waitable kube uses of a cluster: a kubewait Client
 // for the objects, a REST mapper over the server's discovery for the
-// types, and the namespace of the kubeconfig's context.
+// types (the Client's too), and the namespace of the kubeconfig's context.
 type kubeCluster struct {
-	dyn       dynamic.Interface
-	mapper    meta.RESTMapperWithContext
+	client    *kubewait.Client
+	mapper    kubeTypes
 	namespace string
+}
+
+// kubeTypes maps kubectl's names of types to resources, with or without a
+// context: the command resolves with one, and gives the mapper to its
+// kubewait Client (ClientOptions.Mapper), which resolves with one too.
+type kubeTypes interface {
+	meta.RESTMapper
+	meta.RESTMapperWithContext
 }
 
 // kubeConnect opens the cluster of a kubeconfig (path "": KUBECONFIG or
@@ -33,7 +42,11 @@ type kubeConnect func(kubeconfig, kubeContext, namespace string, warnings io.Wri
 
 // kubeconfigCluster opens the cluster of a kubeconfig (loadKubeconfig)
 // and discovers its types through a cache in memory. Nothing here calls
-// the server yet.
+// the server yet. The client is kubewait's own (kubewait.NewForConfig):
+// no client-go retries and no client-side rate limit under the waits'
+// schedule, where the waits' own retries, rate limit and Retry-After
+// apply; discovery, which reads many groups at once, keeps kubectl's
+// burst.
 func kubeconfigCluster(kubeconfig, kubeContext, namespace string, warnings io.Writer) (kubeCluster, error) {
 	cfg, ns, err := loadKubeconfig(kubeconfig, kubeContext, namespace)
 	if err != nil {
@@ -45,18 +58,18 @@ func kubeconfigCluster(kubeconfig, kubeContext, namespace string, warnings io.Wr
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return kubeCluster{}, usageError{fmt.Errorf("kubeconfig: %w", err)}
-	}
-	// Discovery reads many groups at once: kubectl lets it burst.
-	dcfg := *cfg
+	dcfg := rest.CopyConfig(cfg)
 	dcfg.QPS, dcfg.Burst = 50, 300
-	disc, err := discovery.NewDiscoveryClientForConfig(&dcfg)
+	disc, err := discovery.NewDiscoveryClientForConfig(dcfg)
 	if err != nil {
 		return kubeCluster{}, usageError{fmt.Errorf("kubeconfig: %w", err)}
 	}
-	return kubeCluster{dyn: dyn, mapper: kubeMapper(disc, warnings), namespace: ns}, nil
+	mapper := kubeMapper(disc, warnings)
+	client, err := kubewait.NewForConfig(cfg, kubewait.ClientOptions{Mapper: mapper})
+	if err != nil {
+		return kubeCluster{}, usageError{fmt.Errorf("kubeconfig: %w", err)}
+	}
+	return kubeCluster{client: client, mapper: mapper, namespace: ns}, nil
 }
 
 // loadKubeconfig reads the kubeconfig as kubectl does (clientcmd's
@@ -89,12 +102,13 @@ func loadKubeconfig(kubeconfig, kubeContext, namespace string) (*rest.Config, st
 // as kubectl does: a REST mapper over discovery, cached in memory and
 // read again once when a name is not found, with the short names
 // discovery lists.
-func kubeMapper(disc discovery.DiscoveryInterface, warnings io.Writer) meta.RESTMapperWithContext {
+func kubeMapper(disc discovery.DiscoveryInterface, warnings io.Writer) kubeTypes {
 	cached := memory.NewMemCacheClientWithContext(discovery.ToDiscoveryInterfaceWithContext(disc))
 	mapper := restmapper.NewDeferredDiscoveryRESTMapperWithContext(cached)
+	// client-go's shortcut expander has both sets of methods.
 	return restmapper.NewShortcutExpanderWithContext(mapper, cached, func(w string) {
 		fmt.Fprintf(warnings, "waitable kube: warning: %s\n", w)
-	})
+	}).(kubeTypes)
 }
 
 // mappingFor resolves a type as kubectl's resource builder does: as a

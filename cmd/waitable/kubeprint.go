@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/kubewait"
@@ -19,6 +21,7 @@ import (
 // event: one lock keeps the lines whole.
 type kubeProgress struct {
 	f           kubeFlags
+	kinds       map[schema.GroupVersionResource]schema.GroupVersionKind // each resource's kind
 	out, errOut io.Writer
 	start       time.Time
 	mu          sync.Mutex
@@ -58,15 +61,18 @@ type kubeObjectJSON struct {
 }
 
 // event prints one event of r's wait: an object's transition, or what
-// happened to the watch.
-func (p *kubeProgress) event(r *kubeRequest, e kubewait.Event) {
+// happened to a watch.
+func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.f.json {
-		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(r),
-			Namespace: r.Namespace, Watch: e.Watch}
+		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Object.Resource),
+			Namespace: e.Object.Namespace, Name: e.Object.Name, Watch: e.Watch}
+		if e.Watch == "" && e.Object.Name == "" { // the Count's: its request's
+			j.Resource, j.Namespace = resourceName(r.Resource), r.Namespace
+		}
 		if e.Watch == "" {
-			j.Namespace, j.Name, j.Object = e.Object.Namespace, e.Object.Name, p.object(r, e.Object)
+			j.Object = p.object(r, e.Object)
 			j.State, j.Reason, j.Message, j.Outcome = e.State.String(), e.Reason, e.Message, e.Outcome
 		}
 		if e.Err != nil {
@@ -80,7 +86,7 @@ func (p *kubeProgress) event(r *kubeRequest, e kubewait.Event) {
 	}
 	at := "+" + short(e.Time.Sub(p.start)).String()
 	if e.Watch != "" {
-		line := fmt.Sprintf("%s  %s: watch %s", at, p.selection(r), e.Watch)
+		line := fmt.Sprintf("%s  %s: watch %s", at, p.watched(r, e.Object), e.Watch)
 		if e.Err != nil {
 			line += ": " + e.Err.Error()
 		}
@@ -98,10 +104,12 @@ func (p *kubeProgress) event(r *kubeRequest, e kubewait.Event) {
 	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Object), state, d)
 }
 
-// finish prints how the wait ended: kubectl's line for each object that
-// met --for, in the order of the command line, on standard output; a
-// summary on standard error. It returns the worst outcome's exit status.
-func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed time.Duration) (int, error) {
+// finish prints how the wait ended: on standard output, kubectl's line
+// (or, with -o, the object) for each object that met --for, once per
+// --for, in the order of the command line or the manifest (a selector's
+// objects by namespace and name); a summary on standard error. It
+// returns the worst outcome's exit status.
+func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (int, error) {
 	code := exitSuccess
 	var invalid error
 	for _, o := range outcomes {
@@ -118,10 +126,10 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed 
 		r := kubeResultJSON{Result: word, ElapsedMS: ms(elapsed), Objects: []kubeObjectJSON{}}
 		for _, o := range outcomes {
 			for _, obj := range o.res.Objects {
-				j := kubeObjectJSON{Resource: resourceName(o.req), Namespace: obj.Namespace, Name: obj.Name,
+				j := kubeObjectJSON{Resource: resourceName(obj.Resource), Namespace: obj.Namespace, Name: obj.Name,
 					Object: p.object(o.req, obj.Ref), State: obj.State.String(), Reason: obj.Reason, Message: obj.Message}
 				if obj.Name == "" {
-					j.Object = ""
+					j.Object, j.Resource = "", resourceName(o.req.Resource)
 				}
 				if obj.Err != nil {
 					j.Error = obj.Err.Error()
@@ -136,30 +144,28 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed 
 		return code, usageOf(invalid)
 	}
 	met := 0
-	printed := map[string]bool{}
-	for _, s := range order {
-		o := outcomes[s.req]
+	out := &kubeOutput{format: p.f.output, w: p.out}
+	for _, o := range outcomes {
 		for _, obj := range o.res.Objects {
-			line := kindName(o.req) + "/" + obj.Name + " condition met"
-			key := fmt.Sprint(s.req, obj.Ref)
-			if obj.Name == "" || obj.State != classify.Success || (s.name != "" && s.name != obj.Name) || printed[key] {
+			if obj.Name == "" || obj.State != classify.Success {
 				continue
 			}
-			printed[key] = true
 			met++
-			fmt.Fprintln(p.out, line)
+			for range p.f.forRules { // kubectl prints an object once per --for it met
+				out.print(p.kinds[obj.Resource], obj)
+			}
 		}
 	}
 	if code == exitSuccess {
 		if !p.f.quiet {
-			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.f.forRule)
+			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.f.forText())
 		}
 		return code, nil
 	}
 	if code == exitUsage {
 		return code, usageOf(invalid)
 	}
-	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), p.f.forRule)
+	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), p.f.forText())
 	for _, o := range outcomes {
 		switch {
 		case errors.Is(o.err, kubewait.ErrNoObjects):
@@ -185,6 +191,8 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, order []kubeSlot, elapsed 
 				state = "failed"
 			case obj.Reason == "NotFound" && obj.Message == "":
 				state, obj.Reason = "not found", ""
+			case len(p.f.forRules) > 1 && len(obj.Unmet) > 0:
+				state = "not met: " + strings.Join(obj.Unmet, ", ")
 			}
 			fmt.Fprintf(p.errOut, "  %s: %s%s\n", p.object(o.req, obj.Ref), state, detail(obj.Reason, obj.Message))
 		}
@@ -210,50 +218,71 @@ func usageOf(err error) error {
 
 // kindName is how kubectl names an object's type in its lines: the kind
 // in lower case, then the group (widget.waitable.test, pod).
-func kindName(r *kubeRequest) string {
-	gvk := r.mapping.GroupVersionKind
+func kindName(gvk schema.GroupVersionKind) string {
 	if gvk.Group == "" {
 		return strings.ToLower(gvk.Kind)
 	}
 	return strings.ToLower(gvk.Kind) + "." + gvk.Group
 }
 
+// kind is kubectl's name of the kind of the resource gvr.
+func (p *kubeProgress) kind(gvr schema.GroupVersionResource) string {
+	if gvk, ok := p.kinds[gvr]; ok {
+		return kindName(gvk)
+	}
+	return resourceName(gvr) // not resolved by the command: none is
+}
+
 // resourceName is the resource as kubectl's TYPE takes it: plural, then
 // the group (widgets.waitable.test, pods).
-func resourceName(r *kubeRequest) string {
-	if r.Resource.Group == "" {
-		return r.Resource.Resource
+func resourceName(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource
 	}
-	return r.Resource.Resource + "." + r.Resource.Group
+	return gvr.Resource + "." + gvr.Group
 }
 
 // object names an object as kubectl does (widget.waitable.test/a), with
-// its namespace when the wait spans every namespace.
-func (p *kubeProgress) object(r *kubeRequest, ref kubewait.Ref) string {
+// its namespace when the wait spans every namespace; the Count's entry
+// (no name) is named as r's selection.
+func (p *kubeProgress) object(r *kubewait.Request, ref kubewait.Ref) string {
 	if ref.Name == "" {
 		return p.selection(r)
 	}
-	s := kindName(r) + "/" + ref.Name
+	s := p.kind(ref.Resource) + "/" + ref.Name
 	if p.f.allNamespaces && ref.Namespace != "" {
 		s += " -n " + ref.Namespace
 	}
 	return s
 }
 
-// selection names the objects of a request as a command line would:
-// widget.waitable.test -n ns -l app=web.
-func (p *kubeProgress) selection(r *kubeRequest) string {
-	s := kindName(r)
-	switch {
-	case p.f.allNamespaces:
-		s += " -A"
-	case r.Namespace != "":
-		s += " -n " + r.Namespace
+// selection names the objects of a selector's request as a command line
+// would: widget.waitable.test -n ns -l app=web.
+func (p *kubeProgress) selection(r *kubewait.Request) string {
+	return p.watched(r, kubewait.Ref{Resource: r.Resource, Namespace: r.Namespace})
+}
+
+// watched names what a watch of r's wait watches (ref: the watch's
+// resource, namespace, and name for the watch of one object):
+// widget.waitable.test/a -n ns, widget.waitable.test -A -l app=web.
+func (p *kubeProgress) watched(r *kubewait.Request, ref kubewait.Ref) string {
+	s := p.kind(ref.Resource)
+	if ref.Name != "" {
+		s += "/" + ref.Name
 	}
 	switch {
-	case r.Selector != "":
+	case ref.Namespace != "":
+		s += " -n " + ref.Namespace
+	case p.f.allNamespaces:
+		s += " -A"
+	}
+	if r.Selector != "" {
 		s += " -l " + r.Selector
-	case r.All:
+	}
+	if r.FieldSelector != "" {
+		s += " --field-selector " + r.FieldSelector
+	}
+	if r.All {
 		s += " --all"
 	}
 	return s

@@ -36,8 +36,9 @@
 // its own, which a cancelled call ends whole, as timeout(1) does.
 //
 // waitable kube's statuses differ from kubectl wait's, which exits 1 for
-// any error: a type the server does not have and a kubeconfig that cannot
-// be read are bad usage (64); a server that cannot be reached, and -l or
+// any error: a type the server does not have, a kubeconfig that cannot be
+// read and a manifest (-f) that cannot be read or names an object without
+// a kind or a name are bad usage (64); a server that cannot be reached, and -l or
 // --all matching no object ("no matching resources found"), are a failure
 // (1); a timeout is 2. Its --timeout (default 30s, as kubectl's) must be
 // positive: kubectl's 0 checks once, and a negative one waits a week.
@@ -77,9 +78,10 @@ Usage:
                                      run one of AWS's waiters, by the AWS CLI's names
                                      (aws SERVICE wait WAITER), each poll one run of the CLI
   waitable aws list [SERVICE]        list AWS's waiters
-  waitable kube [flags] TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)
+  waitable kube [flags] TYPE/NAME... | TYPE NAME... | -f FILE... | TYPE (-l SELECTOR | --all)
                                      wait for Kubernetes objects as kubectl wait does
-                                     (--for condition=Ready, jsonpath=..., create, delete)
+                                     (--for condition=Ready, jsonpath=..., create, delete;
+                                     several --for must all hold)
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
                                      its paths against the model's shapes
@@ -187,7 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "aws":
 		code, err = awsCommand(ctx, args[1:], stdout, stderr)
 	case "kube":
-		code, err = kubeCommand(ctx, args[1:], stdout, stderr, kubeconfigCluster)
+		code, err = kubeCommand(ctx, args[1:], os.Stdin, stdout, stderr, kubeconfigCluster)
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":

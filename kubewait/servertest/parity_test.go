@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waitable/waitable/kubewait/servertest/internal/apiserver"
+	"github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
 	"github.com/waitable/waitable/kubewait/servertest/internal/waitcmd"
 )
 
@@ -21,6 +24,9 @@ type outcome struct {
 	class waitcmd.Class
 	lines []string
 	says  string
+	// sameLines, for a command that prints objects (-o json), wants the
+	// lines kubectl printed, at least one, rather than lines.
+	sameLines bool
 }
 
 // scenario is one run of kubectl wait and waitable kube, side by side, on
@@ -33,6 +39,16 @@ type scenario struct {
 	// kubectlArgs, when set, are kubectl's instead (for a flag it does
 	// not have).
 	kubectlArgs []string
+	// files are written into a folder of the scenario's own, which DIR
+	// stands for in the arguments: each file's path under it and its
+	// text, where NS stands for the scenario's namespace too. stdin is
+	// both commands' standard input (NS standing for the namespace).
+	files map[string]string
+	stdin string
+	// recentKubectl says that the scenario needs kubectl 1.36 or later
+	// (several --for): kubectl built from k8s.io/kubectl, when the
+	// machine's is older.
+	recentKubectl bool
 	// setup makes the objects before the commands start.
 	setup func(w *world)
 	// act writes, as a user or a controller would, once both commands
@@ -236,10 +252,6 @@ var differences = []scenario{
 		setup: steps(create("a"), cond("a", "Ready", "True")), want: failure, waitable: &timeout,
 		differs: "undocumented: a value compared with an object or a list, as JSON text, is waited for " +
 			"(kubectl: \"jsonpath leads to a nested object or list which is not supported\", at once)"},
-	{name: "output-name", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s", "-o", "name"},
-		setup: steps(create("a"), cond("a", "Ready", "True")),
-		want:  outcome{class: waitcmd.Success, lines: []string{"widget.waitable.test/a"}}, waitable: &outcome{class: waitcmd.Usage},
-		differs: "undocumented: waitable kube has no -o (kubectl wait -o name prints widget.waitable.test/a)"},
 	{name: "jsonpath-empty-value", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=", "--timeout=10s"},
 		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
 		differs: "bad usage is status 64 (kubectl: 1)"},
@@ -264,18 +276,21 @@ var differences = []scenario{
 // is in the test's log (go test -v).
 func TestKubectlParity(t *testing.T) {
 	srv := apiserver.Start(t, apiserver.Options{})
-	env := waitcmd.NewEnv(t, srv.Kubeconfig)
+	recent, which := kubectl.AtLeast(t, 36)
+	t.Logf("several --for: %s", which)
+	envs := parityEnvs{machine: waitcmd.NewEnv(t, srv.Kubeconfig)}
+	envs.recent = envs.machine.WithKubectl(recent)
 	reqs := waitcmd.Track(srv)
-	if err := env.Warm(t.Context()); err != nil {
+	if err := envs.machine.Warm(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rows := make(map[string]string)
 	var mu sync.Mutex
 	t.Run("scenarios", func(t *testing.T) {
-		for _, sc := range slices.Concat(parity, differences) {
+		for _, sc := range slices.Concat(parity, vocabulary, differences, vocabularyDifferences) {
 			t.Run(sc.name, func(t *testing.T) {
 				t.Parallel()
-				row := sc.run(t, srv, env, reqs)
+				row := sc.run(t, srv, envs, reqs)
 				mu.Lock()
 				defer mu.Unlock()
 				rows[sc.name] = row
@@ -284,8 +299,8 @@ func TestKubectlParity(t *testing.T) {
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-30s %-18s %-18s\n", "scenario", "kubectl wait", "waitable kube")
-	for i, sc := range slices.Concat(parity, differences) {
-		if i == len(parity) {
+	for i, sc := range slices.Concat(parity, vocabulary, differences, vocabularyDifferences) {
+		if i == len(parity)+len(vocabulary) {
 			fmt.Fprintln(&b, "differences by design:")
 		}
 		if row, ok := rows[sc.name]; ok {
@@ -295,8 +310,12 @@ func TestKubectlParity(t *testing.T) {
 	t.Logf("outcomes and times:\n%s", b.String())
 }
 
+// parityEnvs are where the scenarios run: with the machine's kubectl, or
+// a recent one.
+type parityEnvs struct{ machine, recent *waitcmd.Env }
+
 // run runs sc and returns its row of the table.
-func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, reqs *waitcmd.Requests) string {
+func (sc scenario) run(t *testing.T, srv *apiserver.Server, envs parityEnvs, reqs *waitcmd.Requests) string {
 	ns := cmp.Or(sc.ns, "p-"+sc.name)
 	w := &world{t: t, srv: srv, ns: ns}
 	syncNS := ns
@@ -306,10 +325,20 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, re
 	if sc.setup != nil {
 		sc.setup(w)
 	}
+	dir := t.TempDir()
+	for name, text := range sc.files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(text, "NS", ns)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	expand := func(args []string) []string {
 		out := slices.Clone(args)
 		for i, a := range out {
-			out[i] = strings.ReplaceAll(a, "NS", ns)
+			out[i] = strings.ReplaceAll(strings.ReplaceAll(a, "NS", ns), "DIR", dir)
 		}
 		return out
 	}
@@ -317,14 +346,19 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, re
 	if sc.kubectlArgs != nil {
 		kubectlArgs = expand(sc.kubectlArgs)
 	}
+	env := envs.machine
+	if sc.recentKubectl {
+		env = envs.recent
+	}
+	in := waitcmd.Input{Stdin: strings.ReplaceAll(sc.stdin, "NS", ns)}
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	kp, err := env.Start(ctx, waitcmd.Kubectl, kubectlArgs...)
+	kp, err := env.StartWith(ctx, in, waitcmd.Kubectl, kubectlArgs...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wp, err := env.Start(ctx, waitcmd.Waitable, args...)
+	wp, err := env.StartWith(ctx, in, waitcmd.Waitable, args...)
 	if err != nil {
 		cancel()
 		kp.Wait()
@@ -357,7 +391,11 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, env *waitcmd.Env, re
 
 	check := func(r waitcmd.Result, want outcome) {
 		got := waitcmd.Texts(r.Stdout)
-		if r.Class() != want.class || !slices.Equal(got, want.lines) || !strings.Contains(r.StderrText(), want.says) {
+		if want.sameLines {
+			want.lines = waitcmd.Texts(k.Stdout)
+		}
+		if r.Class() != want.class || !slices.Equal(got, want.lines) || !strings.Contains(r.StderrText(), want.says) ||
+			(want.sameLines && len(got) == 0) {
 			wantSays := ""
 			if want.says != "" {
 				wantSays = fmt.Sprintf(", stderr saying %q", want.says)

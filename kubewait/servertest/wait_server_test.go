@@ -62,7 +62,7 @@ func TestFailOnEndsTheWait(t *testing.T) {
 		var ended time.Time
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{name},
-				For: kubewait.Condition("Complete", ""), FailOn: []kubewait.Rule{kubewait.Condition("Failed", "")},
+				For: []kubewait.Rule{kubewait.Condition("Complete", "")}, FailOn: []kubewait.Rule{kubewait.Condition("Failed", "")},
 				Timeout: time.Minute, OnEvent: onEvent})
 			ended = time.Now()
 			done <- err
@@ -96,7 +96,7 @@ func TestManyObjectsTimeOutTogether(t *testing.T) {
 	}
 	srv.ResetCounts()
 	res, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names,
-		For: kubewait.Condition("Ready", ""), Timeout: 5 * time.Second})
+		For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 5 * time.Second})
 	if !errors.Is(err, waiter.ErrTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -128,7 +128,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"late"},
-				For: kubewait.Condition("Ready", ""), Timeout: time.Minute, OnEvent: onEvent})
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute, OnEvent: onEvent})
 			done <- err
 		}()
 		<-ready // judged: not found
@@ -144,7 +144,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Selector: "app=web", Count: 3,
-				For: kubewait.Condition("Ready", ""), Timeout: time.Minute, OnEvent: func(e kubewait.Event) {
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute, OnEvent: func(e kubewait.Event) {
 					mu.Lock()
 					events = append(events, e)
 					mu.Unlock()
@@ -163,7 +163,7 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 	t.Run("never appears", func(t *testing.T) {
 		start := time.Now()
 		_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"never"},
-			For: kubewait.Condition("Ready", ""), Timeout: time.Minute,
+			For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: time.Minute,
 			Options: []waiter.Option{waiter.WithNotFoundLimit(3), waiter.WithDelays(100*time.Millisecond, 100*time.Millisecond)}})
 		var we *waiter.Error
 		if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared {
@@ -175,8 +175,13 @@ func TestObjectsCreatedAfterTheWaitBegan(t *testing.T) {
 	})
 }
 
-// 1,000 objects in 10 namespaces, one wait each: one LIST and one WATCH
-// per namespace, no GET, every object's wait ends at its status write.
+// 1,000 objects in 10 namespaces: in five, one wait names the
+// namespace's 100 objects; in the other five, each object has a wait of
+// its own. A wait of many names lists and watches the namespace once; the
+// waits of one name each list and watch the first 10 of them by name and
+// the rest with the namespace, one LIST and one WATCH more (the Client's
+// line, kubewait's namedLimit). No GET; every object is judged at its
+// status write.
 func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 objects: not in -short")
@@ -185,9 +190,11 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 	c := client(t, srv, kubewait.ClientOptions{})
 	type obj struct{ ns, name string }
 	var objs []obj
+	index := map[obj]int{}
 	for n := range 10 {
 		ns := fmt.Sprintf("ns-%d", n)
 		for i := range 100 {
+			index[obj{ns, fmt.Sprintf("w-%03d", i)}] = len(objs)
 			objs = append(objs, obj{ns, fmt.Sprintf("w-%03d", i)})
 		}
 	}
@@ -196,26 +203,47 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 	t.Logf("created 1,000 objects in %v", time.Since(phase))
 	srv.ResetCounts()
 	var wg sync.WaitGroup
-	readies := make([]chan struct{}, len(objs))
+	var readies []<-chan struct{}
+	var mu sync.Mutex
 	ends := make([]time.Time, len(objs))
-	for i, o := range objs {
+	wait := func(ns string, names []string) {
 		onEvent, ready := started()
-		readies[i] = make(chan struct{})
-		go func() { <-ready; close(readies[i]) }()
+		readies = append(readies, ready)
 		wg.Go(func() {
-			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: o.ns, Names: []string{o.name},
-				For: kubewait.Condition("Ready", ""), Timeout: 2 * time.Minute, OnEvent: onEvent})
-			ends[i] = time.Now()
+			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: ns, Names: names,
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute,
+				OnEvent: func(e kubewait.Event) {
+					onEvent(e)
+					if e.Outcome == "success" {
+						mu.Lock()
+						ends[index[obj{e.Object.Namespace, e.Object.Name}]] = e.Time
+						mu.Unlock()
+					}
+				}})
 			if err != nil {
 				t.Error(err)
 			}
 		})
 	}
+	for n := range 10 {
+		ns := fmt.Sprintf("ns-%d", n)
+		var names []string
+		for _, o := range objs[n*100 : (n+1)*100] {
+			names = append(names, o.name)
+		}
+		if n < 5 {
+			wait(ns, names)
+			continue
+		}
+		for _, name := range names {
+			wait(ns, []string{name})
+		}
+	}
 	phase = time.Now()
 	for _, r := range readies {
 		<-r
 	}
-	t.Logf("1,000 waits judged their objects in %v", time.Since(phase))
+	t.Logf("%d waits judged their objects in %v", len(readies), time.Since(phase))
 	phase = time.Now()
 	// The objects become ready one after the other, in a random order, as
 	// fast as one writer goes (a controller's pace, not a flood that
@@ -235,8 +263,12 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 	t.Logf("detection over 1,000 objects: median %v, p99 %v, max %v", lags[500], lags[990], lags[999])
 	for n := range 10 {
 		ns := fmt.Sprintf("ns-%d", n)
-		if l, w := srv.Count("LIST", "widgets", ns), srv.Count("WATCH", "widgets", ns); l != 1 || w != 1 {
-			t.Errorf("%s: %d LISTs and %d WATCHes, want 1 and 1", ns, l, w)
+		want := 1 // one wait of 100 names
+		if n >= 5 {
+			want = 11 // 100 waits of one name: 10 by name, then the namespace
+		}
+		if l, w := srv.Count("LIST", "widgets", ns), srv.Count("WATCH", "widgets", ns); l != want || w != want {
+			t.Errorf("%s: %d LISTs and %d WATCHes, want %d and %d", ns, l, w, want, want)
 		}
 	}
 	if g := srv.Count("GET", "widgets", ""); g != 0 {
@@ -259,7 +291,7 @@ func TestWatchExpiresAndServerRestarts(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: []string{"a"},
-			For: kubewait.Condition("Ready", ""), Timeout: 2 * time.Minute, OnEvent: func(e kubewait.Event) {
+			For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute, OnEvent: func(e kubewait.Event) {
 				onEvent(e)
 				if e.Watch != "" {
 					mu.Lock()
@@ -333,7 +365,7 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	for i := 0; i < len(names); i += 10 {
 		wg.Go(func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
-				For: kubewait.Condition("Ready", ""), Timeout: 5 * time.Second,
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 5 * time.Second,
 				OnEvent: func(e kubewait.Event) {
 					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
 						throttleSeen.Store(true)

@@ -58,9 +58,15 @@ type Request struct {
 	Name string
 	// Path is the request's path and query, as the client sent them.
 	Path string
+	// UserAgent is the client's User-Agent ("kubectl/v1.37.2 ...",
+	// "waitable").
+	UserAgent string
 	// Status is the HTTP status code of the response; 0 while the response
 	// has not started.
 	Status int
+	// Bytes is how many bytes of the response's body the client has been
+	// sent so far (after any compression, as on the wire).
+	Bytes int64
 	// Time is when the proxy received the request.
 	Time time.Time
 }
@@ -93,7 +99,7 @@ var requestInfo = &apirequest.RequestInfoFactory{
 // Time. A fault function (see [Proxy.SetFault]) uses it to pick the
 // requests to fail.
 func Classify(r *http.Request) Request {
-	req := Request{Verb: r.Method, Path: r.URL.RequestURI()}
+	req := Request{Verb: r.Method, Path: r.URL.RequestURI(), UserAgent: r.Header.Get("User-Agent")}
 	info, err := requestInfo.NewRequestInfo(r)
 	if err != nil {
 		return req
@@ -302,7 +308,8 @@ func statusBody(req Request, f *Fault) []byte {
 	return body
 }
 
-// statusRecorder records the status code of a response in its Request.
+// statusRecorder records the status code and the size of a response in
+// its Request.
 type statusRecorder struct {
 	http.ResponseWriter
 	mu      *sync.Mutex
@@ -321,12 +328,17 @@ func (w *statusRecorder) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-// Write writes b, recording 200 if no status code was written before.
+// Write writes b, recording 200 if no status code was written before,
+// and the bytes written.
 func (w *statusRecorder) Write(b []byte) (int, error) {
 	if !w.written {
 		w.WriteHeader(http.StatusOK)
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.mu.Lock()
+	w.req.Bytes += int64(n)
+	w.mu.Unlock()
+	return n, err
 }
 
 // Unwrap returns the underlying writer, for http.ResponseController

@@ -39,10 +39,13 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		Resource:  schema.GroupVersionResource{Group: "waitable.test", Version: "v1", Resource: "widgets"},
 		Namespace: "default",
 		Selector:  "app=web",
-		Count:     3,                                                     // created later ones count too
-		For:       kubewait.Condition("Ready", "True"),                   // --for=condition=Ready
-		FailOn:    []kubewait.Rule{kubewait.Condition("Failed", "True")}, // ends the wait at once
-		Timeout:   5 * time.Minute,
+		Count:     3, // created later ones count too
+		For: []kubewait.Rule{ // every one must hold, as kubectl's several --for
+			kubewait.Condition("Ready", "True"),             // --for=condition=Ready
+			kubewait.JSONPath("{.status.phase}", "Running"), // --for=jsonpath={.status.phase}=Running
+		},
+		FailOn:  []kubewait.Rule{kubewait.Condition("Failed", "True")}, // ends the wait at once
+		Timeout: 5 * time.Minute,
 		OnEvent: func(e kubewait.Event) { // one per transition, in this goroutine
 			fmt.Fprintf(out, "%s: %s %s\n", e.Object, e.State, e.Reason)
 		},

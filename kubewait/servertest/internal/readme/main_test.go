@@ -39,6 +39,7 @@ func TestREADMEProgram(t *testing.T) {
 						continue
 					}
 					srv.SetCondition(t, "default", name, "Ready", "True", "Up", "")
+					srv.SetStatusField(t, "default", name, "phase", "Running")
 				}
 			}()
 			var out bytes.Buffer

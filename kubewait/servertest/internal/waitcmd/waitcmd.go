@@ -93,6 +93,15 @@ func NewEnv(t testing.TB, kubeconfig string) *Env {
 	return &Env{Kubeconfig: kubeconfig, CacheDir: t.TempDir(), kubectl: KubectlPath(t), waitable: WaitablePath(t)}
 }
 
+// WithKubectl returns a copy of env that runs the kubectl at path (one
+// that [kubectl.AtLeast] gives, for a test that needs a recent one), with
+// the same kubeconfig and discovery cache.
+func (env *Env) WithKubectl(path string) *Env {
+	c := *env
+	c.kubectl = path
+	return &c
+}
+
 // Line is one line a command wrote, with the time it arrived.
 type Line struct {
 	Time time.Time
@@ -179,9 +188,23 @@ type Proc struct {
 }
 
 // Start starts tool with args (kubectl gets "wait" before them, waitable
-// "kube") in env. ctx bounds the command: when it ends, the command is
-// killed. The caller must call [Proc.Wait].
+// "kube") in env, with no standard input, in the test's folder. ctx bounds
+// the command: when it ends, the command is killed. The caller must call
+// [Proc.Wait].
 func (env *Env) Start(ctx context.Context, tool Tool, args ...string) (*Proc, error) {
+	return env.StartWith(ctx, Input{}, tool, args...)
+}
+
+// Input is what a command reads besides its arguments.
+type Input struct {
+	// Stdin is its standard input ("": none).
+	Stdin string
+	// Dir is its working folder ("": the test's).
+	Dir string
+}
+
+// StartWith starts tool as [Env.Start] does, with in.
+func (env *Env) StartWith(ctx context.Context, in Input, tool Tool, args ...string) (*Proc, error) {
 	var cmd *exec.Cmd
 	switch tool {
 	case Kubectl:
@@ -192,6 +215,10 @@ func (env *Env) Start(ctx context.Context, tool Tool, args ...string) (*Proc, er
 		return nil, errors.New("waitcmd: unknown tool " + string(tool))
 	}
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Kubeconfig, "KUBECACHEDIR="+env.CacheDir)
+	cmd.Dir = in.Dir
+	if in.Stdin != "" {
+		cmd.Stdin = strings.NewReader(in.Stdin)
+	}
 	return start(cmd, tool, args, cmd.Args[1:])
 }
 

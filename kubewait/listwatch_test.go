@@ -1,0 +1,163 @@
+package kubewait
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+func expiredErr() error { return apierrors.NewResourceExpired("the continue token has expired") }
+
+// watchEvents returns an OnEvent that records the events of the watch
+// ("restarted", "polling", ...) with their errors.
+func watchEvents(into *[]string) func(Event) {
+	return func(e Event) {
+		if e.Watch == "" {
+			return
+		}
+		s := e.Watch
+		if e.Err != nil {
+			s += ": " + e.Err.Error()
+		}
+		*into = append(*into, s)
+	}
+}
+
+// A watch that opens and then fails at once is a failure until a watch
+// delivers an event: 3 in a row make the waits poll, and a watch that
+// works again makes them watch.
+func TestWatchThatOpensAndFailsCountsUntilAnEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		watches := 0
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			if watches++; watches > 5 {
+				return false, nil, nil
+			}
+			w := watch.NewFakeWithChanSize(1, false)
+			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
+				Reason: metav1.StatusReasonInternalError, Message: "etcd is unhappy"})
+			return true, w, nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		// Five failures back off for at most 1.6+3.2+6.4+12.8+25.6 s, and
+		// the sixth watch works a second later.
+		after(55*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		var events []string
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = 2 * time.Minute
+		r.OnEvent = watchEvents(&events)
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"restarted: etcd is unhappy", "restarted: etcd is unhappy", "polling: etcd is unhappy", "watching"}
+		if !slices.Equal(events, want) {
+			t.Errorf("watch events %q, want %q", events, want)
+		}
+		if k.count("get") == 0 {
+			t.Error("no GET: the wait did not poll while the watch failed")
+		}
+	})
+}
+
+// A watch that the server closes at once, with no event, backs off as a
+// failure: not a loop of requests.
+func TestWatchThatEndsAtOnceBacksOff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			w := watch.NewFake()
+			w.Stop() // closed, with no event
+			return true, w, nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		var events []string
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = time.Minute
+		r.OnEvent = watchEvents(&events)
+		if _, err := c.Wait(t.Context(), r); !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("err = %v, want a timeout", err)
+		}
+		// Backoffs of at least 0.8, 1.6, 3.2, 6.4, 12.8 and 25.6 s: at
+		// most 7 watches in a minute.
+		if w := k.count("watch"); w > 7 || w < 3 {
+			t.Errorf("%d watches in a minute, want 3 to 7: each one that ends at once backs off", w)
+		}
+		short := "restarted: " + errShortWatch.Error()
+		if len(events) < 3 || events[0] != short || events[1] != short || !strings.HasPrefix(events[2], "polling: "+errShortWatch.Error()) {
+			t.Errorf("watch events %q, want two restarts after a watch that ended at once, then polling", events)
+		}
+	})
+}
+
+// A watch from a resource version newer than a lagging API server has
+// (ResourceVersionTooLarge) lists again, and the waits hear why.
+func TestWatchWithResourceVersionTooLargeListsAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		first := true
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			if !first {
+				return false, nil, nil
+			}
+			first = false
+			err := apierrors.NewTimeoutError("Too large resource version", 1)
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+			return true, nil, err
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		after(time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		var events []string
+		r := req(Condition("Ready", ""), "a")
+		r.OnEvent = watchEvents(&events)
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if l := k.count("list"); l != 2 || len(events) != 1 || !strings.HasPrefix(events[0], "relisted: ") ||
+			!strings.Contains(events[0], "Too large resource version") {
+			t.Errorf("%d lists, watch events %q; want 2 lists and one relisted saying the version was too large", l, events)
+		}
+	})
+}
+
+// The backoff after a failure: from 0.8 s doubling to 30 s, each with up
+// to as much again at random, and from 0.8 s again after 2 quiet minutes.
+func TestBackoff(t *testing.T) {
+	clk := clock.NewMock()
+	b := backoff{clk: clk}
+	var steps []time.Duration
+	for range 8 {
+		steps = append(steps, b.next())
+		clk.Add(time.Second)
+	}
+	for i, d := range steps {
+		lo := min(backoffInit<<i, backoffMax)
+		if d < lo || d >= 2*lo {
+			t.Errorf("backoff %d = %v, want in [%v, %v)", i, d, lo, 2*lo)
+		}
+	}
+	clk.Add(backoffReset)
+	if d := b.next(); d < backoffInit || d >= 2*backoffInit {
+		t.Errorf("backoff after %v quiet = %v, want in [%v, %v)", backoffReset, d, backoffInit, 2*backoffInit)
+	}
+	var all []time.Duration
+	for range 20 {
+		all = append(all, (&backoff{clk: clk}).next())
+	}
+	slices.Sort(all)
+	if all[0] == all[len(all)-1] {
+		t.Errorf("20 first backoffs all %v: no jitter, clients that failed together retry together", all[0])
+	}
+}

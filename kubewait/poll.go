@@ -1,0 +1,154 @@
+package kubewait
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// poll polls the objects that are due in the sources whose informers
+// cannot watch, under the Client's rate limit: a LIST for a wait by
+// selector, else a GET each, the longest due first.
+func (d *driver) poll(now time.Time) {
+	var due []*member
+	for _, s := range d.sources {
+		switch {
+		case !s.polling():
+		case !s.named:
+			if d.listDue(s, now) {
+				_ = d.pollList(s, false)
+			}
+		default:
+			for _, m := range s.members {
+				if !m.done && !now.Before(m.next) {
+					due = append(due, m)
+				}
+			}
+		}
+	}
+	slices.SortFunc(due, func(a, b *member) int { return cmp.Or(a.next.Compare(b.next), a.order-b.order) })
+	for _, m := range due {
+		if d.failed() {
+			return
+		}
+		if !d.token() {
+			d.noToken(due)
+			return
+		}
+		ans, tok := d.w.Call(d.ctx, m.ref, m.cp.Attempts, m.tok)
+		m.tok = tok
+		if ans.Output != nil {
+			stripObject(ans.Output)
+			if m.ref.UID == "" {
+				m.ref.UID = string((&unstructured.Unstructured{Object: ans.Output}).GetUID())
+				ans.Judgment = d.w.Judge(m.ref, ans.Output, ans.Err) // judged again with the UID, as the watch judges
+			}
+		}
+		d.apply(m, ans, d.c.clk.Now())
+	}
+}
+
+// listDue reports whether a wait by selector must list its objects: one
+// of them (or its Count) is due, or it has none yet.
+func (d *driver) listDue(s *source, now time.Time) bool {
+	if len(s.members) == 0 {
+		return true // a wait with a count, before its first list
+	}
+	for _, m := range s.members {
+		if !m.done && !now.Before(m.next) {
+			return true
+		}
+	}
+	m := d.countWait
+	return m != nil && !m.done && !now.Before(m.next)
+}
+
+// pollList lists the selector's objects once, and judges every member of
+// s by it. first settles the members of a wait without a count.
+func (d *driver) pollList(s *source, first bool) error {
+	if !d.token() {
+		var due []*member
+		for _, m := range s.members {
+			due = append(due, m)
+		}
+		d.noToken(append(due, d.countWait))
+		return nil
+	}
+	start := d.c.clk.Now()
+	objs, _, err := d.c.list(d.ctx, s.key)
+	now := d.c.clk.Now()
+	if err != nil {
+		err = apiError(err)
+		for _, m := range s.members {
+			if !m.done {
+				d.judge(m, nil, err, now, now.Sub(start))
+			}
+		}
+		if first {
+			return fmt.Errorf("kubewait: listing %s: %w", s.key, err)
+		}
+		return nil
+	}
+	if first || d.count > 0 {
+		for k := range objs {
+			if s.members[k] == nil {
+				ns, name := splitKey(k)
+				d.addMember(s, Ref{Resource: s.key.gvr, Namespace: ns, Name: name})
+			}
+		}
+		d.settled = d.settled || first
+		if first && len(s.members) == 0 && !d.req.forKind(ruleDeleted) {
+			return d.noObjects(s)
+		}
+	}
+	for key, m := range s.members {
+		if !m.done {
+			d.judge(m, objs[key], nil, now, now.Sub(start))
+		}
+	}
+	d.judgeCount(s, now)
+	return nil
+}
+
+// token takes a token of the Client's rate limit, waiting for it on the
+// Client's clock; false when the deadline or the context comes first.
+func (d *driver) token() bool {
+	clk := d.c.clk
+	now := clk.Now()
+	r := d.c.limit.ReserveN(now, 1)
+	if !r.OK() {
+		return false
+	}
+	delay := r.DelayFrom(now)
+	if delay == 0 {
+		return true
+	}
+	if now.Add(delay).After(d.end) {
+		r.CancelAt(now)
+		return false
+	}
+	t := clk.Timer(delay)
+	defer t.Stop()
+	select {
+	case <-d.ctx.Done():
+		r.CancelAt(clk.Now())
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// noToken puts off to the deadline the polls that the rate limit has no
+// token for before it: until then, only a watch (if it comes back) can
+// judge them.
+func (d *driver) noToken(due []*member) {
+	now := d.c.clk.Now()
+	for _, m := range due {
+		if m != nil && !m.done && !now.Before(m.next) {
+			m.next = d.end
+		}
+	}
+}

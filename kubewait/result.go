@@ -1,0 +1,321 @@
+package kubewait
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/telemetry"
+	"github.com/waitable/waitable/waiter"
+)
+
+// Result is how a wait ended, object by object.
+type Result struct {
+	// Objects are the objects waited for: those the request names in its
+	// order, those a selector found sorted by namespace and name. A Count
+	// that was not reached adds an entry with an empty Name.
+	Objects []ObjectResult
+	// Elapsed is the wait's time, on the Client's clock.
+	Elapsed time.Duration
+}
+
+// ObjectResult is how the wait for one object ended.
+type ObjectResult struct {
+	Ref
+	// State is Success, Failure, or Retry for an object whose wait did not
+	// end (it timed out, was cancelled, or another object failed first).
+	State classify.State
+	// Rule is what ended the object's wait, as kubectl writes it: For's
+	// rules on success ("condition=Ready, jsonpath={.status.phase}=Done"),
+	// a FailOn rule on failure ("" otherwise).
+	Rule string
+	// Unmet are the For rules that did not hold of the object when its
+	// wait ended, as kubectl writes them (none on success).
+	Unmet []string
+	// Reason and Message are what the rules read of the object last: a
+	// condition's reason and message, a JSONPath's value, kstatus's status.
+	Reason, Message string
+	// Object is the object as last seen (nil if it was never seen), less
+	// its metadata.managedFields: a copy of the caller's own.
+	Object map[string]any
+	// Err is why the object's wait did not succeed: a *waiter.Error
+	// (ErrTimeout, ErrFailure, its Input naming the object), or nil.
+	Err error
+}
+
+// ErrNoObjects is the error of a wait by Selector or All, with no Count,
+// that found no object to wait for (kubectl wait's "no matching resources
+// found").
+var ErrNoObjects = errors.New("kubewait: no matching objects")
+
+// ErrInvalidRequest is the error of a Request that cannot be a wait: it
+// names every problem.
+var ErrInvalidRequest = errors.New("kubewait: invalid request")
+
+// Error is how a wait that did not succeed ends: the resource, and each
+// object whose wait failed or did not end. It unwraps to their errors, so
+// errors.Is(err, waiter.ErrTimeout) and errors.Is(err, waiter.ErrFailure)
+// tell a timeout from a failure.
+type Error struct {
+	// Resource and Namespace are the wait's, when it waited for one
+	// resource in one namespace (zero for Objects of several).
+	Resource  schema.GroupVersionResource
+	Namespace string
+	// Objects are the objects that did not succeed, failures first.
+	Objects []ObjectResult
+	// Reason is why the wait ended: waiter.ErrFailure (an object failed),
+	// waiter.ErrTimeout, or the context's error.
+	Reason error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("kubewait: ")
+	several := e.Resource.Empty()
+	if several {
+		b.WriteString("objects")
+	} else {
+		b.WriteString(resourceName(e.Resource))
+	}
+	if e.Namespace != "" {
+		fmt.Fprintf(&b, " in %s", e.Namespace)
+	}
+	fmt.Fprintf(&b, ": %v", e.Reason)
+	for i, o := range e.Objects {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more", len(e.Objects)-i)
+			break
+		}
+		b.WriteString("; ")
+		if several && o.Name != "" {
+			b.WriteString(resourceName(o.Resource) + " ")
+		}
+		b.WriteString(o.describe())
+	}
+	return b.String()
+}
+
+// describe is one object's line in an error or a progress report:
+// "ns/a: failed on condition=Failed: BackoffLimitExceeded: Job has
+// reached the specified backoff limit", "ns/b: timed out: NotFound".
+func (o ObjectResult) describe() string {
+	name := o.Ref.String()
+	if o.Name == "" {
+		name = "count"
+	}
+	var s string
+	switch {
+	case o.State == classify.Success:
+		s = name + ": " + o.Rule
+	case o.State == classify.Failure && o.Rule != "":
+		s = name + ": failed on " + o.Rule
+	case o.State == classify.Failure:
+		s = name + ": failed"
+	case errors.Is(o.Err, waiter.ErrTimeout):
+		s = name + ": timed out"
+	default:
+		s = name + ": not done"
+	}
+	var we *waiter.Error
+	if errors.As(o.Err, &we) && we.Failure != waiter.FailureAcceptor && we.Failure != 0 {
+		s += " (" + we.Failure.String() + ")"
+		if we.Failure == waiter.FailureError && we.Err != nil {
+			s += ": " + we.Err.Error()
+		}
+	}
+	if o.State != classify.Success && len(o.Unmet) > 0 && o.Rule == "" {
+		s += " for " + strings.Join(o.Unmet, ", ")
+	}
+	for _, part := range []string{o.Reason, o.Message} {
+		if part != "" {
+			s += ": " + part
+		}
+	}
+	return s
+}
+
+// Is reports whether target is the wait's Reason.
+func (e *Error) Is(target error) bool { return target != nil && errors.Is(e.Reason, target) }
+
+// Unwrap returns the objects' errors.
+func (e *Error) Unwrap() []error {
+	var errs []error
+	for _, o := range e.Objects {
+		if o.Err != nil {
+			errs = append(errs, o.Err)
+		}
+	}
+	return errs
+}
+
+// sortObjects sorts results by namespace and name.
+func sortObjects(objs []ObjectResult) {
+	slices.SortStableFunc(objs, func(a, b ObjectResult) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// failed reports whether an object's wait failed: the wait ends.
+func (d *driver) failed() bool {
+	failed := func(m *member) bool { return m != nil && m.done && m.state == classify.Failure }
+	if failed(d.countWait) {
+		return true
+	}
+	for _, s := range d.sources {
+		for _, m := range s.members {
+			if failed(m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decided returns the wait's result if the objects decided it: one
+// failed, or every one (and the Count) succeeded.
+func (d *driver) decided(now time.Time) (Result, error, bool) {
+	if d.failed() {
+		res, err := d.finish(now, waiter.ErrFailure)
+		return res, err, true
+	}
+	if d.countWait != nil {
+		return Result{}, nil, false
+	}
+	n := 0
+	for _, s := range d.sources {
+		for _, m := range s.members {
+			if !m.done || m.state != classify.Success {
+				return Result{}, nil, false
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		// Nothing to wait for: a deletion by selector that found none.
+		return d.result(now), nil, d.settled && d.req.forKind(ruleDeleted)
+	}
+	return d.result(now), nil, true
+}
+
+// timeOut ends the wait at its deadline: each object still waiting is
+// judged once more (from the informer, or on its last answer when
+// polling), which ends its wait.
+func (d *driver) timeOut(now time.Time) (Result, error) {
+	end := func(m *member, obj Object, err error) {
+		if m.done {
+			return
+		}
+		d.judge(m, obj, err, now, 0)
+		if !m.done {
+			// The caller's deadline came before the wait's clock reached
+			// the deadline (a clock of its own): Step saw time left.
+			m.done, m.werr = true, waiter.ErrTimeout
+		}
+	}
+	for _, s := range d.sources {
+		for key, m := range s.members {
+			if s.polling() {
+				end(m, m.obj, m.err)
+			} else {
+				end(m, s.sub.get(key), nil)
+			}
+		}
+	}
+	if m := d.countWait; m != nil {
+		end(m, nil, m.err)
+	}
+	if res, err, ended := d.decided(now); ended {
+		return res, err
+	}
+	return d.finish(now, waiter.ErrTimeout)
+}
+
+// cancelled ends the wait when its context ended.
+func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
+	d.each(func(m *member) {
+		if m.done {
+			return
+		}
+		m.werr = &waiter.Error{Waiter: waiterName(d.req.For), Input: m.name(), Reason: cause,
+			Attempts: m.cp.Attempts, Elapsed: now.Sub(d.start), Acceptor: -1, Err: m.err}
+		d.emit(Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg,
+			Outcome: telemetry.OutcomeCancelled, Err: m.werr})
+	})
+	return d.finish(now, cause)
+}
+
+// each calls f with every member: the objects' waits in the order the
+// request names them (those of a selector in no order), then the
+// Count's.
+func (d *driver) each(f func(*member)) {
+	var ms []*member
+	for _, s := range d.sources {
+		for _, m := range s.members {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortFunc(ms, func(a, b *member) int { return a.order - b.order })
+	for _, m := range ms {
+		f(m)
+	}
+	if d.countWait != nil {
+		f(d.countWait)
+	}
+}
+
+// result is each object's outcome, with a copy of its object.
+func (d *driver) result(now time.Time) Result {
+	res := Result{Elapsed: now.Sub(d.start)}
+	d.each(func(m *member) {
+		o := ObjectResult{Ref: m.ref, State: m.state, Rule: m.rule, Reason: m.reason, Message: m.msg, Err: m.werr}
+		if m.obj != nil {
+			o.Object = runtime.DeepCopyJSON(m.obj)
+		}
+		if m.state != classify.Success {
+			o.Unmet = slices.Clone(m.unmet)
+		}
+		if m.src == nil {
+			o.Name = ""
+		}
+		res.Objects = append(res.Objects, o)
+	})
+	if len(d.sources) == 1 && !d.sources[0].named {
+		n := len(res.Objects)
+		if d.countWait != nil {
+			n--
+		}
+		sortObjects(res.Objects[:n])
+	}
+	return res
+}
+
+// finish returns the wait's result and its *Error, for reason: the
+// objects that did not succeed, failures first.
+func (d *driver) finish(now time.Time, reason error) (Result, error) {
+	res := d.result(now)
+	e := &Error{Reason: reason}
+	if len(d.req.Objects) == 0 {
+		e.Resource, e.Namespace = d.req.Resource, d.req.Namespace
+	}
+	objs := res.Objects
+	for _, o := range objs {
+		if o.State == classify.Failure {
+			e.Objects = append(e.Objects, o)
+		}
+	}
+	for _, o := range objs {
+		if o.State != classify.Success && o.State != classify.Failure {
+			e.Objects = append(e.Objects, o)
+		}
+	}
+	return res, e
+}
