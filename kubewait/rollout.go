@@ -257,12 +257,13 @@ func containerTrouble(cs map[string]any, lastPull map[string]string) (trouble, b
 
 // imageMissing reports whether a pull error says that the image is not
 // there, or that the registry refuses it: what a retry will not mend. A
-// timeout, a refused connection, a 5xx or a rate limit says neither.
+// timeout, a refused connection, a 5xx or a rate limit says neither. (A
+// bare "404" is not read: a digest may hold those digits.)
 func imageMissing(msg string) bool {
 	msg = strings.ToLower(msg)
 	for _, s := range []string{"not found", "manifest unknown", "name unknown", "does not exist",
 		"pull access denied", "unauthorized", "authentication required", "access denied",
-		"invalid reference format", "404"} {
+		"invalid reference format"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
