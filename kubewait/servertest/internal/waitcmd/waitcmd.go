@@ -52,9 +52,10 @@ var built struct {
 }
 
 // WaitablePath returns the path of the waitable command, built on the
-// first call in the process (go build, from ../../cmd/waitable: the
-// test's folder is kubewait/servertest) into a temporary folder that
-// [Cleanup] removes. It fails t if the build fails.
+// first call in the process (go build of the workspace's
+// github.com/waitable/waitable/cmd/waitable, from any of the repository's
+// test modules) into a temporary folder that [Cleanup] removes. It fails
+// t if the build fails.
 func WaitablePath(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -63,9 +64,10 @@ func WaitablePath(t testing.TB) string {
 			return
 		}
 		built.path = filepath.Join(built.dir, "waitable")
-		out, err := exec.Command("go", "build", "-o", built.path, "../../cmd/waitable").CombinedOutput()
+		const pkg = "github.com/waitable/waitable/cmd/waitable"
+		out, err := exec.Command("go", "build", "-o", built.path, pkg).CombinedOutput()
 		if err != nil {
-			built.err = errors.New("go build ../../cmd/waitable: " + err.Error() + "\n" + string(out))
+			built.err = errors.New("go build " + pkg + ": " + err.Error() + "\n" + string(out))
 		}
 	})
 	if built.err != nil {
