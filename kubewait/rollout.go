@@ -39,8 +39,9 @@ const (
 // Rollout is the rule that an object's rollout is done, failing as soon as
 // one of its current revision's pods cannot start: `waitable kube
 // --for=rollout`. It holds as [Current] does (kstatus: the controller has
-// observed the latest spec, and every replica is updated and available;
-// a Job is complete). And it fails the wait, without waiting for the
+// observed the latest spec, and every replica is updated and available),
+// but of a Job once it is complete (kstatus: once it runs). And it fails
+// the wait, without waiting for the
 // controller's progressDeadlineSeconds (600 s by default), when:
 //
 //   - a pod of the current revision cannot start: its image cannot be

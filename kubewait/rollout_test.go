@@ -417,6 +417,21 @@ func TestPodTroublesRememberThePullError(t *testing.T) {
 	}
 }
 
+// A Job's rollout is done when it is complete, not when it runs (which
+// kstatus calls Current).
+func TestRolloutOfAJobIsItsCompletion(t *testing.T) {
+	job := object("Job", "batch/v1", "migrate", "uid-job")
+	job["status"] = map[string]any{"startTime": "2026-11-28T00:00:00Z", "active": int64(1)}
+	r := Rollout(RolloutOptions{})
+	if r.Matches(job) || !Current().Matches(job) {
+		t.Errorf("a running Job: rollout %v, kstatus Current %v; want false and true", r.Matches(job), Current().Matches(job))
+	}
+	job["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Complete", "status": "True"}}
+	if !r.Matches(job) {
+		t.Error("a complete Job: rollout not done")
+	}
+}
+
 func TestRolloutRejectsNegativeOptions(t *testing.T) {
 	for _, o := range []RolloutOptions{{Window: -1}, {Restarts: -1}, {Unschedulable: -1}} {
 		if r := Rollout(o); r.err == nil {

@@ -313,8 +313,11 @@ func (r Rule) holds(ref Ref, obj Object, err error) bool {
 		if obj == nil || err != nil {
 			return false
 		}
-		if r.kind == ruleCondition {
+		switch {
+		case r.kind == ruleCondition:
 			return r.conditionMet(obj)
+		case r.kind == ruleRollout && obj["kind"] == "Job":
+			return Condition("Complete", "True").conditionMet(obj) // kstatus: Current once it runs
 		}
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		return err == nil && res.Status == r.kstatus
