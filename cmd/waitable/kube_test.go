@@ -224,6 +224,7 @@ func TestKubeTimeout(t *testing.T) {
 			t.Errorf("stdout %q, want %q", r.stdout, want)
 		}
 		want := "waitable: timeout after 30s, waiting for condition=Ready:\n" +
+			"  widget.waitable.test/a: met (ReadyReason: Ready message)\n" +
 			"  widget.waitable.test/b: not met (ReadyReason: Ready message)\n" +
 			"  widget.waitable.test/gone: not found\n"
 		if !strings.HasSuffix(r.stderr, want) {

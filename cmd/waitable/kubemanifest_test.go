@@ -107,7 +107,8 @@ func TestKubeFilenameOneBudget(t *testing.T) {
 		after(4*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
 		r := kube(t, t.Context(), c, "-f", filepath.Join(dir, "app.yaml"), "--for=condition=Ready", "--timeout=10s")
 		if r.code != exitTimeout || r.took != 10*time.Second || r.stdout != "widget.waitable.test/a condition met\n" ||
-			!strings.HasSuffix(r.stderr, "waitable: timeout after 10s, waiting for condition=Ready:\n  gizmo.waitable.test/g: not met (no Ready condition)\n") {
+			!strings.HasSuffix(r.stderr, "waitable: timeout after 10s, waiting for condition=Ready:\n"+
+				"  widget.waitable.test/a: met (ReadyReason: Ready message)\n  gizmo.waitable.test/g: not met (no Ready condition)\n") {
 			t.Errorf("%v\nwant a timeout after 10s, a met, g in the summary", r)
 		}
 	})

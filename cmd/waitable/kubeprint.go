@@ -177,6 +177,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 		}
 		for _, obj := range o.res.Objects {
 			if obj.State == classify.Success {
+				fmt.Fprintf(p.errOut, "  %s: met%s\n", p.object(o.req, obj.Ref), detail(obj.Reason, obj.Message))
 				continue
 			}
 			if obj.Name == "" { // the Count: fewer objects match

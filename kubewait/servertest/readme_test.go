@@ -129,7 +129,8 @@ func TestReadmeKube(t *testing.T) {
 	srv := apiserver.Start(t, apiserver.Options{})
 	env := waitcmd.NewEnv(t, srv.Kubeconfig)
 	w := &world{t: t, srv: srv, ns: "default"}
-	steps(create("web"), cond("web", "Ready", "True"), field("web", "phase", "Done"),
+	ready := func(w *world) { w.srv.SetCondition(w.t, w.ns, "web", "Ready", "True", "Up", "all replicas ready") }
+	steps(create("web"), ready, field("web", "phase", "Done"),
 		createGadget("cache"), gadgetCond("cache", "Ready", "True"), gadgetPhase("cache", "Running"))(w)
 	dir := t.TempDir()
 	for name, text := range files {
