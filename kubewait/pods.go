@@ -44,6 +44,29 @@ type episode struct {
 	writes int // status writes that showed it
 }
 
+// workloads are the resources whose objects have pods to follow.
+var workloads = map[string]bool{"deployments": true, "replicasets": true, "statefulsets": true, "daemonsets": true, "jobs": true}
+
+// sharedPods returns the namespaces where a wait follows the pods of
+// several workloads (a release's namespace, a selector's): it lists and
+// watches the pods (and ReplicaSets) of each such namespace once, rather
+// than those of each workload's selector.
+func sharedPods(req Request, groups []named) map[string]bool {
+	shared := map[string]bool{}
+	if len(groups) == 0 && req.Namespace != "" && workloads[req.Resource.Resource] {
+		shared[req.Namespace] = true // a selector's
+	}
+	n := map[string]int{}
+	for _, g := range groups {
+		if workloads[g.gvr.Resource] {
+			if n[g.namespace] += len(g.refs); n[g.namespace] > 1 {
+				shared[g.namespace] = true
+			}
+		}
+	}
+	return shared
+}
+
 // follow starts or updates m's podWatch with obj, as the Rollout rule
 // judges it.
 func (d *driver) follow(m *member, obj Object, now time.Time) {
@@ -86,6 +109,9 @@ func (pw *podWatch) subscribe() {
 		return
 	}
 	ns := pw.m.ref.Namespace
+	if pw.d.sharedPods[ns] {
+		sel = "" // the pods of every workload of the wait in ns: one list and watch
+	}
 	pw.pods = pw.d.c.subscribe(informerKey{gvr: podsResource, namespace: ns, labels: sel}, nil, pw.d.wake)
 	if pw.kind == "Deployment" {
 		pw.sets = pw.d.c.subscribe(informerKey{gvr: replicaSetsResource, namespace: ns, labels: sel}, nil, pw.d.wake)

@@ -63,8 +63,9 @@ const (
 // (the one of its revision), a ReplicaSet's, a StatefulSet's of its
 // updateRevision, a DaemonSet's of its template generation, a Job's, or
 // a Pod itself; the wait follows them through the Client's informers,
-// listing and watching the pods (and a Deployment's ReplicaSets) of the
-// object's selector once. A reason fails the wait only once it has
+// listing and watching once the pods (and a Deployment's ReplicaSets) of
+// the object's selector, or of its namespace when the wait follows
+// several workloads there (a release's, a selector's). A reason fails the wait only once it has
 // lasted opts.Window on a container that has not become ready (and, for
 // a crash loop, after opts.Restarts restarts; for an image pull, after
 // two failed pulls), so that the kubelet's retries may recover it. A

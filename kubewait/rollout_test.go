@@ -442,3 +442,40 @@ func TestRolloutRejectsNegativeOptions(t *testing.T) {
 		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults", r.rollout, err)
 	}
 }
+
+// A wait that follows the pods of several workloads of one namespace
+// lists and watches that namespace's pods once; of one workload, its
+// selector's.
+func TestSharedPods(t *testing.T) {
+	dep := func(ns string, names ...string) named {
+		g := named{gvr: deployments, namespace: ns}
+		for _, n := range names {
+			g.refs = append(g.refs, Ref{Resource: deployments, Namespace: ns, Name: n})
+		}
+		return g
+	}
+	svc := named{gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}, namespace: "a",
+		refs: []Ref{{Name: "x"}, {Name: "y"}}}
+	sts := named{gvr: statefulSets, namespace: "a", refs: []Ref{{Name: "db"}}}
+	for _, tc := range []struct {
+		name   string
+		req    Request
+		groups []named
+		want   string
+	}{
+		{"one deployment", Request{}, []named{dep("a", "web")}, ""},
+		{"two deployments", Request{}, []named{dep("a", "web", "api")}, "a"},
+		{"a deployment and a statefulset", Request{}, []named{dep("a", "web"), sts, dep("b", "x")}, "a"},
+		{"services have no pods", Request{}, []named{svc, dep("a", "web")}, ""},
+		{"a selector", Request{Resource: deployments, Namespace: "a", Selector: "app=web"}, nil, "a"},
+		{"a selector in every namespace", Request{Resource: deployments, Selector: "app=web"}, nil, ""},
+	} {
+		var got []string
+		for ns := range sharedPods(tc.req, tc.groups) {
+			got = append(got, ns)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: sharedPods = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

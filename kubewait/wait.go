@@ -52,6 +52,9 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if d.rollout != nil {
+		d.sharedPods = sharedPods(req, groups)
+	}
 	if req.Count == 0 && req.forKind(ruleCreated) && len(groups) == 0 {
 		d.count = 1
 	}
@@ -76,6 +79,7 @@ type driver struct {
 	rollout    *Rule
 	podWatches map[*member]*podWatch
 	byRef      map[string]*podWatch
+	sharedPods map[string]bool // namespaces whose pods the wait lists and watches whole
 	start      time.Time
 	end        time.Time // the deadline
 	ctx        context.Context
