@@ -421,7 +421,7 @@ func TestRolloutRequests(t *testing.T) {
 	if w := <-ours; w.err != nil || ks.Status != status.CurrentStatus {
 		t.Fatalf("kubewait: %v; kstatus: %s %v", w.err, ks.Status, ks.Err)
 	}
-	counts := requestsBy(c, "kubewait", "kstatus")
+	counts := requestsBy(c, ns, "kubewait", "kstatus")
 	t.Logf("requests: %v", counts)
 	if counts["kubewait"].all >= counts["kstatus"].all {
 		t.Errorf("kubewait made %d requests, kstatus's watcher %d: want fewer", counts["kubewait"].all, counts["kstatus"].all)
@@ -444,11 +444,15 @@ func (t tally) String() string {
 	return fmt.Sprintf("%d (%s; %d bytes)", t.all, strings.Join(vs, ", "), t.bytes)
 }
 
-// requestsBy counts the proxy's requests by the clients whose User-Agent
-// starts with each of agents.
-func requestsBy(c *cluster.Cluster, agents ...string) map[string]tally {
+// requestsBy counts the proxy's requests in namespace ns by the clients
+// whose User-Agent starts with each of agents (discovery, which both do
+// and names no namespace, aside).
+func requestsBy(c *cluster.Cluster, ns string, agents ...string) map[string]tally {
 	out := map[string]tally{}
 	for _, r := range c.Requests() {
+		if r.Namespace != ns {
+			continue
+		}
 		for _, a := range agents {
 			if strings.HasPrefix(r.UserAgent, a) {
 				t := out[a]
