@@ -314,9 +314,13 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		failed := runtime.DeepCopyJSON(job)
 		failed["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Failed", "status": "True",
 			"reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}}}
-		a := newApps(t, job)
+		// A pod that failed is the Job controller's to replace (until its
+		// backoffLimit): it does not fail the wait, however long it lasts.
+		exited := pod("web-a", "Job", "web", "uid-job", map[string]any{"state": map[string]any{"terminated": map[string]any{"exitCode": int64(1), "reason": "Error"}}})
+		exited["status"].(map[string]any)["phase"] = "Failed"
+		a := newApps(t, job, exited)
 		a.at(3*time.Second, jobs, failed)
-		_, took, _, err := rolloutWait(t, a, jobs, RolloutOptions{})
+		_, took, _, err := rolloutWait(t, a, jobs, RolloutOptions{Window: time.Second})
 		wantRolloutFailure(t, err, took, 3*time.Second, "BackoffLimitExceeded: Job has reached the specified backoff limit")
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -388,6 +392,21 @@ func TestPodTroubles(t *testing.T) {
 		if strings.Join(got, ";") != tc.want {
 			t.Errorf("%s: podTroubles = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A failed pod whose status gives no reason is told by how its
+// containers ended.
+func TestFailedPodSaysHowItsContainersEnded(t *testing.T) {
+	p := pod("p", "ReplicaSet", "r", "u", map[string]any{"state": map[string]any{"terminated": map[string]any{"exitCode": int64(3), "reason": "Error"}}})
+	p["status"].(map[string]any)["phase"] = "Failed"
+	got := podTroubles(p, map[string]string{})
+	if len(got) != 1 || got[0].String() != "pod p: container app exited with code 3 (Error)" {
+		t.Errorf("podTroubles = %v, want the container's exit", got)
+	}
+	bare := withPhase(pod("p", "ReplicaSet", "r", "u", nil), "Failed", "")
+	if got := podTroubles(bare, map[string]string{}); len(got) != 1 || got[0].String() != "pod p: the pod failed" {
+		t.Errorf("podTroubles = %v, want a pod that failed", got)
 	}
 }
 
