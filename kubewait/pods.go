@@ -169,7 +169,12 @@ func (pw *podWatch) observe(now time.Time) {
 		if pw.lastPull[name] == nil {
 			pw.lastPull[name] = map[string]string{}
 		}
-		troubles = append(troubles, podTroubles(pod, pw.lastPull[name])...)
+		for _, t := range podTroubles(pod, pw.lastPull[name]) {
+			if t.reason == "PodFailed" && pw.kind == "Job" {
+				continue // the Job controller starts another; the Job's Failed condition decides
+			}
+			troubles = append(troubles, t)
+		}
 	}
 	if rs := pw.newReplicaSet(); rs != nil {
 		if t, ok := objectTrouble(rs); ok {

@@ -252,7 +252,7 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 			err = fmt.Errorf("the server has no kind %s: %w", o.GroupKind(), err)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("Objects[%d] %s: %w", i, o, err))
+			errs = append(errs, fmt.Errorf("%s %s: %w", objectsField(i), o, err))
 			continue
 		}
 		ns := ""
@@ -262,7 +262,7 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 				ns = req.Namespace
 			}
 			if ns == "" {
-				errs = append(errs, fmt.Errorf("Objects[%d] %s: a %s is namespaced, and neither it nor the Request names a namespace", i, o, o.Kind))
+				errs = append(errs, fmt.Errorf("%s %s: a %s is namespaced, and neither it nor the Request names a namespace", objectsField(i), o, o.Kind))
 				continue
 			}
 		}
@@ -286,3 +286,6 @@ func (c *Client) mapping(ctx context.Context, gvk schema.GroupVersionKind) (*met
 	}
 	return c.mapper.RESTMapping(gvk.GroupKind(), versions...)
 }
+
+// objectsField names the Request's i'th object reference in an error.
+func objectsField(i int) string { return fmt.Sprintf("Objects[%d]", i) }

@@ -53,7 +53,8 @@ const (
 //     (CreateContainerConfigError, CreateContainerError,
 //     RunContainerError, ContainerCannotRun), an init container does
 //     any of these, the pod stays unschedulable, or it failed (phase
-//     Failed, but for an eviction or a preemption);
+//     Failed, but for an eviction or a preemption, and but for a Job's
+//     pods, which its controller replaces until its backoffLimit);
 //   - a ReplicaSet cannot create its pods (the condition ReplicaFailure,
 //     as when a quota refuses them);
 //   - a Job failed (its condition Failed), or kstatus says the object
@@ -169,7 +170,11 @@ func podTroubles(pod Object, lastPull map[string]string) []trouble {
 		reason, _, _ := unstructured.NestedString(pod, "status", "reason")
 		if reason != "Evicted" && reason != "Preempting" {
 			msg, _, _ := unstructured.NestedString(pod, "status", "message")
-			out = append(out, trouble{pod: name, reason: "PodFailed", message: strings.TrimSpace(reason + " " + msg), kind: troubleStart})
+			msg = strings.TrimSpace(reason + " " + msg)
+			if msg == "" {
+				msg = exited(pod)
+			}
+			out = append(out, trouble{pod: name, reason: "PodFailed", message: msg, kind: troubleStart})
 		}
 		return out
 	}
@@ -195,6 +200,35 @@ func podTroubles(pod Object, lastPull map[string]string) []trouble {
 		}
 	}
 	return out
+}
+
+// exited says how a failed pod's containers ended, for a pod whose
+// status gives no reason: "container app exited with code 1 (Error)".
+func exited(pod Object) string {
+	var out []string
+	for _, list := range []string{"initContainerStatuses", "containerStatuses"} {
+		statuses, _, _ := unstructured.NestedSlice(pod, "status", list)
+		for _, s := range statuses {
+			cs, _ := s.(map[string]any)
+			term, ok, _ := unstructured.NestedMap(cs, "state", "terminated")
+			if !ok {
+				continue
+			}
+			code, _, _ := unstructured.NestedInt64(term, "exitCode")
+			if code == 0 {
+				continue
+			}
+			e := fmt.Sprintf("container %v exited with code %d", cs["name"], code)
+			if r, _ := term["reason"].(string); r != "" {
+				e += " (" + r + ")"
+			}
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return "the pod failed"
+	}
+	return strings.Join(out, "; ")
 }
 
 // containerTrouble reads one container's status.

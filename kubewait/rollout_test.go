@@ -151,7 +151,7 @@ const handshake = `rpc error: code = Unknown desc = failed to pull image "regist
 
 // rolloutWait waits for web's rollout, and returns its result, error, the
 // time it took and the events' reasons and messages.
-func rolloutWait(t *testing.T, a *apps, gvr schema.GroupVersionResource, opts RolloutOptions) (Result, error, time.Duration, []string) {
+func rolloutWait(t *testing.T, a *apps, gvr schema.GroupVersionResource, opts RolloutOptions) (Result, time.Duration, []string, error) {
 	c := NewClient(a.dyn, ClientOptions{})
 	var events []string
 	start := time.Now()
@@ -162,7 +162,7 @@ func rolloutWait(t *testing.T, a *apps, gvr schema.GroupVersionResource, opts Ro
 				events = append(events, time.Since(start).String()+" "+e.Reason+": "+e.Message)
 			}
 		}})
-	return res, err, time.Since(start), events
+	return res, time.Since(start), events, err
 }
 
 func wantRolloutFailure(t *testing.T, err error, took, at time.Duration, says ...string) {
@@ -186,7 +186,7 @@ func TestRolloutFailsOnAnImageThatIsNotThere(t *testing.T) {
 		a := newApps(t, deployment(false), rs, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ErrImagePull", notFound)))
 		a.at(2*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2",
 			waiting("ImagePullBackOff", `Back-off pulling image "nginx:nope": ErrImagePull: `+notFound)))
-		_, err, took, events := rolloutWait(t, a, deployments, RolloutOptions{})
+		_, took, events, err := rolloutWait(t, a, deployments, RolloutOptions{})
 		wantRolloutFailure(t, err, took, 30*time.Second, "deployments.apps", "ns/web: failed on rollout: ImagePullBackOff: pod web-2-a, container app: Back-off pulling image")
 		if !slices.ContainsFunc(events, func(e string) bool {
 			return strings.HasPrefix(e, "0s ErrImagePull: pod web-2-a, container app: rpc error")
@@ -207,7 +207,7 @@ func TestRolloutGoesOnThroughATransientPullError(t *testing.T) {
 		}
 		a.at(70*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
 		a.at(71*time.Second, deployments, deployment(true))
-		res, err, took, events := rolloutWait(t, a, deployments, RolloutOptions{})
+		res, took, events, err := rolloutWait(t, a, deployments, RolloutOptions{})
 		if err != nil || took != 71*time.Second || res.Objects[0].State != classify.Success {
 			t.Fatalf("err = %v after %v, want success at 71s", err, took)
 		}
@@ -225,7 +225,7 @@ func TestRolloutGoesOnWhenAPodRecoversInTheWindow(t *testing.T) {
 		a.at(10*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ImagePullBackOff", notFound)))
 		a.at(20*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
 		a.at(45*time.Second, deployments, deployment(true))
-		if _, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 45*time.Second {
+		if _, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 45*time.Second {
 			t.Fatalf("err = %v after %v, want success at 45s", err, took)
 		}
 	})
@@ -239,7 +239,7 @@ func TestRolloutGoesOnAfterACrashThatDoesNotRepeat(t *testing.T) {
 		up["restartCount"] = int64(1)
 		a.at(12*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", up))
 		a.at(50*time.Second, deployments, deployment(true))
-		if _, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 50*time.Second {
+		if _, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 50*time.Second {
 			t.Fatalf("err = %v after %v, want success at 50s", err, took)
 		}
 	})
@@ -251,7 +251,7 @@ func TestRolloutFailsOnACrashLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2"), pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", crashing(1, 137, "OOMKilled")))
 		a.at(12*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", crashing(2, 137, "OOMKilled")))
-		_, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{})
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{})
 		wantRolloutFailure(t, err, took, 30*time.Second, "CrashLoopBackOff: pod web-2-a, container app:", "(exit code 137, OOMKilled, 2 restarts)")
 	})
 }
@@ -265,7 +265,7 @@ func TestRolloutIgnoresTheOldReplicaSetsPods(t *testing.T) {
 			pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ContainerCreating", "")))
 		a.at(60*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
 		a.at(61*time.Second, deployments, deployment(true))
-		if _, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 61*time.Second {
+		if _, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 61*time.Second {
 			t.Fatalf("err = %v after %v, want success at 61s", err, took)
 		}
 	})
@@ -283,13 +283,13 @@ func TestRolloutUnschedulable(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2"), pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", nil, unschedulable()))
 		a.at(90*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
 		a.at(91*time.Second, deployments, deployment(true))
-		if _, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 91*time.Second {
+		if _, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != 91*time.Second {
 			t.Fatalf("err = %v after %v, want success at 91s", err, took)
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2"), pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", nil, unschedulable()))
-		_, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{Unschedulable: time.Minute})
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{Unschedulable: time.Minute})
 		wantRolloutFailure(t, err, took, time.Minute, "Unschedulable: pod web-2-a: 0/3 nodes are available")
 	})
 }
@@ -299,7 +299,7 @@ func TestRolloutFailsWhenAQuotaRefusesPods(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2", map[string]any{"type": "ReplicaFailure", "status": "True",
 			"reason": "FailedCreate", "message": `pods "web-2-x" is forbidden: exceeded quota: compute`}))
-		_, err, took, _ := rolloutWait(t, a, deployments, RolloutOptions{Window: 10 * time.Second})
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{Window: 10 * time.Second})
 		wantRolloutFailure(t, err, took, 10*time.Second, "ReplicaFailure: FailedCreate: pods \"web-2-x\" is forbidden: exceeded quota")
 	})
 }
@@ -314,9 +314,13 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		failed := runtime.DeepCopyJSON(job)
 		failed["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Failed", "status": "True",
 			"reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}}}
-		a := newApps(t, job)
+		// A pod that failed is the Job controller's to replace (until its
+		// backoffLimit): it does not fail the wait, however long it lasts.
+		exited := pod("web-a", "Job", "web", "uid-job", map[string]any{"state": map[string]any{"terminated": map[string]any{"exitCode": int64(1), "reason": "Error"}}})
+		exited["status"].(map[string]any)["phase"] = "Failed"
+		a := newApps(t, job, exited)
 		a.at(3*time.Second, jobs, failed)
-		_, err, took, _ := rolloutWait(t, a, jobs, RolloutOptions{})
+		_, took, _, err := rolloutWait(t, a, jobs, RolloutOptions{Window: time.Second})
 		wantRolloutFailure(t, err, took, 3*time.Second, "BackoffLimitExceeded: Job has reached the specified backoff limit")
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -326,13 +330,13 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		old := pod("web-0", "StatefulSet", "web", "uid-sts", crashing(4, 1, "Error"))
 		old["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "controller-revision-hash": "web-old"}
 		a := newApps(t, sts, old)
-		if _, err, _, _ := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second}); errors.Is(err, waiter.ErrFailure) {
+		if _, _, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second}); errors.Is(err, waiter.ErrFailure) {
 			t.Errorf("err = %v: a pod of the old revision failed the StatefulSet's rollout", err)
 		}
 		current := pod("web-0", "StatefulSet", "web", "uid-sts", crashing(4, 1, "Error"))
 		current["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "controller-revision-hash": "web-new"}
 		a.put(podsResource, current)
-		_, err, took, _ := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second})
+		_, took, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second})
 		wantRolloutFailure(t, err, took, time.Second, "pod web-0, container app")
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -341,7 +345,7 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		p := pod("web-x", "DaemonSet", "web", "uid-ds", waiting("CreateContainerConfigError", `configmap "web" not found`))
 		p["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "pod-template-generation": "2"}
 		a := newApps(t, ds, p)
-		_, err, took, _ := rolloutWait(t, a, daemonSets, RolloutOptions{Window: 5 * time.Second})
+		_, took, _, err := rolloutWait(t, a, daemonSets, RolloutOptions{Window: 5 * time.Second})
 		wantRolloutFailure(t, err, took, 5*time.Second, `CreateContainerConfigError: pod web-x, container app: configmap "web" not found`)
 	})
 }
@@ -388,6 +392,21 @@ func TestPodTroubles(t *testing.T) {
 		if strings.Join(got, ";") != tc.want {
 			t.Errorf("%s: podTroubles = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A failed pod whose status gives no reason is told by how its
+// containers ended.
+func TestFailedPodSaysHowItsContainersEnded(t *testing.T) {
+	p := pod("p", "ReplicaSet", "r", "u", map[string]any{"state": map[string]any{"terminated": map[string]any{"exitCode": int64(3), "reason": "Error"}}})
+	p["status"].(map[string]any)["phase"] = "Failed"
+	got := podTroubles(p, map[string]string{})
+	if len(got) != 1 || got[0].String() != "pod p: container app exited with code 3 (Error)" {
+		t.Errorf("podTroubles = %v, want the container's exit", got)
+	}
+	bare := withPhase(pod("p", "ReplicaSet", "r", "u", nil), "Failed", "")
+	if got := podTroubles(bare, map[string]string{}); len(got) != 1 || got[0].String() != "pod p: the pod failed" {
+		t.Errorf("podTroubles = %v, want a pod that failed", got)
 	}
 }
 
