@@ -468,3 +468,62 @@ func requestsBy(c *cluster.Cluster, ns string, agents ...string) map[string]tall
 	}
 	return out
 }
+
+// The other kinds a rollout follows: a StatefulSet whose pods crash, a
+// DaemonSet whose image is not there, and a Job whose pods fail until its
+// backoffLimit (its Failed condition ends the wait at once).
+func TestRolloutsOfOtherKindsThatCannotStart(t *testing.T) {
+	t.Parallel()
+	c := cluster.Start(t, cluster.Options{Kubelet: func(pod *corev1.Pod) []cluster.Step {
+		switch pod.Spec.Containers[0].Image {
+		case "shop/db:crashing":
+			return cluster.CrashLooping("app", cluster.ExitCode(2), 100*time.Millisecond)
+		case "shop/agent:missing":
+			return cluster.PullFailing("app", cluster.ManifestUnknown, 200*time.Millisecond)
+		case "shop/migrate:failing":
+			return []cluster.Step{cluster.Bind(), cluster.ContainerCreating(), cluster.Failed(cluster.ExitCode(1)).After(200 * time.Millisecond)}
+		}
+		return cluster.Healthy(pod)
+	}})
+	opts := kubewait.RolloutOptions{Window: 2 * time.Second}
+	for _, tc := range []struct {
+		name   string
+		create func(ctx context.Context, ns string) error
+		obj    kubewait.ObjectRef
+		says   []string
+	}{
+		{"statefulset", func(ctx context.Context, ns string) error {
+			_, err := c.Client.AppsV1().StatefulSets(ns).Create(ctx, cluster.StatefulSet(ns, "db", 2, "shop/db:crashing"), metav1.CreateOptions{})
+			return err
+		}, ref("apps", "StatefulSet", "db"), []string{"statefulsets.apps", "CrashLoopBackOff: pod db-0, container app", "(exit code 2, 2 restarts)"}},
+		{"daemonset", func(ctx context.Context, ns string) error {
+			_, err := c.Client.AppsV1().DaemonSets(ns).Create(ctx, cluster.DaemonSet(ns, "agent", "shop/agent:missing"), metav1.CreateOptions{})
+			return err
+		}, ref("apps", "DaemonSet", "agent"), []string{"daemonsets.apps", "ImagePullBackOff: pod agent-", "manifest unknown"}},
+		{"job", func(ctx context.Context, ns string) error {
+			j := cluster.Job(ns, "migrate", 1, "shop/migrate:failing")
+			j.Spec.BackoffLimit = new(int32(1))
+			_, err := c.Client.BatchV1().Jobs(ns).Create(ctx, j, metav1.CreateOptions{})
+			return err
+		}, ref("batch", "Job", "migrate"), []string{"jobs.batch", "failed on rollout: BackoffLimitExceeded: Job has reached the specified backoff limit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := c.Namespace(t)
+			start := time.Now()
+			if err := tc.create(context.Background(), ns); err != nil {
+				t.Fatal(err)
+			}
+			w := <-waitRollout(t, c, ns, opts, time.Minute, tc.obj)
+			t.Logf("after %v: %v", w.end.Sub(start), w.err)
+			if !errors.Is(w.err, waiter.ErrFailure) {
+				t.Fatalf("err = %v, want the rollout's failure", w.err)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(w.err.Error(), s) {
+					t.Errorf("error %q does not say %q", w.err, s)
+				}
+			}
+		})
+	}
+}
