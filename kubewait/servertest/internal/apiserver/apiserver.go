@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,7 +136,7 @@ func Start(t testing.TB, opts Options) *Server {
 }
 
 // etcdPorts serializes the starts of etcd in this process: each picks
-// free ports, then listens on them.
+// free ports, closes them and binds them again.
 var etcdPorts sync.Mutex
 
 // RunEtcd starts etcd in process for t, as testserver.RunEtcd does, with
@@ -143,15 +145,50 @@ var etcdPorts sync.Mutex
 // anyway), and stops it and the client it returns when t ends. The
 // client's Endpoints are the server's addresses, for an API server's
 // storage.
+//
+// The ports etcd binds are picked free and closed before etcd binds them
+// again: another process (a test binary of another package), or an
+// outgoing connection of this one, may take one in between. A start that
+// finds its address in use picks new ports, up to five times.
 func RunEtcd(t testing.TB) *kubernetes.Client {
 	t.Helper()
 	etcdPorts.Lock()
 	defer etcdPorts.Unlock()
-	cfg := testserver.NewTestConfig(t)
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	client := testserver.RunEtcd(t, cfg)
+	var e *embed.Etcd
+	for try := 1; ; try++ {
+		cfg := testserver.NewTestConfig(t)
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+		var err error
+		e, err = embed.StartEtcd(cfg)
+		if err == nil {
+			break
+		}
+		if try == 5 || !addressInUse(err) {
+			t.Fatalf("apiserver: start etcd (try %d): %v", try, err)
+		}
+	}
+	t.Cleanup(e.Close)
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(readyTimeout):
+		e.Server.Stop()
+		t.Fatalf("apiserver: etcd not ready in %v", readyTimeout)
+	}
+	client, err := kubernetes.New(clientv3.Config{
+		Endpoints:   e.Server.Cluster().ClientURLs(),
+		DialTimeout: 10 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		t.Fatalf("apiserver: etcd client: %v", err)
+	}
 	t.Cleanup(func() { _ = client.Close() })
 	return client
+}
+
+// addressInUse tells a bind that lost its port to someone else.
+func addressInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }
 
 // Restart stops the API server and starts a new one on the same etcd,
