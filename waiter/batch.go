@@ -437,11 +437,10 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 		cause = context.DeadlineExceeded
 	}
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := m.target(&scratch)
-	err := m.w.interrupt(s, &ans, &a, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
-	m.record(m.span, &a, s, now)
+	s, p := m.next()
+	var v verdict
+	err := m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, err)
 }
 

@@ -352,11 +352,11 @@ func (b *Batch[K, O]) invoke(
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := m.target(&scratch)
-	m.w.panicked(s, pe, start, now, &a)
-	m.record(m.span, &a, s, now)
+	s, p := m.next()
+	var ans Answer[O]
+	var v verdict
+	m.w.panicked(s, pe, start, now, &ans, &v)
+	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, pe)
 }
 

@@ -136,14 +136,13 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, attempts int, tok retry.T
 	return a, tok
 }
 
-// judge fills in a.Judgment: the acceptors' verdict, the retry
+// judge fills in a.Judgment, which is zero: the acceptors' verdict, the retry
 // strategy's advice for an error no acceptor matched, and what the answer
 // says of the next call (a poll hint, WithDelayFunc's delay, the
 // resource's identity). It returns the strategy's token for the next
 // call. n is the call's number.
 func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok retry.Token) retry.Token {
 	j := &a.Judgment
-	*j = Judgment{}
 	w.judgeTo(j, in, a.Output, a.Err)
 	tok = w.advise(ctx, a.Err, j, tok)
 	if w.identity != nil && a.Err == nil {

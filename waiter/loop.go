@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -127,11 +128,11 @@ func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
 			l.stopTimer()
-			var a Attempt[O]
-			var scratch Checkpoint
-			s := l.target(&scratch)
-			l.w.panicked(s, pe, l.lastCall.start, now, &a)
-			l.record(l.ctx, &a, s, now)
+			s, p := l.next()
+			var ans Answer[O]
+			var v verdict
+			l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
+			l.record(l.ctx, &ans, &v, p, now)
 			finish(l.last, l.end(pe), l.s)
 		}
 	}()
@@ -209,7 +210,7 @@ func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now 
 		callCtx, cancel = l.clk().WithTimeout(actx, t)
 	}
 	out, err = l.w.op(callCtx, l.in)
-	now = l.clk().Now()
+	now = start.Add(l.clk().Since(start))
 	if cancel != nil {
 		cancel()
 	}
@@ -285,6 +286,9 @@ func (l *loop[I, O]) stopTimer() {
 
 // dropPoke forgets a poke that came while the wait waited for a token.
 func (l *loop[I, O]) dropPoke() {
+	if l.pokes == nil {
+		return // Wait's: nobody pokes
+	}
 	select {
 	case <-l.pokes:
 	default:
@@ -441,7 +445,8 @@ func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now 
 	if err == nil {
 		d.last = out // the last output observed: of the last call that succeeded
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	var ans Answer[O]
+	ans.Start, ans.Latency, ans.Output, ans.Err = start, now.Sub(start), out, err
 	if stop == nil && !late(d.s, &ans, now) {
 		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
 	}
@@ -452,43 +457,43 @@ func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now 
 // nil, counts it, not judged, and ends the wait cancelled), and records
 // the attempt.
 func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := d.target(&scratch)
+	s, p := d.next()
+	var v verdict
 	var err error
 	if stop != nil {
-		err = d.w.interrupt(s, ans, &a, false, stop.reason, stop.cause, ans.Err, now)
+		err = d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
 	} else {
-		err = d.w.step(s, ans, now, &a)
+		err = d.w.step(s, ans, now, &v)
 	}
 	d.lastErr = ans.Err
-	d.record(actx, &a, s, now)
-	return a.NextDelay, a.Outcome != "", err
+	d.record(actx, ans, &v, p, now)
+	return v.nextDelay, v.outcome != "", err
 }
 
-// target returns the Checkpoint the wait's next attempt changes: its own,
-// or, for a Run, whose checkpoints are published and never changed, a
-// copy in *scratch (see record).
-func (d *driver[I, O]) target(scratch *Checkpoint) *Checkpoint {
+// next returns the Checkpoint the wait's next attempt changes: its own,
+// or, for a Run, whose checkpoints are published and never changed, the
+// copy in p, the new Attempt that will publish it (nil when nobody reads
+// the attempts).
+func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 	if d.r == nil {
-		return d.s
+		return d.s, nil
 	}
-	*scratch = d.s.clone()
-	return scratch
+	p = new(Attempt[O])
+	p.Checkpoint = *d.s
+	p.Checkpoint.Seen = slices.Clone(d.s.Seen)
+	return &p.Checkpoint, p
 }
 
-// record tells the observer of attempt a, which left the wait at s (see
-// target), and gives a Run's events a copy of it: its Checkpoint is then
-// the wait's.
-func (d *driver[I, O]) record(actx context.Context, a *Attempt[O], s *Checkpoint, now time.Time) {
-	d.lastCall = lastCallOf(a)
-	d.endAttempt(actx, a, now)
-	if d.r == nil {
+// record tells the observer of the call of ans, as v judged it, and gives
+// a Run's events its Attempt p (see next): p's Checkpoint is then the
+// wait's.
+func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
+	d.lastCall = lastCallOf(ans, v)
+	d.endAttempt(actx, ans, v, now)
+	if p == nil {
 		return
 	}
-	p := new(Attempt[O])
-	*p = *a
-	p.Checkpoint = *s
+	fill(p, ans, v)
 	d.s = &p.Checkpoint
 	d.r.record(p)
 }

@@ -80,19 +80,20 @@ func (c SeenCount) String() string {
 	return b.String()
 }
 
-// seenKind is what kind of answer a was, as the wait decided it
-// (a.State), v what its error said.
-func seenKind[O any](a *Attempt[O], v *classify.Verdict) SeenCount {
-	k := SeenCount{Acceptor: a.Acceptor, State: a.State.String()}
-	if a.Late {
+// seenKind is what kind of answer a call was: the acceptor that matched
+// it (-1: none), the state the wait decided, whether the deadline cut it
+// off (late), and its error, with cv what that error said.
+func seenKind(acceptor int, state classify.State, late bool, err error, cv *classify.Verdict) SeenCount {
+	k := SeenCount{Acceptor: acceptor, State: state.String()}
+	if late {
 		k.State = "timeout"
 	}
-	if a.Err != nil && v != nil {
+	if err != nil && cv != nil {
 		switch {
-		case v.Code != "":
-			k.Code = v.Code
-		case v.StatusCode != 0:
-			k.Code = fmt.Sprintf("HTTP %d", v.StatusCode)
+		case cv.Code != "":
+			k.Code = cv.Code
+		case cv.StatusCode != 0:
+			k.Code = fmt.Sprintf("HTTP %d", cv.StatusCode)
 		default:
 			k.Code = "error"
 		}
