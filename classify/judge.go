@@ -86,9 +86,9 @@ func (j *judged) lookup(i int) (matched, ok bool) {
 // c's group to the result, recording in j what it finds about the other
 // acceptors of the group. It reports whether c matched.
 func (j *judged) judge(c *compiled, doc any) (bool, error) {
-	res, err := c.expr.eval(doc)
+	res, err := c.expr.jp.Eval(doc)
 	if err != nil {
-		return false, err
+		return false, &exprError{expr: c.expr.src, err: err}
 	}
 	known, hit := c.group.compare(res)
 	for k, t := range c.group.tests[1:] {

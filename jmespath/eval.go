@@ -102,6 +102,11 @@ func (e *Expr) Eval(v any) (Value, error) {
 	if p := e.plan(rv); p != nil {
 		return p.eval(rv), nil
 	}
+	return e.evaluate(rv)
+}
+
+// evaluate is Eval of an expression or a type that no plan covers.
+func (e *Expr) evaluate(rv reflect.Value) (Value, error) {
 	ev := evaluator{e: e}
 	x, err := ev.eval(e.root, fromGo(rv, e.names))
 	if err != nil {

@@ -231,12 +231,23 @@ func walk(steps []pstep, v reflect.Value, yield func(reflect.Value) bool) bool {
 	return yield(v)
 }
 
-// one runs steps that do not project and returns the result, or the zero
-// reflect.Value for null.
-func one(steps []pstep, v reflect.Value) reflect.Value {
-	var r reflect.Value
-	walk(steps, v, func(x reflect.Value) bool { r = x; return true })
-	return r
+// follow runs steps that do not project from v and returns the result,
+// or the zero reflect.Value for null.
+func follow(steps []pstep, v reflect.Value) reflect.Value {
+	for i := range steps {
+		switch s := &steps[i]; s.kind {
+		case sField:
+			v = v.Field(s.idx)
+		case sDeref:
+			v = v.Elem() // invalid for a nil pointer
+		case sIndex:
+			v = index(v, s.idx)
+		}
+		if !v.IsValid() {
+			return v
+		}
+	}
+	return v
 }
 
 // index returns element i of the list v, counted from the end if
@@ -253,7 +264,7 @@ func index(v reflect.Value, i int) reflect.Value {
 
 // eval runs the plan on rv, a value of the type it was made for.
 func (p *plan) eval(rv reflect.Value) Value {
-	at := one(p.prefix, rv)
+	at := follow(p.prefix, rv)
 	if !at.IsValid() {
 		return Value{}
 	}
@@ -284,5 +295,8 @@ func (p *plan) leafValue(v reflect.Value) Value {
 			return Value{kind: Number, n: epochSeconds(v)}
 		}
 	}
-	return valueOf(fromGo(v, p.names), nil)
+	return p.composite(v)
 }
+
+// composite reads a result that is not a scalar through the data model.
+func (p *plan) composite(v reflect.Value) Value { return valueOf(fromGo(v, p.names), nil) }
