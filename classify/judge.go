@@ -90,7 +90,7 @@ func (j *judged) judge(c *compiled, doc any) (bool, error) {
 	if err != nil {
 		return false, &exprError{expr: c.expr.src, err: err}
 	}
-	known, hit := c.group.compare(res)
+	known, hit := c.group.compare(&res)
 	for k, t := range c.group.tests[1:] {
 		if bit := uint64(2) << k; known&bit != 0 {
 			j.known |= 1 << t.index
@@ -107,7 +107,7 @@ func (j *judged) judge(c *compiled, doc any) (bool, error) {
 // decided, and those of them that matched. It decides the first test
 // always; it stops, leaving others undecided, once the first test that
 // may still match has matched.
-func (g *pathGroup) compare(res jmespath.Value) (known, hit uint64) {
+func (g *pathGroup) compare(res *jmespath.Value) (known, hit uint64) {
 	var live uint64 // the tests the elements decide
 	for k, t := range g.tests {
 		bit := uint64(1) << k

@@ -99,10 +99,21 @@ func (e *Expr) Search(v any) (any, error) {
 // that reads v in place.
 func (e *Expr) Eval(v any) (Value, error) {
 	rv := reflect.ValueOf(v)
-	if p := e.plan(rv); p != nil {
-		return p.eval(rv), nil
+	p := e.plan(rv)
+	if p == nil {
+		return e.evaluate(rv)
 	}
-	return e.evaluate(rv)
+	at := follow(p.prefix, rv)
+	switch {
+	case !at.IsValid():
+		return Value{}, nil
+	case p.each != nil:
+		return Value{kind: Array, plan: p, at: at}, nil
+	}
+	if k, s, b, n, ok := scalar(at); ok {
+		return Value{kind: k, s: s, b: b, n: n}, nil
+	}
+	return p.composite(at), nil
 }
 
 // evaluate is Eval of an expression or a type that no plan covers.

@@ -262,40 +262,40 @@ func index(v reflect.Value, i int) reflect.Value {
 	return v.Index(i)
 }
 
-// eval runs the plan on rv, a value of the type it was made for.
-func (p *plan) eval(rv reflect.Value) Value {
-	at := follow(p.prefix, rv)
-	if !at.IsValid() {
-		return Value{}
-	}
-	if p.each != nil {
-		return Value{kind: Array, plan: p, at: at}
-	}
-	return p.leafValue(at)
-}
-
 // leafValue reads the value of a result: a string, a boolean, a number
-// or a time.Time directly, anything else through the data model.
+// or a time.Time directly (see scalar), anything else through the data
+// model.
 func (p *plan) leafValue(v reflect.Value) Value {
-	switch v.Kind() {
-	case reflect.String:
-		return Value{kind: String, s: v.String()}
-	case reflect.Bool:
-		return Value{kind: Boolean, b: v.Bool()}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return Value{kind: Number, n: float64(v.Int())}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return Value{kind: Number, n: float64(v.Uint())}
-	case reflect.Float32:
-		return Value{kind: Number, n: float32to64(float32(v.Float()))}
-	case reflect.Float64:
-		return Value{kind: Number, n: v.Float()}
-	case reflect.Struct:
-		if v.Type() == timeType {
-			return Value{kind: Number, n: epochSeconds(v)}
-		}
+	if k, s, b, n, ok := scalar(v); ok {
+		return Value{kind: k, s: s, b: b, n: n}
 	}
 	return p.composite(v)
+}
+
+// scalar reads a result that is a string, a boolean, a number or a
+// time.Time (a number: epoch seconds); ok is false for anything else.
+// Its results fit in registers, so that a Value is built once, where it
+// is returned.
+func scalar(v reflect.Value) (k Kind, s string, b bool, n float64, ok bool) {
+	switch v.Kind() {
+	case reflect.String:
+		return String, v.String(), false, 0, true
+	case reflect.Bool:
+		return Boolean, "", v.Bool(), 0, true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return Number, "", false, float64(v.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return Number, "", false, float64(v.Uint()), true
+	case reflect.Float32:
+		return Number, "", false, float32to64(float32(v.Float())), true
+	case reflect.Float64:
+		return Number, "", false, v.Float(), true
+	case reflect.Struct:
+		if v.Type() == timeType {
+			return Number, "", false, epochSeconds(v), true
+		}
+	}
+	return Null, "", false, 0, false
 }
 
 // composite reads a result that is not a scalar through the data model.
