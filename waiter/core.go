@@ -168,7 +168,8 @@ func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time, v *ver
 	}
 	err := w.decide(s, ans, v, now, cv)
 	v.number, v.streak = s.Attempts, s.Streak
-	count(&s.Seen, seenKind(v.acceptor(&ans.Judgment), v.state, v.late, ans.Err, cv))
+	state, code := seenKind(v.state, v.late, ans.Err, cv)
+	count(&s.Seen, v.acceptor(&ans.Judgment), state, code)
 	if e, ok := err.(*Error); ok {
 		e.Seen = slices.Clone(s.Seen)
 	}
@@ -361,9 +362,8 @@ func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], v *verdict, time
 		verdict := classify.Classify(ans.Err)
 		cv = &verdict
 	}
-	k := seenKind(-1, v.state, v.late, ans.Err, cv)
-	k.State = v.outcome
-	count(&s.Seen, k)
+	_, code := seenKind(v.state, v.late, ans.Err, cv)
+	count(&s.Seen, -1, v.outcome, code)
 	return e
 }
 

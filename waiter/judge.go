@@ -3,6 +3,7 @@ package waiter
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/waitable/waitable/classify"
@@ -157,8 +158,10 @@ func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok
 		var h time.Duration
 		if w.hintFn != nil {
 			h = w.hintFn(a.Output)
-		} else if r, ok := any(a.Output).(interface{ RetryAfter() time.Duration }); ok {
-			h = r.RetryAfter()
+		} else if w.outHints {
+			if r, ok := any(a.Output).(retryAfterer); ok {
+				h = r.RetryAfter()
+			}
 		}
 		if h > 0 {
 			j.Hint, j.Backoff = h, max(j.Backoff, h)
@@ -217,4 +220,14 @@ func (w *Waiter[I, O]) advise(ctx context.Context, err error, j *Judgment, tok r
 		j.Refusal = rerr
 	}
 	return next
+}
+
+// retryAfterer is an output that gives its own poll hint (see
+// [WithPollHint]).
+type retryAfterer interface{ RetryAfter() time.Duration }
+
+// mayHint reports whether an output of type O may be a retryAfterer.
+func mayHint[O any]() bool {
+	t := reflect.TypeFor[O]()
+	return t.Kind() == reflect.Interface || t.Implements(reflect.TypeFor[retryAfterer]())
 }

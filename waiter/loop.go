@@ -100,7 +100,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	onEnd func(error), events int) *Run[O] {
 	r := newRun[O](events, onEnd)
 	l := &loop[I, O]{}
-	l.name = name
+	l.name, l.s = name, &l.own
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(l.last, err, l.s)
 		return r
@@ -149,6 +149,7 @@ type loop[I, O any] struct {
 	timer   *clock.Timer
 	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
 	pokes   chan struct{} // Start's: Run.Poke and Run.Cancel wake its sleep
+	own     Checkpoint    // where a goroutine's wait keeps its Checkpoint (see start)
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
@@ -353,7 +354,10 @@ type driver[I, O any] struct {
 // context already done, no time left. The driver then makes the calls'
 // context its own way.
 func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
-	d.w, d.in, d.span, d.s = w, in, parent, new(Checkpoint)
+	d.w, d.in, d.span = w, in, parent
+	if d.s == nil { // no place given for it
+		d.s = new(Checkpoint)
+	}
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
@@ -488,11 +492,11 @@ func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 // a Run's events its Attempt p (see next): p's Checkpoint is then the
 // wait's.
 func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
-	d.lastCall = lastCallOf(ans, v)
 	d.endAttempt(actx, ans, v, now)
 	if p == nil {
 		return
 	}
+	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
 	fill(p, ans, v)
 	d.s = &p.Checkpoint
 	d.r.record(p)
