@@ -318,7 +318,8 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), start, now, out, err)
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), &ans, now)
 	return j
 }
 

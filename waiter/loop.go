@@ -179,7 +179,9 @@ func (l *loop[I, O]) run() error {
 		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
-		next, done, err := l.apply(l.call())
+		var ans Answer[O] // this turn's call
+		actx, stop, now := l.call(&ans)
+		next, done, err := l.apply(actx, stop, &ans, now)
 		if done {
 			return l.end(err)
 		}
@@ -191,13 +193,14 @@ func (l *loop[I, O]) run() error {
 
 // call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
-// timeout), and returns what apply takes: the attempt's context, the
-// cancellation that came during the call, if one did, when the call
-// started and returned, and its answer. It starts when the timer that ended the last
-// sleep fired, so that the schedule does not drift by the loop's own
-// latency.
-func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now time.Time, out O, err error) {
-	start = l.woke
+// timeout), and fills in *ans with it, a zero Answer: when it started
+// (when the timer that ended the last sleep fired, so that the schedule
+// does not drift by the loop's own latency), how long it took and what
+// it returned. It returns the rest of what apply takes: the attempt's
+// context, the cancellation that came during the call, if one did, and
+// when the call returned.
+func (l *loop[I, O]) call(ans *Answer[O]) (actx context.Context, stop *stopReason, now time.Time) {
+	start := l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
@@ -210,12 +213,12 @@ func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now 
 	if t := l.w.cfg.attemptTimeout; t > 0 {
 		callCtx, cancel = l.clk().WithTimeout(actx, t)
 	}
-	out, err = l.w.op(callCtx, l.in)
-	now = start.Add(l.clk().Since(start))
+	ans.Output, ans.Err = l.w.op(callCtx, l.in)
+	ans.Start, ans.Latency = start, l.clk().Since(start)
 	if cancel != nil {
 		cancel()
 	}
-	return actx, stopOf(l.cancelled()), start, now, out, err
+	return actx, stopOf(l.cancelled()), start.Add(ans.Latency)
 }
 
 // sleep waits d on the loop's timer and returns whether the wait goes on:
@@ -438,23 +441,21 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// apply applies the answer of a call that started at start and returned
-// out and err at now to the wait: the core judges and steps it, unless
-// the caller cancelled during the call (stop, nil if not: then it is
+// apply applies the answer of a call, ans (its Judgment zero), which
+// returned at now, to the wait: the core judges and steps it, unless the
+// caller cancelled during the call (stop, nil if not: then it is
 // counted, not judged, and the wait ends cancelled). The observer and the
 // Run's events get the attempt; actx is the attempt's context. It returns
 // the delay before the next call or, done, the error that ended the wait
 // (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now time.Time, out O, err error) (next time.Duration, done bool, _ error) {
-	if err == nil {
-		d.last = out // the last output observed: of the last call that succeeded
+func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, ans *Answer[O], now time.Time) (next time.Duration, done bool, _ error) {
+	if ans.Err == nil {
+		d.last = ans.Output // the last output observed: of the last call that succeeded
 	}
-	var ans Answer[O]
-	ans.Start, ans.Latency, ans.Output, ans.Err = start, now.Sub(start), out, err
-	if stop == nil && !late(d.s, &ans, now) {
-		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
+	if stop == nil && !late(d.s, ans, now) {
+		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, ans, d.tok)
 	}
-	return d.advance(actx, &ans, now, stop)
+	return d.advance(actx, ans, now, stop)
 }
 
 // advance applies a judged answer to the wait's Checkpoint (or, stop not
