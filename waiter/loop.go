@@ -59,6 +59,7 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 
 // wait is Wait's: the loop in this goroutine.
 func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
+	l.s = newCheckpoint()
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
@@ -361,6 +362,7 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	if d.s == nil { // no place given for it
 		d.s = new(Checkpoint)
 	}
+	room := d.s.Seen // for its counts, if it was given some
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
@@ -375,11 +377,13 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 			return err
 		}
 		*d.s = s
+		d.s.Seen = room
 	} else {
 		if err := w.check(*from); err != nil {
 			return err
 		}
-		*d.s = from.clone()
+		*d.s = *from
+		d.s.Seen = append(room, from.Seen...)
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
 			d.s.Deadline = now.Add(until)
 		}
@@ -397,6 +401,18 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
 	return nil
+}
+
+// newCheckpoint returns a place for the Checkpoint of a wait in the
+// caller's goroutine, with room for the counts of two kinds of answer
+// (Checkpoint.Seen: a wait mostly sees no more), made at once.
+func newCheckpoint() *Checkpoint {
+	b := new(struct {
+		s    Checkpoint
+		seen [2]SeenCount
+	})
+	b.s.Seen = b.seen[:0]
+	return &b.s
 }
 
 // clk is the waiter's clock.
