@@ -99,21 +99,20 @@ func (e *Expr) Search(v any) (any, error) {
 // that reads v in place.
 func (e *Expr) Eval(v any) (Value, error) {
 	rv := reflect.ValueOf(v)
-	p := e.plan(rv)
-	if p == nil {
-		return e.evaluate(rv)
+	if p := e.plan(rv); p != nil {
+		at := follow(p.prefix, rv)
+		switch {
+		case !at.IsValid():
+			return Value{}, nil
+		case p.each != nil:
+			return Value{kind: Array, x: v, plan: p}, nil // Elements reads at again
+		}
+		if k, s, n, ok := scalar(at); ok {
+			return Value{kind: k, s: s, n: n}, nil
+		}
+		return p.composite(at), nil
 	}
-	at := follow(p.prefix, rv)
-	switch {
-	case !at.IsValid():
-		return Value{}, nil
-	case p.each != nil:
-		return Value{kind: Array, plan: p, at: at}, nil
-	}
-	if k, s, b, n, ok := scalar(at); ok {
-		return Value{kind: k, s: s, b: b, n: n}, nil
-	}
-	return p.composite(at), nil
+	return e.evaluate(rv)
 }
 
 // evaluate is Eval of an expression or a type that no plan covers.

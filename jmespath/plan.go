@@ -45,6 +45,12 @@ func (e *Expr) plan(rv reflect.Value) *plan {
 	if h := e.hot.Load(); h != nil && h.t == t {
 		return h.p
 	}
+	return e.planFor(t)
+}
+
+// planFor returns the plan of the expression for values of type t, or
+// nil, making it if it is the first, and makes it the hot one.
+func (e *Expr) planFor(t reflect.Type) *plan {
 	var p *plan
 	if got, ok := e.plans.Load(t); ok {
 		p = got.(*plan)
@@ -262,40 +268,41 @@ func index(v reflect.Value, i int) reflect.Value {
 	return v.Index(i)
 }
 
-// leafValue reads the value of a result: a string, a boolean, a number
-// or a time.Time directly (see scalar), anything else through the data
-// model.
+// leafValue reads the value of a result: a scalar directly (see scalar),
+// anything else through the data model.
 func (p *plan) leafValue(v reflect.Value) Value {
-	if k, s, b, n, ok := scalar(v); ok {
-		return Value{kind: k, s: s, b: b, n: n}
+	if k, s, n, ok := scalar(v); ok {
+		return Value{kind: k, s: s, n: n}
 	}
 	return p.composite(v)
 }
 
-// scalar reads a result that is a string, a boolean, a number or a
-// time.Time (a number: epoch seconds); ok is false for anything else.
-// Its results fit in registers, so that a Value is built once, where it
-// is returned.
-func scalar(v reflect.Value) (k Kind, s string, b bool, n float64, ok bool) {
+// scalar reads a result that is a string, a boolean (n: 1 for true), a
+// number or a time.Time (a number: epoch seconds); ok is false for
+// anything else.
+func scalar(v reflect.Value) (k Kind, s string, n float64, ok bool) {
 	switch v.Kind() {
 	case reflect.String:
-		return String, v.String(), false, 0, true
+		return String, v.String(), 0, true
 	case reflect.Bool:
-		return Boolean, "", v.Bool(), 0, true
+		if v.Bool() {
+			return Boolean, "", 1, true
+		}
+		return Boolean, "", 0, true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return Number, "", false, float64(v.Int()), true
+		return Number, "", float64(v.Int()), true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return Number, "", false, float64(v.Uint()), true
+		return Number, "", float64(v.Uint()), true
 	case reflect.Float32:
-		return Number, "", false, float32to64(float32(v.Float())), true
+		return Number, "", float32to64(float32(v.Float())), true
 	case reflect.Float64:
-		return Number, "", false, v.Float(), true
+		return Number, "", v.Float(), true
 	case reflect.Struct:
 		if v.Type() == timeType {
-			return Number, "", false, epochSeconds(v), true
+			return Number, "", epochSeconds(v), true
 		}
 	}
-	return Null, "", false, 0, false
+	return Null, "", 0, false
 }
 
 // composite reads a result that is not a scalar through the data model.
