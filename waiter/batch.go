@@ -87,18 +87,18 @@ type Batch[K comparable, O any] struct {
 // Its state says where it is; it is in members until its wait ends.
 type member[K comparable, O any] struct {
 	driver[K, O]
-	b       *Batch[K, O]
-	state   memberState
-	index   int         // in the schedule, -1 when not in it
-	call    *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
-	unwatch func() bool // stops watching the caller's context (nil: it never ends)
-	// stopped is why a member being judged was withdrawn: its judge ends
-	// it so.
-	stopped *stopReason
+	b     *Batch[K, O]
+	state memberState
 	// pokeLater is a poke that came during its call. (Its lastCall is
 	// written by its judge, while no poke reads it, before the judge puts
 	// it back in the schedule.)
 	pokeLater bool
+	index     int         // in the schedule, -1 when not in it
+	call      *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
+	unwatch   func() bool // stops watching the caller's context (nil: it never ends)
+	// stopped is why a member being judged was withdrawn: its judge ends
+	// it so.
+	stopped *stopReason
 }
 
 // memberState is where a member is.

@@ -406,15 +406,18 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) (reserve, latency time.
 }
 
 // lastCall is what the poke rule needs of a wait's last call: when it
-// started, and when its error's retry-after hint ends (zero if it gave
-// none).
-type lastCall struct{ start, retryAfter time.Time }
+// started, and how long after that its error's retry-after hint ends (0
+// if it gave none).
+type lastCall struct {
+	start      time.Time
+	retryAfter time.Duration
+}
 
 // lastCallOf returns the lastCall of the call of ans, as v judged it.
 func lastCallOf[O any](ans *Answer[O], v *verdict) lastCall {
 	c := lastCall{start: ans.Start}
 	if h := ans.Judgment.Hint; ans.Err != nil && v.judged && h > 0 {
-		c.retryAfter = ans.Start.Add(ans.Latency + h)
+		c.retryAfter = ans.Latency + h
 	}
 	return c
 }
@@ -431,8 +434,8 @@ func (w *Waiter[I, O]) pokeAt(last lastCall, due, now time.Time) (at time.Time, 
 	if gap := last.start.Add(min(w.schedule.MinDelay, time.Second)); !last.start.IsZero() && gap.After(at) {
 		at = gap
 	}
-	if last.retryAfter.After(at) {
-		at = last.retryAfter
+	if ends := last.start.Add(last.retryAfter); last.retryAfter > 0 && ends.After(at) {
+		at = ends
 	}
 	return at, at.Before(due)
 }
