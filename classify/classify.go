@@ -245,22 +245,27 @@ func (s *Set[I, O]) Match(in I, out O, err error) Match {
 			ok = statusOf(out, err) == m.HTTPStatus
 		case err != nil:
 			continue
-		case m.Output != nil:
+		default: // a path: Output or InputOutput
 			if ok, known = j.lookup(i); known {
 				break
 			}
-			if doc == nil {
+			d := doc
+			if m.Output != nil && doc == nil {
 				doc = out
+				d = doc
+			} else if m.Output == nil {
+				if io == nil {
+					io = &ioDoc[I, O]{Input: in, Output: out}
+				}
+				d = io
 			}
-			ok, e = j.judge(c, doc)
-		case m.InputOutput != nil:
-			if ok, known = j.lookup(i); known {
+			res, evalErr := c.expr.jp.Eval(d)
+			if evalErr != nil {
+				e = &exprError{expr: c.expr.src, err: evalErr}
 				break
 			}
-			if io == nil {
-				io = &ioDoc[I, O]{Input: in, Output: out}
-			}
-			ok, e = j.judge(c, io)
+			known, hit := c.group.compare(&res)
+			ok = j.record(c.group, known, hit)
 		}
 		if e != nil {
 			evalErrs = append(evalErrs, e)

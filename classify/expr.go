@@ -67,15 +67,6 @@ func (e *Expr) Search(v any) (any, error) {
 	return res, nil
 }
 
-// eval evaluates the expression on v, reading it in place.
-func (e *Expr) eval(v any) (jmespath.Value, error) {
-	res, err := e.jp.Eval(v)
-	if err != nil {
-		return jmespath.Value{}, &exprError{expr: e.src, err: err}
-	}
-	return res, nil
-}
-
 // messageOf renders a message expression's result: a string as is, an
 // array of strings joined with ", ", null as no message, and anything
 // else as JSON.

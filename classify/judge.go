@@ -82,16 +82,11 @@ func (j *judged) lookup(i int) (matched, ok bool) {
 	return j.hit&(1<<i) != 0, true
 }
 
-// judge evaluates acceptor c's path on doc and applies the comparisons of
-// c's group to the result, recording in j what it finds about the other
-// acceptors of the group. It reports whether c matched.
-func (j *judged) judge(c *compiled, doc any) (bool, error) {
-	res, err := c.expr.eval(doc)
-	if err != nil {
-		return false, err
-	}
-	known, hit := c.group.compare(res)
-	for k, t := range c.group.tests[1:] {
+// record records in j what a pass of group g over its path found (known,
+// hit: see compare) about the acceptors of g after the first, and reports
+// whether the first, the acceptor the pass was made for, matched.
+func (j *judged) record(g *pathGroup, known, hit uint64) bool {
+	for k, t := range g.tests[1:] {
 		if bit := uint64(2) << k; known&bit != 0 {
 			j.known |= 1 << t.index
 			if hit&bit != 0 {
@@ -99,7 +94,7 @@ func (j *judged) judge(c *compiled, doc any) (bool, error) {
 			}
 		}
 	}
-	return hit&1 != 0, nil
+	return hit&1 != 0
 }
 
 // compare applies the group's comparisons to res, the result of their
@@ -107,7 +102,7 @@ func (j *judged) judge(c *compiled, doc any) (bool, error) {
 // decided, and those of them that matched. It decides the first test
 // always; it stops, leaving others undecided, once the first test that
 // may still match has matched.
-func (g *pathGroup) compare(res jmespath.Value) (known, hit uint64) {
+func (g *pathGroup) compare(res *jmespath.Value) (known, hit uint64) {
 	var live uint64 // the tests the elements decide
 	for k, t := range g.tests {
 		bit := uint64(1) << k

@@ -100,8 +100,23 @@ func (e *Expr) Search(v any) (any, error) {
 func (e *Expr) Eval(v any) (Value, error) {
 	rv := reflect.ValueOf(v)
 	if p := e.plan(rv); p != nil {
-		return p.eval(rv), nil
+		at := follow(p.prefix, rv)
+		switch {
+		case !at.IsValid():
+			return Value{}, nil
+		case p.each != nil:
+			return Value{kind: Array, x: v, plan: p}, nil // Elements reads at again
+		}
+		if k, s, n, ok := scalar(at); ok {
+			return Value{kind: k, s: s, n: n}, nil
+		}
+		return p.composite(at), nil
 	}
+	return e.evaluate(rv)
+}
+
+// evaluate is Eval of an expression or a type that no plan covers.
+func (e *Expr) evaluate(rv reflect.Value) (Value, error) {
 	ev := evaluator{e: e}
 	x, err := ev.eval(e.root, fromGo(rv, e.names))
 	if err != nil {

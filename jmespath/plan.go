@@ -45,6 +45,12 @@ func (e *Expr) plan(rv reflect.Value) *plan {
 	if h := e.hot.Load(); h != nil && h.t == t {
 		return h.p
 	}
+	return e.planFor(t)
+}
+
+// planFor returns the plan of the expression for values of type t, or
+// nil, making it if it is the first, and makes it the hot one.
+func (e *Expr) planFor(t reflect.Type) *plan {
 	var p *plan
 	if got, ok := e.plans.Load(t); ok {
 		p = got.(*plan)
@@ -231,12 +237,23 @@ func walk(steps []pstep, v reflect.Value, yield func(reflect.Value) bool) bool {
 	return yield(v)
 }
 
-// one runs steps that do not project and returns the result, or the zero
-// reflect.Value for null.
-func one(steps []pstep, v reflect.Value) reflect.Value {
-	var r reflect.Value
-	walk(steps, v, func(x reflect.Value) bool { r = x; return true })
-	return r
+// follow runs steps that do not project from v and returns the result,
+// or the zero reflect.Value for null.
+func follow(steps []pstep, v reflect.Value) reflect.Value {
+	for i := range steps {
+		switch s := &steps[i]; s.kind {
+		case sField:
+			v = v.Field(s.idx)
+		case sDeref:
+			v = v.Elem() // invalid for a nil pointer
+		case sIndex:
+			v = index(v, s.idx)
+		}
+		if !v.IsValid() {
+			return v
+		}
+	}
+	return v
 }
 
 // index returns element i of the list v, counted from the end if
@@ -251,38 +268,42 @@ func index(v reflect.Value, i int) reflect.Value {
 	return v.Index(i)
 }
 
-// eval runs the plan on rv, a value of the type it was made for.
-func (p *plan) eval(rv reflect.Value) Value {
-	at := one(p.prefix, rv)
-	if !at.IsValid() {
-		return Value{}
+// leafValue reads the value of a result: a scalar directly (see scalar),
+// anything else through the data model.
+func (p *plan) leafValue(v reflect.Value) Value {
+	if k, s, n, ok := scalar(v); ok {
+		return Value{kind: k, s: s, n: n}
 	}
-	if p.each != nil {
-		return Value{kind: Array, plan: p, at: at}
-	}
-	return p.leafValue(at)
+	return p.composite(v)
 }
 
-// leafValue reads the value of a result: a string, a boolean, a number
-// or a time.Time directly, anything else through the data model.
-func (p *plan) leafValue(v reflect.Value) Value {
+// scalar reads a result that is a string, a boolean (n: 1 for true), a
+// number or a time.Time (a number: epoch seconds); ok is false for
+// anything else.
+func scalar(v reflect.Value) (k Kind, s string, n float64, ok bool) {
 	switch v.Kind() {
 	case reflect.String:
-		return Value{kind: String, s: v.String()}
+		return String, v.String(), 0, true
 	case reflect.Bool:
-		return Value{kind: Boolean, b: v.Bool()}
+		if v.Bool() {
+			return Boolean, "", 1, true
+		}
+		return Boolean, "", 0, true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return Value{kind: Number, n: float64(v.Int())}
+		return Number, "", float64(v.Int()), true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return Value{kind: Number, n: float64(v.Uint())}
+		return Number, "", float64(v.Uint()), true
 	case reflect.Float32:
-		return Value{kind: Number, n: float32to64(float32(v.Float()))}
+		return Number, "", float32to64(float32(v.Float())), true
 	case reflect.Float64:
-		return Value{kind: Number, n: v.Float()}
+		return Number, "", v.Float(), true
 	case reflect.Struct:
 		if v.Type() == timeType {
-			return Value{kind: Number, n: epochSeconds(v)}
+			return Number, "", epochSeconds(v), true
 		}
 	}
-	return valueOf(fromGo(v, p.names), nil)
+	return Null, "", 0, false
 }
+
+// composite reads a result that is not a scalar through the data model.
+func (p *plan) composite(v reflect.Value) Value { return valueOf(fromGo(v, p.names), nil) }

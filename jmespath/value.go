@@ -7,13 +7,13 @@ import "reflect"
 type Value struct {
 	kind Kind
 	s    string
-	b    bool
-	n    float64
-	x    any // a composite from the evaluator
+	n    float64 // a number, or a boolean: 1 for true
+	// x is a composite from the evaluator (e its expression), or, for a
+	// projection planned on static types (plan), the value the expression
+	// was evaluated on, which the projection reads.
+	x    any
 	e    *Expr
-
-	plan *plan         // a projection planned on static types
-	at   reflect.Value // where the plan's projection starts
+	plan *plan
 }
 
 func valueOf(x any, e *Expr) Value {
@@ -21,7 +21,7 @@ func valueOf(x any, e *Expr) Value {
 	case nil:
 		return Value{}
 	case bool:
-		return Value{kind: Boolean, b: x}
+		return boolean(x)
 	case float64:
 		return Value{kind: Number, n: x}
 	case string:
@@ -30,18 +30,31 @@ func valueOf(x any, e *Expr) Value {
 	return Value{kind: kindOf(x), x: x, e: e}
 }
 
+// boolean is b as a Value.
+func boolean(b bool) Value {
+	v := Value{kind: Boolean}
+	if b {
+		v.n = 1
+	}
+	return v
+}
+
+// composite returns the evaluator's composite that v holds, if it holds
+// one.
+func (v Value) composite() (any, bool) { return v.x, v.x != nil && v.plan == nil }
+
 // Kind returns the value's JMESPath type.
 func (v Value) Kind() Kind {
-	if v.x != nil {
-		return kindOf(v.x)
+	if x, ok := v.composite(); ok {
+		return kindOf(x)
 	}
 	return v.kind
 }
 
 // String returns the value if it is a string.
 func (v Value) String() (string, bool) {
-	if v.x != nil {
-		s, ok := v.x.(string)
+	if x, ok := v.composite(); ok {
+		s, ok := x.(string)
 		return s, ok
 	}
 	return v.s, v.kind == String
@@ -49,17 +62,17 @@ func (v Value) String() (string, bool) {
 
 // Bool returns the value if it is a boolean.
 func (v Value) Bool() (bool, bool) {
-	if v.x != nil {
-		b, ok := v.x.(bool)
+	if x, ok := v.composite(); ok {
+		b, ok := x.(bool)
 		return b, ok
 	}
-	return v.b, v.kind == Boolean
+	return v.n != 0, v.kind == Boolean
 }
 
 // Number returns the value if it is a number.
 func (v Value) Number() (float64, bool) {
-	if v.x != nil {
-		n, ok := v.x.(float64)
+	if x, ok := v.composite(); ok {
+		n, ok := x.(float64)
 		return n, ok
 	}
 	return v.n, v.kind == Number
@@ -68,9 +81,9 @@ func (v Value) Number() (float64, bool) {
 // Elements calls yield with each element of an array, in order, until
 // yield returns false; for any other value it does nothing.
 func (v Value) Elements(yield func(Value) bool) {
-	if v.plan != nil {
-		walk(v.plan.each, v.at, func(at reflect.Value) bool {
-			return yield(v.plan.leafValue(at))
+	if p := v.plan; p != nil {
+		walk(p.each, follow(p.prefix, reflect.ValueOf(v.x)), func(at reflect.Value) bool {
+			return yield(p.leafValue(at))
 		})
 		return
 	}
@@ -111,7 +124,7 @@ func (v Value) Interface() (any, error) {
 	}
 	switch v.kind {
 	case Boolean:
-		return v.b, nil
+		return v.n != 0, nil
 	case Number:
 		return v.n, nil
 	case String:

@@ -87,18 +87,18 @@ type Batch[K comparable, O any] struct {
 // Its state says where it is; it is in members until its wait ends.
 type member[K comparable, O any] struct {
 	driver[K, O]
-	b       *Batch[K, O]
-	state   memberState
-	index   int         // in the schedule, -1 when not in it
-	call    *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
-	unwatch func() bool // stops watching the caller's context (nil: it never ends)
-	// stopped is why a member being judged was withdrawn: its judge ends
-	// it so.
-	stopped *stopReason
+	b     *Batch[K, O]
+	state memberState
 	// pokeLater is a poke that came during its call. (Its lastCall is
 	// written by its judge, while no poke reads it, before the judge puts
 	// it back in the schedule.)
 	pokeLater bool
+	index     int         // in the schedule, -1 when not in it
+	call      *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
+	unwatch   func() bool // stops watching the caller's context (nil: it never ends)
+	// stopped is why a member being judged was withdrawn: its judge ends
+	// it so.
+	stopped *stopReason
 }
 
 // memberState is where a member is.
@@ -437,11 +437,10 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 		cause = context.DeadlineExceeded
 	}
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := m.target(&scratch)
-	err := m.w.interrupt(s, &ans, &a, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
-	m.record(m.span, &a, s, now)
+	s, p := m.next()
+	var v verdict
+	err := m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, err)
 }
 

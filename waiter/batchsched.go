@@ -318,7 +318,8 @@ func (b *Batch[K, O]) judgeGuarded(m *member[K, O], outs map[K]O, err error, sta
 	if err == nil && !found {
 		err = b.missing(m.in)
 	}
-	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), start, now, out, err)
+	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
+	_, j.done, j.err = m.apply(m.span, stopOf(m.cancelled()), &ans, now)
 	return j
 }
 
@@ -352,11 +353,11 @@ func (b *Batch[K, O]) invoke(
 // *PanicError, and its Run's Result panics with it in the caller's
 // goroutine.
 func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now time.Time) {
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := m.target(&scratch)
-	m.w.panicked(s, pe, start, now, &a)
-	m.record(m.span, &a, s, now)
+	s, p := m.next()
+	var ans Answer[O]
+	var v verdict
+	m.w.panicked(s, pe, start, now, &ans, &v)
+	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, pe)
 }
 

@@ -115,30 +115,61 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 // last-attempt rule. It is pure: the same arguments give the same result,
 // and the Checkpoint given is not changed.
 func (w *Waiter[I, O]) Step(s Checkpoint, ans Answer[O], now time.Time) (Attempt[O], error) {
-	s = s.clone()
-	var a Attempt[O]
-	err := w.step(&s, &ans, now, &a) // a is new: step sets what it reads
-	a.Checkpoint = s.clone()
+	a := Attempt[O]{Checkpoint: s.clone()}
+	var v verdict
+	err := w.step(&a.Checkpoint, &ans, now, &v)
+	fill(&a, &ans, &v)
 	return a, err
 }
 
+// verdict is what the core made of one call beyond its Answer: the two
+// make its Attempt (fill), which a driver builds only for a reader.
+type verdict struct {
+	number    int  // the call's, from 1
+	judged    bool // false: not judged (Late, cut off, panicked); no acceptor
+	late      bool
+	transient bool
+	state     classify.State
+	streak    int
+	nextDelay time.Duration
+	outcome   string
+}
+
+// acceptor is the index of the acceptor that matched the call whose
+// Judgment is j, -1 for none or a call not judged.
+func (v *verdict) acceptor(j *Judgment) int {
+	if !v.judged {
+		return -1
+	}
+	return j.Acceptor
+}
+
+// fill fills in a, but for its Checkpoint: the Attempt of the call of
+// ans as v says the wait judged it.
+func fill[O any](a *Attempt[O], ans *Answer[O], v *verdict) {
+	a.Number, a.Start, a.Latency, a.Output, a.Err = v.number, ans.Start, ans.Latency, ans.Output, ans.Err
+	a.Late, a.Acceptor, a.State, a.Transient, a.Streak = v.late, v.acceptor(&ans.Judgment), v.state, v.transient, v.streak
+	a.NextDelay, a.Outcome = v.nextDelay, v.outcome
+	if v.judged {
+		j := &ans.Judgment
+		a.Matcher, a.Message, a.Hint = j.Matcher, j.Message, j.Hint
+	}
+}
+
 // step is Step on a Checkpoint the driver owns, counted in place, into
-// *a, a zero Attempt; the Attempt's Checkpoint is left for the driver to
-// fill in.
-func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time, a *Attempt[O]) error {
-	a.Number, a.Start, a.Latency, a.Output, a.Err = s.Attempts+1, ans.Start, ans.Latency, ans.Output, ans.Err
-	a.Acceptor, a.Late = -1, late(s, ans, now)
-	j := &ans.Judgment
-	if !a.Late {
-		a.Acceptor, a.Matcher, a.Message, a.Hint = j.Acceptor, j.Matcher, j.Message, j.Hint
+// *v, a zero verdict.
+func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time, v *verdict) error {
+	v.late = late(s, ans, now)
+	v.judged = !v.late
+	var cv *classify.Verdict // what the call's error says, read once
+	if ans.Err != nil {
+		verdict := classify.Classify(ans.Err)
+		cv = &verdict
 	}
-	var v *classify.Verdict // what the call's error says, read once
-	if a.Err != nil {
-		verdict := classify.Classify(a.Err)
-		v = &verdict
-	}
-	err := w.decide(s, a, j, now, v)
-	count(&s.Seen, seenKind(a, v))
+	err := w.decide(s, ans, v, now, cv)
+	v.number, v.streak = s.Attempts, s.Streak
+	state, code := seenKind(v.state, v.late, ans.Err, cv)
+	count(&s.Seen, v.acceptor(&ans.Judgment), state, code)
 	if e, ok := err.(*Error); ok {
 		e.Seen = slices.Clone(s.Seen)
 	}
@@ -159,36 +190,36 @@ func contextErr(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
-// decide is Step's decision: it updates s and a in place and returns the
+// decide is Step's decision: it updates s and v in place and returns the
 // error that ended the wait, if it ended (see conclude).
-func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, v *classify.Verdict) error {
+func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now time.Time, cv *classify.Verdict) error {
 	s.Attempts++
-	s.MaxLatency = max(s.MaxLatency, a.Latency)
+	s.MaxLatency = max(s.MaxLatency, ans.Latency)
 	s.Next = time.Time{}
-	a.State = j.State
-	defer func() { a.Streak = s.Streak }()
-	if a.Late {
-		a.State = classify.Retry // not judged: the resource's state is unknown
-		return w.conclude(s, a, j, now, ErrTimeout, 0)
+	j := &ans.Judgment
+	v.state = j.State
+	if v.late {
+		v.state = classify.Retry // not judged: the resource's state is unknown
+		return w.conclude(s, ans, v, now, ErrTimeout, 0)
 	}
 	if j.State != classify.Success {
 		s.Streak, s.StreakStart = 0, time.Time{}
 	}
 	if j.Identity != "" {
 		if s.Identity != "" && s.Identity != j.Identity {
-			a.State = classify.Failure
-			err := w.conclude(s, a, j, now, ErrFailure, FailureRecreated)
+			v.state = classify.Failure
+			err := w.conclude(s, ans, v, now, ErrFailure, FailureRecreated)
 			err.(*Error).Message = fmt.Sprintf("its identity %s became %s", s.Identity, j.Identity)
 			return err
 		}
 		s.Identity = j.Identity
 	}
 	if w.cfg.notFoundLimit > 0 {
-		if !notFound(v) {
+		if !notFound(cv) {
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
-			a.State = classify.Failure
-			err := w.conclude(s, a, j, now, ErrFailure, FailureNeverAppeared)
+			v.state = classify.Failure
+			err := w.conclude(s, ans, v, now, ErrFailure, FailureNeverAppeared)
 			err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row: the resource never appeared"
 			return err
 		}
@@ -198,46 +229,47 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, a *Attempt[O], j *Judgment, now tim
 	case j.State == classify.Success:
 		s.Transient = 0
 		if s.Streak == 0 {
-			s.StreakStart = a.Start
+			s.StreakStart = ans.Start
 		}
 		s.Streak++
-		if !w.stable() || (s.Streak >= w.cfg.stableN && a.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
-			return w.conclude(s, a, j, now, nil, 0)
+		if !w.stable() || (s.Streak >= w.cfg.stableN && ans.Start.Sub(s.StreakStart) >= w.cfg.stableFor) {
+			return w.conclude(s, ans, v, now, nil, 0)
 		}
-		a.State, streak = classify.Retry, true // seen, not yet long enough
-	case j.unmatched(a.Err) && w.strategy != nil:
+		v.state, streak = classify.Retry, true // seen, not yet long enough
+	case j.unmatched(ans.Err) && w.strategy != nil:
 		if !j.Retry {
-			return w.conclude(s, a, j, now, ErrFailure, FailureError)
+			return w.conclude(s, ans, v, now, ErrFailure, FailureError)
 		}
 		s.Transient++
 		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
-			err := w.conclude(s, a, j, now, ErrFailure, FailureTransientLimit)
+			err := w.conclude(s, ans, v, now, ErrFailure, FailureTransientLimit)
 			err.(*Error).Message = plural.N(s.Transient, "transient error") + " in a row, the limit"
 			return err
 		}
-		a.State, a.Transient = classify.Retry, true
+		v.state, v.transient = classify.Retry, true
 	case j.State == classify.Failure:
 		why := FailureAcceptor
 		if j.Acceptor < 0 {
 			why = FailureError
 		}
-		return w.conclude(s, a, j, now, ErrFailure, why)
+		return w.conclude(s, ans, v, now, ErrFailure, why)
 	default:
 		s.Transient = 0
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
-		return w.conclude(s, a, j, now, ErrMaxPolls, 0)
+		return w.conclude(s, ans, v, now, ErrMaxPolls, 0)
 	}
-	return w.nextCall(s, a, j, now, streak)
+	return w.nextCall(s, ans, v, now, streak)
 }
 
-// nextCall decides when the next call comes (a.NextDelay, s.Next), or
+// nextCall decides when the next call comes (v.nextDelay, s.Next), or
 // ends the wait with ErrTimeout when no call fits in the time left: the
 // schedule's delay with the last-attempt rule, confirmed at MinDelay in a
 // streak, WithDelayFunc's delay within the budget, half the pace when the
 // retry quota is empty, and never sooner than the strategy or the
 // service asked.
-func (w *Waiter[I, O]) nextCall(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, streak bool) error {
+func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now time.Time, streak bool) error {
+	j := &ans.Judgment
 	reserve, latency := w.reserve(s.MaxLatency)
 	remaining := s.Deadline.Sub(now)
 	seed := s.Seed
@@ -263,7 +295,7 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, a *Attempt[O], j *Judgment, now t
 		last := remaining - reserve
 		switch {
 		case j.Hint > last:
-			err := w.conclude(s, a, j, now, ErrTimeout, 0)
+			err := w.conclude(s, ans, v, now, ErrTimeout, 0)
 			err.(*Error).Hint = j.Hint
 			return err
 		case atLeast > last:
@@ -273,24 +305,25 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, a *Attempt[O], j *Judgment, now t
 		}
 	}
 	if delay <= 0 {
-		return w.conclude(s, a, j, now, ErrTimeout, 0)
+		return w.conclude(s, ans, v, now, ErrTimeout, 0)
 	}
 	s.Next = now.Add(delay)
-	a.NextDelay = delay
+	v.nextDelay = delay
 	return nil
 }
 
-// conclude ends the wait at attempt a for reason (nil: success; why
-// refines ErrFailure): it records the end in s and a, and returns nil or
-// the *Error.
-func (w *Waiter[I, O]) conclude(s *Checkpoint, a *Attempt[O], j *Judgment, now time.Time, reason error, why Failure) error {
+// conclude ends the wait at the call of ans, as v has it, for reason
+// (nil: success; why refines ErrFailure): it records the end in s and v,
+// and returns nil or the *Error.
+func (w *Waiter[I, O]) conclude(s *Checkpoint, ans *Answer[O], v *verdict, now time.Time, reason error, why Failure) error {
 	s.Next = time.Time{}
 	if reason == nil {
-		s.End, a.Outcome = telemetry.OutcomeSuccess, telemetry.OutcomeSuccess
+		s.End, v.outcome = telemetry.OutcomeSuccess, telemetry.OutcomeSuccess
 		return nil
 	}
+	j := &ans.Judgment
 	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
-		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: a.Err}
+		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: ans.Err}
 	switch {
 	case why == FailureAcceptor:
 		e.Acceptor, e.Matcher, e.Message = j.Acceptor, j.Matcher, j.Message
@@ -301,17 +334,18 @@ func (w *Waiter[I, O]) conclude(s *Checkpoint, a *Attempt[O], j *Judgment, now t
 		e.Err = j.Refusal // unwraps to the call's error
 	}
 	s.End = outcomeOf(e)
-	a.Outcome = s.End
+	v.outcome = s.End
 	return e
 }
 
-// interrupt applies to s, into *a, a call during which the wait's context
+// interrupt applies to s, into *v, a call during which the wait's context
 // ended (the caller cancelled, or a Batch member's deadline came with its
 // call in flight): counted, not judged (State Retry), and the wait ends
 // with a timeout (timedOut) or the cancellation (reason, cause). ans is
 // what the call returned, or the context's error for a call still in
-// flight; last is the error the wait's Error carries.
-func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], a *Attempt[O], timedOut bool, reason, cause, last error,
+// flight (its Judgment is not read); last is the error the wait's Error
+// carries.
+func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], v *verdict, timedOut bool, reason, cause, last error,
 	now time.Time) *Error {
 	s.Attempts++
 	s.MaxLatency = max(s.MaxLatency, ans.Latency)
@@ -321,28 +355,26 @@ func (w *Waiter[I, O]) interrupt(s *Checkpoint, ans *Answer[O], a *Attempt[O], t
 	} else {
 		e = w.cancelErr(reason, cause, s, now, last)
 	}
-	*a = Attempt[O]{Number: s.Attempts, Start: ans.Start, Latency: ans.Latency, Output: ans.Output, Err: ans.Err,
-		Late: timedOut, Acceptor: -1, State: classify.Retry, Outcome: outcomeOf(e)}
-	s.Next, s.End = time.Time{}, a.Outcome
-	var v *classify.Verdict
-	if a.Err != nil && !timedOut {
-		verdict := classify.Classify(a.Err)
-		v = &verdict
+	*v = verdict{number: s.Attempts, late: timedOut, state: classify.Retry, outcome: outcomeOf(e)}
+	s.Next, s.End = time.Time{}, v.outcome
+	var cv *classify.Verdict
+	if ans.Err != nil && !timedOut {
+		verdict := classify.Classify(ans.Err)
+		cv = &verdict
 	}
-	k := seenKind(a, v)
-	k.State = a.Outcome
-	count(&s.Seen, k)
+	_, code := seenKind(v.state, v.late, ans.Err, cv)
+	count(&s.Seen, -1, v.outcome, code)
 	return e
 }
 
-// panicked applies to s, into *a, a call that panicked (or whose
-// WithMatch function did): the attempt carries the *PanicError, and the
-// wait ends with it.
-func (w *Waiter[I, O]) panicked(s *Checkpoint, pe *PanicError, start, now time.Time, a *Attempt[O]) {
+// panicked applies to s, into *ans and *v, a call that started at start
+// and panicked (or whose WithMatch function did): the attempt carries the
+// *PanicError, and the wait ends with it.
+func (w *Waiter[I, O]) panicked(s *Checkpoint, pe *PanicError, start, now time.Time, ans *Answer[O], v *verdict) {
 	s.Attempts++
 	s.Next, s.End = time.Time{}, telemetry.OutcomePanic
-	*a = Attempt[O]{Number: s.Attempts, Start: start, Latency: now.Sub(start), Err: pe, Acceptor: -1,
-		State: classify.Failure, Outcome: telemetry.OutcomePanic}
+	*ans = Answer[O]{Start: start, Latency: now.Sub(start), Err: pe}
+	*v = verdict{number: s.Attempts, state: classify.Failure, outcome: telemetry.OutcomePanic}
 }
 
 // finalGrace is the least time a fixed reserve (WithFinalReserve) keeps
@@ -374,15 +406,18 @@ func (w *Waiter[I, O]) reserve(maxLatency time.Duration) (reserve, latency time.
 }
 
 // lastCall is what the poke rule needs of a wait's last call: when it
-// started, and when its error's retry-after hint ends (zero if it gave
-// none).
-type lastCall struct{ start, retryAfter time.Time }
+// started, and how long after that its error's retry-after hint ends (0
+// if it gave none).
+type lastCall struct {
+	start      time.Time
+	retryAfter time.Duration
+}
 
-// lastCallOf returns the lastCall of attempt a.
-func lastCallOf[O any](a *Attempt[O]) lastCall {
-	c := lastCall{start: a.Start}
-	if a.Err != nil && a.Hint > 0 {
-		c.retryAfter = a.Start.Add(a.Latency + a.Hint)
+// lastCallOf returns the lastCall of the call of ans, as v judged it.
+func lastCallOf[O any](ans *Answer[O], v *verdict) lastCall {
+	c := lastCall{start: ans.Start}
+	if h := ans.Judgment.Hint; ans.Err != nil && v.judged && h > 0 {
+		c.retryAfter = ans.Latency + h
 	}
 	return c
 }
@@ -399,8 +434,8 @@ func (w *Waiter[I, O]) pokeAt(last lastCall, due, now time.Time) (at time.Time, 
 	if gap := last.start.Add(min(w.schedule.MinDelay, time.Second)); !last.start.IsZero() && gap.After(at) {
 		at = gap
 	}
-	if last.retryAfter.After(at) {
-		at = last.retryAfter
+	if ends := last.start.Add(last.retryAfter); last.retryAfter > 0 && ends.After(at) {
+		at = ends
 	}
 	return at, at.Before(due)
 }

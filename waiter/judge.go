@@ -3,6 +3,7 @@ package waiter
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/waitable/waitable/classify"
@@ -136,14 +137,13 @@ func (w *Waiter[I, O]) Call(ctx context.Context, in I, attempts int, tok retry.T
 	return a, tok
 }
 
-// judge fills in a.Judgment: the acceptors' verdict, the retry
+// judge fills in a.Judgment, which is zero: the acceptors' verdict, the retry
 // strategy's advice for an error no acceptor matched, and what the answer
 // says of the next call (a poll hint, WithDelayFunc's delay, the
 // resource's identity). It returns the strategy's token for the next
 // call. n is the call's number.
 func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok retry.Token) retry.Token {
 	j := &a.Judgment
-	*j = Judgment{}
 	w.judgeTo(j, in, a.Output, a.Err)
 	tok = w.advise(ctx, a.Err, j, tok)
 	if w.identity != nil && a.Err == nil {
@@ -158,8 +158,10 @@ func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok
 		var h time.Duration
 		if w.hintFn != nil {
 			h = w.hintFn(a.Output)
-		} else if r, ok := any(a.Output).(interface{ RetryAfter() time.Duration }); ok {
-			h = r.RetryAfter()
+		} else if w.outHints {
+			if r, ok := any(a.Output).(retryAfterer); ok {
+				h = r.RetryAfter()
+			}
 		}
 		if h > 0 {
 			j.Hint, j.Backoff = h, max(j.Backoff, h)
@@ -218,4 +220,14 @@ func (w *Waiter[I, O]) advise(ctx context.Context, err error, j *Judgment, tok r
 		j.Refusal = rerr
 	}
 	return next
+}
+
+// retryAfterer is an output that gives its own poll hint (see
+// [WithPollHint]).
+type retryAfterer interface{ RetryAfter() time.Duration }
+
+// mayHint reports whether an output of type O may be a retryAfterer.
+func mayHint[O any]() bool {
+	t := reflect.TypeFor[O]()
+	return t.Kind() == reflect.Interface || t.Implements(reflect.TypeFor[retryAfterer]())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -58,6 +59,7 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 
 // wait is Wait's: the loop in this goroutine.
 func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
+	l.s = newCheckpoint()
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
@@ -99,7 +101,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	onEnd func(error), events int) *Run[O] {
 	r := newRun[O](events, onEnd)
 	l := &loop[I, O]{}
-	l.name = name
+	l.name, l.s = name, &l.own
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(l.last, err, l.s)
 		return r
@@ -127,11 +129,11 @@ func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
 			l.stopTimer()
-			var a Attempt[O]
-			var scratch Checkpoint
-			s := l.target(&scratch)
-			l.w.panicked(s, pe, l.lastCall.start, now, &a)
-			l.record(l.ctx, &a, s, now)
+			s, p := l.next()
+			var ans Answer[O]
+			var v verdict
+			l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
+			l.record(l.ctx, &ans, &v, p, now)
 			finish(l.last, l.end(pe), l.s)
 		}
 	}()
@@ -148,6 +150,7 @@ type loop[I, O any] struct {
 	timer   *clock.Timer
 	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
 	pokes   chan struct{} // Start's: Run.Poke and Run.Cancel wake its sleep
+	own     Checkpoint    // where a goroutine's wait keeps its Checkpoint (see start)
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
@@ -177,7 +180,9 @@ func (l *loop[I, O]) run() error {
 		if l.ctx.Err() != nil { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
-		next, done, err := l.apply(l.call())
+		var ans Answer[O] // this turn's call
+		actx, stop, now := l.call(&ans)
+		next, done, err := l.apply(actx, stop, &ans, now)
 		if done {
 			return l.end(err)
 		}
@@ -189,13 +194,14 @@ func (l *loop[I, O]) run() error {
 
 // call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
-// timeout), and returns what apply takes: the attempt's context, the
-// cancellation that came during the call, if one did, when the call
-// started and returned, and its answer. It starts when the timer that ended the last
-// sleep fired, so that the schedule does not drift by the loop's own
-// latency.
-func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now time.Time, out O, err error) {
-	start = l.woke
+// timeout), and fills in *ans with it, a zero Answer: when it started
+// (when the timer that ended the last sleep fired, so that the schedule
+// does not drift by the loop's own latency), how long it took and what
+// it returned. It returns the rest of what apply takes: the attempt's
+// context, the cancellation that came during the call, if one did, and
+// when the call returned.
+func (l *loop[I, O]) call(ans *Answer[O]) (actx context.Context, stop *stopReason, now time.Time) {
+	start := l.woke
 	if l.woke = (time.Time{}); start.IsZero() {
 		start = l.clk().Now()
 	}
@@ -208,12 +214,12 @@ func (l *loop[I, O]) call() (actx context.Context, stop *stopReason, start, now 
 	if t := l.w.cfg.attemptTimeout; t > 0 {
 		callCtx, cancel = l.clk().WithTimeout(actx, t)
 	}
-	out, err = l.w.op(callCtx, l.in)
-	now = l.clk().Now()
+	ans.Output, ans.Err = l.w.op(callCtx, l.in)
+	ans.Start, ans.Latency = start, l.clk().Since(start)
 	if cancel != nil {
 		cancel()
 	}
-	return actx, stopOf(l.cancelled()), start, now, out, err
+	return actx, stopOf(l.cancelled()), start.Add(ans.Latency)
 }
 
 // sleep waits d on the loop's timer and returns whether the wait goes on:
@@ -285,6 +291,9 @@ func (l *loop[I, O]) stopTimer() {
 
 // dropPoke forgets a poke that came while the wait waited for a token.
 func (l *loop[I, O]) dropPoke() {
+	if l.pokes == nil {
+		return // Wait's: nobody pokes
+	}
 	select {
 	case <-l.pokes:
 	default:
@@ -349,7 +358,11 @@ type driver[I, O any] struct {
 // context already done, no time left. The driver then makes the calls'
 // context its own way.
 func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
-	d.w, d.in, d.span, d.s = w, in, parent, new(Checkpoint)
+	d.w, d.in, d.span = w, in, parent
+	if d.s == nil { // no place given for it
+		d.s = new(Checkpoint)
+	}
+	room := d.s.Seen // for its counts, if it was given some
 	now := d.clk().Now()
 	until, hasDeadline := time.Duration(0), false
 	if dl, ok := parent.Deadline(); ok {
@@ -364,11 +377,13 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 			return err
 		}
 		*d.s = s
+		d.s.Seen = room
 	} else {
 		if err := w.check(*from); err != nil {
 			return err
 		}
-		*d.s = from.clone()
+		*d.s = *from
+		d.s.Seen = append(room, from.Seen...)
 		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
 			d.s.Deadline = now.Add(until)
 		}
@@ -386,6 +401,18 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
 	return nil
+}
+
+// newCheckpoint returns a place for the Checkpoint of a wait in the
+// caller's goroutine, with room for the counts of two kinds of answer
+// (Checkpoint.Seen: a wait mostly sees no more), made at once.
+func newCheckpoint() *Checkpoint {
+	b := new(struct {
+		s    Checkpoint
+		seen [2]SeenCount
+	})
+	b.s.Seen = b.seen[:0]
+	return &b.s
 }
 
 // clk is the waiter's clock.
@@ -430,65 +457,64 @@ func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
 	return wait, true
 }
 
-// apply applies the answer of a call that started at start and returned
-// out and err at now to the wait: the core judges and steps it, unless
-// the caller cancelled during the call (stop, nil if not: then it is
+// apply applies the answer of a call, ans (its Judgment zero), which
+// returned at now, to the wait: the core judges and steps it, unless the
+// caller cancelled during the call (stop, nil if not: then it is
 // counted, not judged, and the wait ends cancelled). The observer and the
 // Run's events get the attempt; actx is the attempt's context. It returns
 // the delay before the next call or, done, the error that ended the wait
 // (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, start, now time.Time, out O, err error) (next time.Duration, done bool, _ error) {
-	if err == nil {
-		d.last = out // the last output observed: of the last call that succeeded
+func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, ans *Answer[O], now time.Time) (next time.Duration, done bool, _ error) {
+	if ans.Err == nil {
+		d.last = ans.Output // the last output observed: of the last call that succeeded
 	}
-	ans := Answer[O]{Start: start, Latency: now.Sub(start), Output: out, Err: err}
-	if stop == nil && !late(d.s, &ans, now) {
-		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, &ans, d.tok)
+	if stop == nil && !late(d.s, ans, now) {
+		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, ans, d.tok)
 	}
-	return d.advance(actx, &ans, now, stop)
+	return d.advance(actx, ans, now, stop)
 }
 
 // advance applies a judged answer to the wait's Checkpoint (or, stop not
 // nil, counts it, not judged, and ends the wait cancelled), and records
 // the attempt.
 func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
-	var a Attempt[O]
-	var scratch Checkpoint
-	s := d.target(&scratch)
+	s, p := d.next()
+	var v verdict
 	var err error
 	if stop != nil {
-		err = d.w.interrupt(s, ans, &a, false, stop.reason, stop.cause, ans.Err, now)
+		err = d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
 	} else {
-		err = d.w.step(s, ans, now, &a)
+		err = d.w.step(s, ans, now, &v)
 	}
 	d.lastErr = ans.Err
-	d.record(actx, &a, s, now)
-	return a.NextDelay, a.Outcome != "", err
+	d.record(actx, ans, &v, p, now)
+	return v.nextDelay, v.outcome != "", err
 }
 
-// target returns the Checkpoint the wait's next attempt changes: its own,
-// or, for a Run, whose checkpoints are published and never changed, a
-// copy in *scratch (see record).
-func (d *driver[I, O]) target(scratch *Checkpoint) *Checkpoint {
+// next returns the Checkpoint the wait's next attempt changes: its own,
+// or, for a Run, whose checkpoints are published and never changed, the
+// copy in p, the new Attempt that will publish it (nil when nobody reads
+// the attempts).
+func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 	if d.r == nil {
-		return d.s
+		return d.s, nil
 	}
-	*scratch = d.s.clone()
-	return scratch
+	p = new(Attempt[O])
+	p.Checkpoint = *d.s
+	p.Checkpoint.Seen = slices.Clone(d.s.Seen)
+	return &p.Checkpoint, p
 }
 
-// record tells the observer of attempt a, which left the wait at s (see
-// target), and gives a Run's events a copy of it: its Checkpoint is then
-// the wait's.
-func (d *driver[I, O]) record(actx context.Context, a *Attempt[O], s *Checkpoint, now time.Time) {
-	d.lastCall = lastCallOf(a)
-	d.endAttempt(actx, a, now)
-	if d.r == nil {
+// record tells the observer of the call of ans, as v judged it, and gives
+// a Run's events its Attempt p (see next): p's Checkpoint is then the
+// wait's.
+func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
+	d.endAttempt(actx, ans, v, now)
+	if p == nil {
 		return
 	}
-	p := new(Attempt[O])
-	*p = *a
-	p.Checkpoint = *s
+	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
+	fill(p, ans, v)
 	d.s = &p.Checkpoint
 	d.r.record(p)
 }

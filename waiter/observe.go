@@ -78,19 +78,24 @@ func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c 
 	return d.obs.StartAttempt(ctx, n, t)
 }
 
-// endAttempt tells the observer how attempt a went.
-func (d *driver[I, O]) endAttempt(actx context.Context, a *Attempt[O], now time.Time) {
+// endAttempt tells the observer how the call of ans went, as v judged
+// it.
+func (d *driver[I, O]) endAttempt(actx context.Context, ans *Answer[O], v *verdict, now time.Time) {
 	if d.obs == nil {
 		return
 	}
 	defer d.guard()
-	state := a.State.String()
-	if a.Late {
+	state := v.state.String()
+	if v.late {
 		state = telemetry.OutcomeTimeout
 	}
-	d.obs.EndAttempt(actx, telemetry.Attempt{Number: a.Number, Start: a.Start, Latency: a.Latency, Err: a.Err,
-		Acceptor: a.Acceptor, State: state, Transient: a.Transient, NextDelay: a.NextDelay, RetryAfter: a.Hint,
-		Tokens: -1}, now)
+	var hint time.Duration
+	if v.judged {
+		hint = ans.Judgment.Hint
+	}
+	d.obs.EndAttempt(actx, telemetry.Attempt{Number: v.number, Start: ans.Start, Latency: ans.Latency, Err: ans.Err,
+		Acceptor: v.acceptor(&ans.Judgment), State: state, Transient: v.transient, NextDelay: v.nextDelay,
+		RetryAfter: hint, Tokens: -1}, now)
 }
 
 // endWait tells the observer how the wait ended, and forgets it.

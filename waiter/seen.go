@@ -33,28 +33,27 @@ type SeenCount struct {
 // entry whose State and Code are "other".
 const maxSeen = 32
 
-// count counts one more answer of kind k (k.N is ignored) in *s, in
-// place: a wait's own counts are its alone (Step, the events and errors
-// take copies).
-func count(s *[]SeenCount, k SeenCount) {
-	i := index(*s, k)
+// count counts one more answer of the kind (acceptor, state, code) (see
+// SeenCount) in *s, in place: a wait's own counts are its alone (Step,
+// the events and errors take copies).
+func count(s *[]SeenCount, acceptor int, state, code string) {
+	i := index(*s, acceptor, state, code)
 	if i < 0 && len(*s) >= maxSeen-1 {
-		k = SeenCount{Acceptor: -1, State: "other", Code: "other"}
-		i = index(*s, k)
+		acceptor, state, code = -1, "other", "other"
+		i = index(*s, acceptor, state, code)
 	}
 	if i >= 0 {
 		(*s)[i].N++
 		return
 	}
-	k.N = 1
-	*s = append(*s, k)
+	*s = append(*s, SeenCount{Acceptor: acceptor, State: state, Code: code, N: 1})
 }
 
-// index returns where the kind of k is in s, -1 if it is not: the last
-// first, as the answers of a wait mostly repeat.
-func index(s []SeenCount, k SeenCount) int {
+// index returns where the kind (acceptor, state, code) is in s, -1 if it
+// is not: the last first, as the answers of a wait mostly repeat.
+func index(s []SeenCount, acceptor int, state, code string) int {
 	for i := len(s) - 1; i >= 0; i-- {
-		if c := &s[i]; c.Acceptor == k.Acceptor && c.State == k.State && c.Code == k.Code {
+		if c := &s[i]; c.Acceptor == acceptor && c.State == state && c.Code == code {
 			return i
 		}
 	}
@@ -80,22 +79,23 @@ func (c SeenCount) String() string {
 	return b.String()
 }
 
-// seenKind is what kind of answer a was, as the wait decided it
-// (a.State), v what its error said.
-func seenKind[O any](a *Attempt[O], v *classify.Verdict) SeenCount {
-	k := SeenCount{Acceptor: a.Acceptor, State: a.State.String()}
-	if a.Late {
-		k.State = "timeout"
+// seenKind is what kind of answer a call was, as SeenCount's State and
+// Code say: the state the wait decided ("timeout" when the deadline cut
+// it off, late), and for an error (err), what cv, its verdict, says.
+func seenKind(state classify.State, late bool, err error, cv *classify.Verdict) (stateName, code string) {
+	stateName = state.String()
+	if late {
+		stateName = "timeout"
 	}
-	if a.Err != nil && v != nil {
+	if err != nil && cv != nil {
 		switch {
-		case v.Code != "":
-			k.Code = v.Code
-		case v.StatusCode != 0:
-			k.Code = fmt.Sprintf("HTTP %d", v.StatusCode)
+		case cv.Code != "":
+			code = cv.Code
+		case cv.StatusCode != 0:
+			code = fmt.Sprintf("HTTP %d", cv.StatusCode)
 		default:
-			k.Code = "error"
+			code = "error"
 		}
 	}
-	return k
+	return stateName, code
 }

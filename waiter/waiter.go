@@ -40,6 +40,7 @@ type Waiter[I, O any] struct {
 	descs          []string           // each compiled acceptor's Matcher.String(), built once
 	delayFn        func(attempt int, out O, err error) time.Duration
 	hintFn         func(out O) time.Duration
+	outHints       bool                 // O may have a RetryAfter method (see mayHint)
 	identity       *jmespath.Expr       // WithIdentity's, compiled
 	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
@@ -164,7 +165,7 @@ func newWaiter[I, O any](
 	for _, e := range cfg.errs {
 		errs = append(errs, fmt.Errorf("%w: waiter %s: %w", ErrInvalidOption, def.Name, e))
 	}
-	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule()}
+	w := &Waiter[I, O]{def: def, op: op, cfg: cfg, strategy: cfg.strategy, schedule: def.Schedule(), outHints: mayHint[O]()}
 	if cfg.minDelay > 0 {
 		w.schedule.MinDelay, w.schedule.MaxDelay = cfg.minDelay, cfg.maxDelay
 	}
