@@ -43,14 +43,16 @@ replace (
 
 // The repository's modules, which servertest requires at versions no proxy
 // serves yet.
-replace (
-	github.com/waitable/waitable => ../../../
-	github.com/waitable/waitable/kubewait => ../../
-	github.com/waitable/waitable/kubewait/servertest => ../
-)
+replace github.com/waitable/waitable => ../../../
+
+replace github.com/waitable/waitable/kubewait => ../../
+
+replace github.com/waitable/waitable/kubewait/servertest => ../
 
 require (
 	github.com/go-logr/logr v1.4.4
+	github.com/waitable/waitable v0.2.0
+	github.com/waitable/waitable/kubewait v0.1.0
 	github.com/waitable/waitable/kubewait/servertest v0.0.0-00010101000000-000000000000
 	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2
@@ -60,6 +62,7 @@ require (
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kubernetes v1.37.2
 	sigs.k8s.io/cli-utils v0.37.2
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -68,6 +71,7 @@ require (
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
+	github.com/benbjohnson/clock v1.3.5 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -212,5 +216,4 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
