@@ -87,14 +87,7 @@ func TestHealthyRolloutSeenTogether(t *testing.T) {
 	defer cancel()
 	create(t, c, cluster.Deployment(ns, "web", 3, "shop/web:v1"))
 	ours := waitRollout(t, c, ns, kubewait.RolloutOptions{}, time.Minute, deploymentRef("web"))
-	var procs []*waitcmd.Proc
-	for _, k := range kubectls {
-		p, err := anchor.RolloutStatus(ctx, t, k, c.Kubeconfig, ns, "deployment/web", time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, p)
-	}
+	procs := anchor.RolloutStatuses(ctx, t, kubectls, c.Kubeconfig, ns, "deployment/web", time.Minute)
 	ks := anchor.Kstatus(ctx, userAgent(c, "kstatus"), object.ObjMetadata{Namespace: ns, Name: "web",
 		GroupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}})
 	w := <-ours
@@ -146,14 +139,7 @@ func TestBrokenRolloutFailsInSeconds(t *testing.T) {
 	created := time.Now()
 	create(t, c, d)
 	ours := waitRollout(t, c, ns, kubewait.RolloutOptions{}, 2*time.Minute, deploymentRef("web"))
-	var procs []*waitcmd.Proc
-	for _, k := range kubectls {
-		p, err := anchor.RolloutStatus(ctx, t, k, c.Kubeconfig, ns, "deployment/web", 2*time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, p)
-	}
+	procs := anchor.RolloutStatuses(ctx, t, kubectls, c.Kubeconfig, ns, "deployment/web", 2*time.Minute)
 	var ks anchor.KstatusResult
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -87,13 +87,7 @@ func TestWorkloadsRollOut(t *testing.T) {
 			}
 			var procs []*waitcmd.Proc
 			if w.kind != jobKind {
-				for _, k := range kubectls {
-					p, err := anchor.RolloutStatus(ctx, t, k, c.Kubeconfig, ns, strings.ToLower(w.kind.Kind)+"/web", time.Minute)
-					if err != nil {
-						t.Fatal(err)
-					}
-					procs = append(procs, p)
-				}
+				procs = anchor.RolloutStatuses(ctx, t, kubectls, c.Kubeconfig, ns, strings.ToLower(w.kind.Kind)+"/web", time.Minute)
 			}
 			res := anchor.Kstatus(ctx, c.Config, object.ObjMetadata{Namespace: ns, Name: "web", GroupKind: w.kind})
 
@@ -187,14 +181,7 @@ func TestProgressDeadlineExceeded(t *testing.T) {
 	if _, err := c.Client.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var procs []*waitcmd.Proc
-	for _, k := range kubectls {
-		p, err := anchor.RolloutStatus(ctx, t, k, c.Kubeconfig, ns, "deployment/web", time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, p)
-	}
+	procs := anchor.RolloutStatuses(ctx, t, kubectls, c.Kubeconfig, ns, "deployment/web", time.Minute)
 	var kstatus anchor.KstatusResult
 	var wg sync.WaitGroup
 	wg.Go(func() {

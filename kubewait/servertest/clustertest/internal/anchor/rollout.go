@@ -55,3 +55,19 @@ func RolloutStatus(ctx context.Context, t testing.TB, k Kubectl, kubeconfig, nam
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "KUBECACHEDIR="+t.TempDir())
 	return waitcmd.Exec(waitcmd.Kubectl, cmd)
 }
+
+// RolloutStatuses starts RolloutStatus with each of kubectls, in their
+// order, and fails t if one does not start.
+func RolloutStatuses(ctx context.Context, t testing.TB, kubectls []Kubectl, kubeconfig, namespace, resource string,
+	timeout time.Duration) []*waitcmd.Proc {
+	t.Helper()
+	procs := make([]*waitcmd.Proc, 0, len(kubectls))
+	for _, k := range kubectls {
+		p, err := RolloutStatus(ctx, t, k, kubeconfig, namespace, resource, timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, p)
+	}
+	return procs
+}
