@@ -41,8 +41,8 @@ const (
 // --for=rollout`. It holds as [Current] does (kstatus: the controller has
 // observed the latest spec, and every replica is updated and available),
 // but of a Job once it is complete (kstatus: once it runs). And it fails
-// the wait, without waiting for the
-// controller's progressDeadlineSeconds (600 s by default), when:
+// the wait, without waiting for the controller's progressDeadlineSeconds
+// (600 s by default), when:
 //
 //   - a pod of the current revision cannot start: its image cannot be
 //     pulled (ErrImagePull or ImagePullBackOff whose message says the
@@ -66,10 +66,11 @@ const (
 // a Pod itself; the wait follows them through the Client's informers,
 // listing and watching once the pods (and a Deployment's ReplicaSets) of
 // the object's selector, or of its namespace when the wait follows
-// several workloads there (a release's, a selector's). A reason fails the wait only once it has
-// lasted opts.Window on a container that has not become ready (and, for
-// a crash loop, after opts.Restarts restarts; for an image pull, after
-// two failed pulls), so that the kubelet's retries may recover it. A
+// several workloads there (a release's, a selector's). A reason fails the
+// wait only once it has lasted opts.Window on a container that has not
+// become ready (and, for a crash loop, after opts.Restarts restarts; for
+// an image pull, after two failed pulls), so that the kubelet's retries
+// may recover it. A
 // pull error that the registry may recover from (a timeout, a refused
 // connection, a 5xx, a rate limit: any message that does not say the
 // image is not there or access is denied) and a config cache still

@@ -90,6 +90,9 @@ func Condition(condType, status string) Rule {
 	return r
 }
 
+// jobComplete is when a Job's rollout is done.
+var jobComplete = Condition("Complete", "True")
+
 // conditionMet is kubectl wait's test of a condition (k8s.io/kubectl's
 // pkg/cmd/wait): the first condition of the type, its status in any case,
 // and not behind the object's generation.
@@ -317,7 +320,7 @@ func (r Rule) holds(ref Ref, obj Object, err error) bool {
 		case r.kind == ruleCondition:
 			return r.conditionMet(obj)
 		case r.kind == ruleRollout && obj["kind"] == "Job":
-			return Condition("Complete", "True").conditionMet(obj) // kstatus: Current once it runs
+			return jobComplete.conditionMet(obj) // kstatus: Current once it runs
 		}
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		return err == nil && res.Status == r.kstatus
