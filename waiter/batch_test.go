@@ -438,8 +438,11 @@ func TestBatchAddContextEndingDuringAdd(t *testing.T) {
 func TestBatchCondition(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		errDeleted := errors.New("job deleted")
+		var mu sync.Mutex // up to BatchOptions.Calls calls are in flight at once
 		calls := map[string]int{}
 		op := func(_ context.Context, keys []string) (map[string]int, error) {
+			mu.Lock()
+			defer mu.Unlock()
 			out := map[string]int{}
 			for _, k := range keys {
 				calls[k]++
