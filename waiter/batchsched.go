@@ -363,13 +363,19 @@ func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now ti
 
 // schedule is the Batch's heap: members by the instant the scheduler must
 // look at them (their next poll, or their deadline), each keeping its
-// place (index).
+// place (index). It is 4-ary, and a sift moves one hole rather than
+// swapping: at a million members each level is a cache miss, in the
+// slots and in the member whose index changes, and this halves the
+// levels and the writes of a binary heap's swaps.
 type schedule[K comparable, O any] []slot[K, O]
 
 type slot[K comparable, O any] struct {
 	at time.Time
 	m  *member[K, O]
 }
+
+// arity is the schedule's number of children per slot.
+const arity = 4
 
 // next returns the earliest instant, zero if none.
 func (h schedule[K, O]) next() time.Time {
@@ -383,59 +389,77 @@ func (h schedule[K, O]) next() time.Time {
 func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
 	if m.index < 0 {
 		*h = append(*h, slot[K, O]{at, m})
-		m.index = len(*h) - 1
-		h.up(m.index)
+		h.up(len(*h) - 1)
 		return
 	}
-	(*h)[m.index].at = at
-	h.down(m.index)
-	h.up(m.index)
+	i := m.index
+	earlier := at.Before((*h)[i].at)
+	(*h)[i].at = at
+	if earlier {
+		h.up(i)
+	} else {
+		h.down(i)
+	}
 }
 
 // remove takes m out.
 func (h *schedule[K, O]) remove(m *member[K, O]) {
 	i, last := m.index, len(*h)-1
-	if i != last {
-		h.swap(i, last)
-	}
+	moved := (*h)[last]
 	(*h)[last] = slot[K, O]{}
 	*h = (*h)[:last]
 	m.index = -1
-	if i != last {
-		h.down(i)
+	if i == last {
+		return
+	}
+	(*h)[i] = moved
+	moved.m.index = i
+	if i > 0 && moved.at.Before((*h)[(i-1)/arity].at) {
 		h.up(i)
+	} else {
+		h.down(i)
 	}
 }
 
-func (h schedule[K, O]) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].m.index, h[j].m.index = i, j
-}
-
+// up moves the slot at i toward the root until its parent is no later,
+// and sets the index of every member it moves.
 func (h schedule[K, O]) up(i int) {
+	x := h[i]
 	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].at.Before(h[p].at) {
-			return
+		p := (i - 1) / arity
+		if !x.at.Before(h[p].at) {
+			break
 		}
-		h.swap(i, p)
+		h[i] = h[p]
+		h[i].m.index = i
 		i = p
 	}
+	h[i] = x
+	x.m.index = i
 }
 
+// down moves the slot at i away from the root until no child is
+// earlier, and sets the index of every member it moves.
 func (h schedule[K, O]) down(i int) {
+	x := h[i]
 	for {
-		c := 2*i + 1
+		c := arity*i + 1
 		if c >= len(h) {
-			return
+			break
 		}
-		if r := c + 1; r < len(h) && h[r].at.Before(h[c].at) {
-			c = r
+		end := min(c+arity, len(h))
+		for j := c + 1; j < end; j++ {
+			if h[j].at.Before(h[c].at) {
+				c = j
+			}
 		}
-		if !h[c].at.Before(h[i].at) {
-			return
+		if !h[c].at.Before(x.at) {
+			break
 		}
-		h.swap(i, c)
+		h[i] = h[c]
+		h[i].m.index = i
 		i = c
 	}
+	h[i] = x
+	x.m.index = i
 }

@@ -1,0 +1,63 @@
+package waiter
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestScheduleOrder: the Batch's heap gives its members back in the order
+// of their instants through any mix of additions, moves (earlier and
+// later) and removals, and every member knows its place.
+func TestScheduleOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := time.Unix(0, 0)
+	for round := range 200 {
+		var h schedule[int, int]
+		var ms []*member[int, int]
+		at := map[*member[int, int]]time.Time{}
+		for range rng.IntN(300) {
+			switch op := rng.IntN(4); {
+			case op < 2 || len(ms) == 0: // add
+				m := &member[int, int]{index: -1}
+				ms = append(ms, m)
+				at[m] = base.Add(time.Duration(rng.IntN(50)) * time.Second)
+				h.set(m, at[m])
+			case op == 2: // move
+				m := ms[rng.IntN(len(ms))]
+				at[m] = base.Add(time.Duration(rng.IntN(50)) * time.Second)
+				h.set(m, at[m])
+			default: // remove
+				k := rng.IntN(len(ms))
+				h.remove(ms[k])
+				if ms[k].index != -1 {
+					t.Fatalf("round %d: a removed member's index is %d, want -1", round, ms[k].index)
+				}
+				delete(at, ms[k])
+				ms = slices.Delete(ms, k, k+1)
+			}
+			for i, s := range h {
+				if s.m.index != i {
+					t.Fatalf("round %d: the member at %d says it is at %d", round, i, s.m.index)
+				}
+			}
+		}
+		want := make([]time.Time, 0, len(ms))
+		for _, m := range ms {
+			want = append(want, at[m])
+		}
+		slices.SortFunc(want, time.Time.Compare)
+		var got []time.Time
+		for len(h) > 0 {
+			got = append(got, h.next())
+			if !h[0].at.Equal(at[h[0].m]) {
+				t.Fatalf("round %d: the root is at %v, its member was set to %v", round, h[0].at, at[h[0].m])
+			}
+			h.remove(h[0].m)
+		}
+		if !slices.EqualFunc(got, want, time.Time.Equal) {
+			t.Fatalf("round %d: the heap gave %v, want %v", round, got, want)
+		}
+	}
+}
