@@ -33,12 +33,13 @@
 // goroutine, with one timer, and returns the last output and nil or an
 // [*Error]. The others:
 //
-//   - [Waiter.Start] waits in a goroutine of its own and returns a [Run]:
+//   - [Waiter.Start] waits in the background and returns a [Run] (it
+//     holds a goroutine only while it calls, none while it sleeps):
 //     its attempts as they happen ([Run.Events]), its latest
 //     [Checkpoint], [Run.Poke] for an event that says the resource may
 //     have changed, and its result.
-//   - [WaitAll] and [Group] wait for many resources at once, a goroutine
-//     each, with a concurrency limit and fail-fast if you ask
+//   - [WaitAll] and [Group] wait for many resources at once, each as
+//     Start does, with a concurrency limit and fail-fast if you ask
 //     ([GroupOptions]).
 //   - [NewBatch] is for thousands of resources, or an API that describes
 //     many in one call: one goroutine and one timer poll them all, in

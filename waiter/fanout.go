@@ -263,7 +263,8 @@ func (e *GroupError) Unwrap() []error { return e.Failed }
 // WaitAll waits for every input with w, at most maxWait each, and returns
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]), and runs as
-// [Waiter.Wait] does, in a goroutine of its own. If an operation
+// [Waiter.Start] does: in a goroutine while it calls, and with none while
+// it sleeps. If an operation
 // panicked, WaitAll panics with a [*PanicError] (the first input's whose
 // operation panicked), in the caller's goroutine, once every wait has
 // ended.
@@ -284,7 +285,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			continue
 		}
 		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
-		go l.runFor(finish)
+		l.launch(finish)
 	}
 	err := g.Wait()
 	for _, o := range res {

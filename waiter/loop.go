@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -15,10 +16,13 @@ import (
 	"github.com/waitable/waitable/telemetry"
 )
 
-// The in-process drivers: the loop of Wait and Start, one goroutine per
-// wait (the caller's for Wait, one of its own for Start), in which every
-// call is made. The rules are the core's (core.go); a driver only sleeps,
-// calls and publishes.
+// The in-process drivers: the loop of Wait and Start. Wait's runs in the
+// caller's goroutine, sleeps included. A wait of its own (Start's, a
+// Group's or WaitAll's member's) runs in a goroutine while it calls and
+// judges, and between calls parks: it holds no goroutine, only its timer,
+// whose callback (or a poke, Run.Cancel or the caller's context) resumes
+// it in a goroutine again. The rules are the core's (core.go); a driver
+// only sleeps, calls and publishes.
 
 // Wait waits at most maxWait for the resource that in names, in the
 // caller's goroutine, and returns the last output observed (even when the
@@ -78,9 +82,11 @@ func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait ti
 }
 
 // Start begins a wait of at most maxWait for the resource that in names,
-// in a goroutine of its own, and returns at once. Its rules are those of
-// [Waiter.Wait], and it makes its calls the same way, in its goroutine: a
-// Run ends when its call returns. Cancelling ctx (or calling
+// and returns at once. Its rules are those of [Waiter.Wait], and it makes
+// its calls the same way, one at a time, each in a goroutine that lives
+// as long as the call and the judging of its answer: a Run ends when its
+// call returns. Between calls a Run holds no goroutine, only its timer, so
+// that a million sleeping waits cost no stacks. Cancelling ctx (or calling
 // [Run.Cancel]) ends the wait. To wait for many resources together, use a
 // [Group] (or [WaitAll]), or a [Batch] for thousands.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
@@ -109,21 +115,33 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	// One context for the wait's calls: it ends at the deadline, with the
 	// caller's context, or on Run.Cancel (which also wakes the sleep).
 	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
-	l.pokes = make(chan struct{}, 1)
 	if events > 0 {
 		l.r = r
 		r.cp = l.s
 	}
 	r.ctl = l
-	go l.runFor(r.finish)
+	l.launch(r.finish)
 	return r
 }
 
-// runFor is the goroutine of a wait of its own (Start's, a WaitAll
-// member's): the loop, then finish with its outcome. A panic of the
-// operation (or of a WithMatch function) ends the wait with a
-// *PanicError, which the Run's Result (or WaitAll) panics with.
-func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
+// launch begins a wait of its own (Start's, a Group's or WaitAll's
+// member's), set up with its calls' context: it runs in a goroutine until
+// its first sleep between calls, then sleeps with none (see park), and
+// finish is called with its outcome.
+func (l *loop[I, O]) launch(finish func(out O, err error, s *Checkpoint)) {
+	l.finish = finish
+	if l.span.Done() != nil { // the caller's context can end a sleep
+		l.unwatch = context.AfterFunc(l.span, l.wake)
+	}
+	go l.drive(l.run)
+}
+
+// drive runs a wait of its own in this goroutine, by step (its start, or
+// its resumption after a sleep), until the wait ends, then finishes it, or
+// until it parks. A panic of the operation (or of a WithMatch function)
+// ends the wait with a *PanicError, which the Run's Result (or WaitAll)
+// panics with.
+func (l *loop[I, O]) drive(step func() error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
@@ -134,50 +152,85 @@ func (l *loop[I, O]) runFor(finish func(out O, err error, s *Checkpoint)) {
 			var v verdict
 			l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
 			l.record(l.ctx, &ans, &v, p, now)
-			finish(l.last, l.end(pe), l.s)
+			l.done(l.end(pe))
 		}
 	}()
-	err := l.run()
-	finish(l.last, err, l.s)
+	if err := step(); err != errParked {
+		l.done(err)
+	}
 }
 
-// loop is one wait of Wait or Start: its driver state, its one timer,
-// and (Start's) its pokes.
+// done finishes a wait of its own with its outcome.
+func (l *loop[I, O]) done(err error) {
+	if l.unwatch != nil {
+		l.unwatch()
+	}
+	l.finish(l.last, err, l.s)
+}
+
+// errParked is what run and resume return when the wait parked: the
+// goroutine's part is over, and whoever unparks it resumes it.
+var errParked = errors.New("parked")
+
+// loop is one wait of Wait or Start: its driver state and its timers.
+// Wait's sleeps in the caller's goroutine; a wait of its own (finish set)
+// parks between calls: no goroutine, its alarm armed, and whatever ends
+// the sleep (the alarm, a poke that brings the call forward, Run.Cancel,
+// the caller's context) takes it out of the park and resumes it.
 type loop[I, O any] struct {
 	driver[I, O]
 	ctx     context.Context    // the calls' context: ends at the deadline, with the caller's, or on Cancel
 	release context.CancelFunc // ends ctx
-	timer   *clock.Timer
-	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
-	pokes   chan struct{} // Start's: Run.Poke and Run.Cancel wake its sleep
-	own     Checkpoint    // where a goroutine's wait keeps its Checkpoint (see start)
+	timer   *clock.Timer       // the sleeps in a goroutine (all of Wait's; a parked wait's for a token, or for its deadline)
+	woke    time.Time          // when the timer that ended the last sleep fired: the next call's start
+	own     Checkpoint         // where a goroutine's wait keeps its Checkpoint (see start)
+
+	finish  func(out O, err error, s *Checkpoint) // a wait of its own's: takes its outcome (nil: Wait's)
+	unwatch func() bool                           // stops watching the caller's context (nil: it cannot end)
+	mu      sync.Mutex                            // guards what follows, between the wait and whoever unparks it
+	alarm   *clock.Timer                          // the parked sleeps' timer: calls ring
+	due     time.Time                             // when a parked sleep's call comes
+	parked  bool                                  // asleep with no goroutine: whoever clears it resumes the wait
+	poked   bool                                  // a poke came while the wait was not parked
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
 // token of the poll rate limit, call and apply the answer, until the core
-// says the wait is over, its deadline comes or its context ends.
+// says the wait is over, its deadline comes or its context ends. A wait of
+// its own returns errParked when it parks.
 func (l *loop[I, O]) run() error {
-	defer l.stopTimer()
 	if !l.s.Next.IsZero() { // resumed, or an initial delay
 		now := l.clk().Now()
 		if !l.s.Next.Before(l.s.Deadline) { // the deadline comes first
-			l.sleep(l.s.Deadline.Sub(now), false)
+			l.sleep(l.s.Deadline.Sub(now))
 			return l.end(l.interrupted())
 		}
-		if !l.sleep(l.s.Next.Sub(now), true) {
+		if l.finish != nil {
+			if l.park(l.s.Next.Sub(now)) {
+				return errParked
+			}
+		} else if !l.sleep(l.s.Next.Sub(now)) {
 			return l.end(l.interrupted())
 		}
 	}
+	return l.turns()
+}
+
+// turns is the loop from a call on: after a sleep that ended as it should.
+func (l *loop[I, O]) turns() error {
 	for {
+		if l.interrupting() { // ended as the sleep did: no call
+			return l.end(l.interrupted())
+		}
 		wait, ok := l.admit()
 		if !ok {
 			return l.end(l.w.timeoutErr(l.s, l.clk().Now(), l.lastErr))
 		}
-		if wait > 0 && !l.sleep(wait, false) {
+		if wait > 0 && !l.sleep(wait) {
 			return l.end(l.interrupted())
 		}
-		l.dropPoke()            // a poke while waiting for the token is done with the call
-		if l.ctx.Err() != nil { // ended as the sleep did: no call
+		l.dropPoke() // a poke while waiting for the token is done with the call
+		if l.ctx.Err() != nil {
 			return l.end(l.interrupted())
 		}
 		var ans Answer[O] // this turn's call
@@ -186,11 +239,19 @@ func (l *loop[I, O]) run() error {
 		if done {
 			return l.end(err)
 		}
-		if !l.sleep(next, true) {
+		if l.finish != nil {
+			if l.park(next) {
+				return errParked
+			}
+		} else if !l.sleep(next) {
 			return l.end(l.interrupted())
 		}
 	}
 }
+
+// interrupting reports whether the wait's context, or the caller's, has
+// ended. (The caller's ends a moment before the calls' context does.)
+func (l *loop[I, O]) interrupting() bool { return l.ctx.Err() != nil || l.span.Err() != nil }
 
 // call makes the next call, in the loop's goroutine, under the wait's
 // context, which ends at its deadline (and under the per-attempt
@@ -222,16 +283,16 @@ func (l *loop[I, O]) call(ans *Answer[O]) (actx context.Context, stop *stopReaso
 	return actx, stopOf(l.cancelled()), start.Add(ans.Latency)
 }
 
-// sleep waits d on the loop's timer and returns whether the wait goes on:
-// false when the caller's context ended or Run.Cancel was called. With
-// pokable, a poke (Start's) cuts it short as the core's poke rule says.
-// The sleep watches the caller's context and the pokes, not the calls'
-// context (which ends with the caller's, on Cancel, which pokes, and at
-// the deadline, which no sleep passes: the core times the next call
-// before it, and run sleeps until it when a resumed wait's next call
-// comes after it), so that a context made for the wait costs nothing
-// while the wait sleeps.
-func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
+// sleep waits d on the loop's timer, in this goroutine, and returns
+// whether the wait goes on: false when the caller's context ended (or,
+// for a wait of its own, Run.Cancel was called or its deadline came: it
+// sleeps so only to wait for a token, or for its deadline). Wait's sleep
+// watches the caller's context, not the calls' context (which ends with
+// the caller's, and at the deadline, which no sleep passes: the core
+// times the next call before it, and run sleeps until it when a resumed
+// wait's next call comes after it), so that a context made for the wait
+// costs nothing while the wait sleeps.
+func (l *loop[I, O]) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return l.ctx.Err() == nil
 	}
@@ -240,46 +301,87 @@ func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	} else {
 		timers.Reset(l.clk(), l.timer, d)
 	}
-	due := l.s.Next // the timer's, when a poke moves it (a pokable sleep waits for Next)
-	for {
-		select {
-		case l.woke = <-l.timer.C:
-			return l.ctx.Err() == nil
-		case <-l.span.Done():
-			l.stopTimer()
-			return false
-		case <-l.pokes:
-			if l.ctx.Err() != nil { // Run.Cancel
-				l.stopTimer()
-				return false
-			}
-			if pokable && l.poked(&due) {
-				return true
-			}
+	done := l.span.Done()
+	if l.finish != nil {
+		done = l.ctx.Done()
+	}
+	select {
+	case l.woke = <-l.timer.C:
+		return l.ctx.Err() == nil
+	case <-done:
+		l.stopTimer()
+		return false
+	}
+}
+
+// park ends this goroutine's part in a wait of its own until its next
+// call, d from now, comes: it arms the alarm and reports true, or false
+// when the call comes now (a poke that came during the last call says
+// so, or d is not positive) or the wait has ended (interrupting).
+func (l *loop[I, O]) park(d time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.interrupting() {
+		return false
+	}
+	l.due = l.s.Next
+	if l.poked {
+		l.poked = false
+		now := l.clk().Now()
+		if at, ok := l.w.pokeAt(l.lastCall, l.due, now); ok {
+			d, l.due = at.Sub(now), at
 		}
 	}
+	if d <= 0 {
+		return false
+	}
+	if l.alarm == nil {
+		l.alarm = l.clk().AfterFunc(d, l.ring)
+	} else {
+		timers.Reset(l.clk(), l.alarm, d)
+	}
+	l.parked = true
+	return true
 }
 
-// poked applies a poke to a sleep whose call is due at *due, as the
-// core's poke rule says: it reports whether the call comes now, or moves
-// the timer (and *due) to when it comes.
-func (l *loop[I, O]) poked(due *time.Time) bool {
-	now := l.clk().Now()
-	at, ok := l.w.pokeAt(l.lastCall, *due, now)
-	if !ok {
-		return false // the schedule's call comes first
+// ring is the alarm's: in a goroutine of the timer's, it resumes the wait
+// it finds parked (and nothing, if something else unparked it first).
+func (l *loop[I, O]) ring() {
+	l.mu.Lock()
+	parked := l.parked
+	l.parked = false
+	l.mu.Unlock()
+	if parked {
+		l.woke = l.clk().Now()
+		l.drive(l.turns)
 	}
-	l.stopTimer()
-	if !at.After(now) {
-		return true
-	}
-	timers.Reset(l.clk(), l.timer, at.Sub(now))
-	*due = at
-	return false
 }
 
-// stopTimer stops the loop's timer and drains a value it may have sent,
-// so that the next sleep starts clean on every clock.
+// unpark takes the wait out of its park, if it is parked and its alarm
+// has not rung (if it has, ring resumes it), and reports whether it did:
+// the caller then resumes it. l.mu held.
+func (l *loop[I, O]) unpark() bool {
+	if !l.parked || !l.alarm.Stop() {
+		return false
+	}
+	l.parked = false
+	return true
+}
+
+// wake resumes a parked wait whose sleep something ended: Run.Cancel or
+// the caller's context (the resumed wait then ends), or a poke that
+// brought the call to now.
+func (l *loop[I, O]) wake() {
+	l.mu.Lock()
+	resume := l.unpark()
+	l.mu.Unlock()
+	if resume {
+		go l.drive(l.turns)
+	}
+}
+
+// stopTimer stops the loop's timers and drains a value the sleeps' timer
+// may have sent, so that the next sleep starts clean on every clock.
 func (l *loop[I, O]) stopTimer() {
 	if l.timer != nil && !l.timer.Stop() {
 		select {
@@ -287,23 +389,28 @@ func (l *loop[I, O]) stopTimer() {
 		default:
 		}
 	}
+	if l.alarm != nil {
+		l.mu.Lock()
+		l.alarm.Stop()
+		l.parked = false
+		l.mu.Unlock()
+	}
 }
 
 // dropPoke forgets a poke that came while the wait waited for a token.
 func (l *loop[I, O]) dropPoke() {
-	if l.pokes == nil {
+	if l.finish == nil {
 		return // Wait's: nobody pokes
 	}
-	select {
-	case <-l.pokes:
-	default:
-	}
+	l.mu.Lock()
+	l.poked = false
+	l.mu.Unlock()
 }
 
 // cancel is Run.Cancel's: it ends the calls' context and wakes the sleep.
 func (l *loop[I, O]) cancel() {
 	l.release()
-	l.poke()
+	l.wake()
 }
 
 // cancelled returns the error and cause of the wait's context if the
@@ -327,11 +434,34 @@ func (l *loop[I, O]) cancelled() (reason, cause error) {
 // deadline ended it, a cancellation otherwise).
 func (l *loop[I, O]) interrupted() error { return l.interruptedBy(l.cancelled()) }
 
-// poke is Run.Poke's.
+// poke is Run.Poke's: it applies the core's poke rule to a parked wait,
+// which either calls now or sleeps until an earlier instant, and keeps
+// it for the next sleep of a wait that is not parked (see park).
 func (l *loop[I, O]) poke() {
-	select {
-	case l.pokes <- struct{}{}:
-	default: // one is pending already, or nobody takes them
+	l.mu.Lock()
+	if !l.parked {
+		l.poked = true
+		l.mu.Unlock()
+		return
+	}
+	now := l.clk().Now()
+	at, ok := l.w.pokeAt(l.lastCall, l.due, now)
+	if !ok { // the schedule's call comes first
+		l.mu.Unlock()
+		return
+	}
+	if at.After(now) {
+		if l.alarm.Stop() { // else it rang: the call is being made
+			timers.Reset(l.clk(), l.alarm, at.Sub(now))
+			l.due = at
+		}
+		l.mu.Unlock()
+		return
+	}
+	resume := l.unpark()
+	l.mu.Unlock()
+	if resume {
+		go l.drive(l.turns)
 	}
 }
 

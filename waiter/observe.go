@@ -40,8 +40,10 @@ func (d *driver[I, O]) end(err error) error {
 	return err
 }
 
-// end is driver.end, and releases the calls' context.
+// end is driver.end, and stops the loop's timers and releases the calls'
+// context.
 func (l *loop[I, O]) end(err error) error {
+	l.stopTimer()
 	if l.release != nil { // nil when the wait ends before its context is made
 		l.release()
 	}
