@@ -278,7 +278,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			res[i] = Outcome[O]{Output: out, Err: err}
 			g.ended(m, err)
 		}
-		l := &loop[I, O]{}
+		l := ownLoop[I, O]()
 		l.name, l.s = m.name, &l.own
 		if err := l.init(w, g.ctx, in, maxWait, nil); err != nil {
 			finish(l.last, err, nil)

@@ -106,7 +106,7 @@ func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Ru
 func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint, name string,
 	onEnd func(error), events int) *Run[O] {
 	r := newRun[O](events, onEnd)
-	l := &loop[I, O]{}
+	l := ownLoop[I, O]()
 	l.name, l.s = name, &l.own
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(l.last, err, l.s)
@@ -129,9 +129,9 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 // its first sleep between calls, then sleeps with none (see park), and
 // finish is called with its outcome.
 func (l *loop[I, O]) launch(finish func(out O, err error, s *Checkpoint)) {
-	l.finish = finish
+	l.pk.finish, l.pk.ringing = finish, l.ring
 	if l.span.Done() != nil { // the caller's context can end a sleep
-		l.unwatch = context.AfterFunc(l.span, l.wake)
+		l.pk.unwatch = context.AfterFunc(l.span, l.wake)
 	}
 	go l.drive(l.run)
 }
@@ -162,10 +162,10 @@ func (l *loop[I, O]) drive(step func() error) {
 
 // done finishes a wait of its own with its outcome.
 func (l *loop[I, O]) done(err error) {
-	if l.unwatch != nil {
-		l.unwatch()
+	if l.pk.unwatch != nil {
+		l.pk.unwatch()
 	}
-	l.finish(l.last, err, l.s)
+	l.pk.finish(l.last, err, l.s)
 }
 
 // errParked is what run and resume return when the wait parked: the
@@ -184,14 +184,31 @@ type loop[I, O any] struct {
 	timer   *clock.Timer       // the sleeps in a goroutine (all of Wait's; a parked wait's for a token, or for its deadline)
 	woke    time.Time          // when the timer that ended the last sleep fired: the next call's start
 	own     Checkpoint         // where a goroutine's wait keeps its Checkpoint (see start)
+	pk      *parking[O]        // a wait of its own's (nil: Wait's, whose loop so stays on the caller's stack)
+}
 
-	finish  func(out O, err error, s *Checkpoint) // a wait of its own's: takes its outcome (nil: Wait's)
+// parking is what a wait of its own adds to its loop: how it ends, and
+// its park, guarded by mu between the wait and whoever unparks it.
+type parking[O any] struct {
+	finish  func(out O, err error, s *Checkpoint) // takes its outcome
+	ringing func()                                // the loop's ring, made once
 	unwatch func() bool                           // stops watching the caller's context (nil: it cannot end)
-	mu      sync.Mutex                            // guards what follows, between the wait and whoever unparks it
-	alarm   *clock.Timer                          // the parked sleeps' timer: calls ring
-	due     time.Time                             // when a parked sleep's call comes
-	parked  bool                                  // asleep with no goroutine: whoever clears it resumes the wait
-	poked   bool                                  // a poke came while the wait was not parked
+	mu      sync.Mutex
+	alarm   *clock.Timer // the parked sleeps' timer: calls ring
+	due     time.Time    // when a parked sleep's call comes
+	parked  bool         // asleep with no goroutine: whoever clears it resumes the wait
+	poked   bool         // a poke came while the wait was not parked
+}
+
+// ownLoop returns the loop of a wait of its own, with its parking, made
+// at once.
+func ownLoop[I, O any]() *loop[I, O] {
+	b := new(struct {
+		l loop[I, O]
+		p parking[O]
+	})
+	b.l.pk = &b.p
+	return &b.l
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
@@ -205,7 +222,7 @@ func (l *loop[I, O]) run() error {
 			l.sleep(l.s.Deadline.Sub(now))
 			return l.end(l.interrupted())
 		}
-		if l.finish != nil {
+		if l.pk != nil {
 			if l.park(l.s.Next.Sub(now)) {
 				return errParked
 			}
@@ -239,7 +256,7 @@ func (l *loop[I, O]) turns() error {
 		if done {
 			return l.end(err)
 		}
-		if l.finish != nil {
+		if l.pk != nil {
 			if l.park(next) {
 				return errParked
 			}
@@ -302,7 +319,7 @@ func (l *loop[I, O]) sleep(d time.Duration) bool {
 		timers.Reset(l.clk(), l.timer, d)
 	}
 	done := l.span.Done()
-	if l.finish != nil {
+	if l.pk != nil {
 		done = l.ctx.Done()
 	}
 	select {
@@ -319,38 +336,38 @@ func (l *loop[I, O]) sleep(d time.Duration) bool {
 // when the call comes now (a poke that came during the last call says
 // so, or d is not positive) or the wait has ended (interrupting).
 func (l *loop[I, O]) park(d time.Duration) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.pk.mu.Lock()
+	defer l.pk.mu.Unlock()
 	if l.interrupting() {
 		return false
 	}
-	l.due = l.s.Next
-	if l.poked {
-		l.poked = false
+	l.pk.due = l.s.Next
+	if l.pk.poked {
+		l.pk.poked = false
 		now := l.clk().Now()
-		if at, ok := l.w.pokeAt(l.lastCall, l.due, now); ok {
-			d, l.due = at.Sub(now), at
+		if at, ok := l.w.pokeAt(l.lastCall, l.pk.due, now); ok {
+			d, l.pk.due = at.Sub(now), at
 		}
 	}
 	if d <= 0 {
 		return false
 	}
-	if l.alarm == nil {
-		l.alarm = l.clk().AfterFunc(d, l.ring)
+	if l.pk.alarm == nil {
+		l.pk.alarm = l.clk().AfterFunc(d, l.pk.ringing)
 	} else {
-		timers.Reset(l.clk(), l.alarm, d)
+		timers.Reset(l.clk(), l.pk.alarm, d)
 	}
-	l.parked = true
+	l.pk.parked = true
 	return true
 }
 
 // ring is the alarm's: in a goroutine of the timer's, it resumes the wait
 // it finds parked (and nothing, if something else unparked it first).
 func (l *loop[I, O]) ring() {
-	l.mu.Lock()
-	parked := l.parked
-	l.parked = false
-	l.mu.Unlock()
+	l.pk.mu.Lock()
+	parked := l.pk.parked
+	l.pk.parked = false
+	l.pk.mu.Unlock()
 	if parked {
 		l.woke = l.clk().Now()
 		l.drive(l.turns)
@@ -359,12 +376,12 @@ func (l *loop[I, O]) ring() {
 
 // unpark takes the wait out of its park, if it is parked and its alarm
 // has not rung (if it has, ring resumes it), and reports whether it did:
-// the caller then resumes it. l.mu held.
+// the caller then resumes it. l.pk.mu held.
 func (l *loop[I, O]) unpark() bool {
-	if !l.parked || !l.alarm.Stop() {
+	if !l.pk.parked || !l.pk.alarm.Stop() {
 		return false
 	}
-	l.parked = false
+	l.pk.parked = false
 	return true
 }
 
@@ -372,9 +389,9 @@ func (l *loop[I, O]) unpark() bool {
 // the caller's context (the resumed wait then ends), or a poke that
 // brought the call to now.
 func (l *loop[I, O]) wake() {
-	l.mu.Lock()
+	l.pk.mu.Lock()
 	resume := l.unpark()
-	l.mu.Unlock()
+	l.pk.mu.Unlock()
 	if resume {
 		go l.drive(l.turns)
 	}
@@ -389,22 +406,22 @@ func (l *loop[I, O]) stopTimer() {
 		default:
 		}
 	}
-	if l.alarm != nil {
-		l.mu.Lock()
-		l.alarm.Stop()
-		l.parked = false
-		l.mu.Unlock()
+	if l.pk != nil && l.pk.alarm != nil {
+		l.pk.mu.Lock()
+		l.pk.alarm.Stop()
+		l.pk.parked = false
+		l.pk.mu.Unlock()
 	}
 }
 
 // dropPoke forgets a poke that came while the wait waited for a token.
 func (l *loop[I, O]) dropPoke() {
-	if l.finish == nil {
+	if l.pk == nil {
 		return // Wait's: nobody pokes
 	}
-	l.mu.Lock()
-	l.poked = false
-	l.mu.Unlock()
+	l.pk.mu.Lock()
+	l.pk.poked = false
+	l.pk.mu.Unlock()
 }
 
 // cancel is Run.Cancel's: it ends the calls' context and wakes the sleep.
@@ -438,28 +455,28 @@ func (l *loop[I, O]) interrupted() error { return l.interruptedBy(l.cancelled())
 // which either calls now or sleeps until an earlier instant, and keeps
 // it for the next sleep of a wait that is not parked (see park).
 func (l *loop[I, O]) poke() {
-	l.mu.Lock()
-	if !l.parked {
-		l.poked = true
-		l.mu.Unlock()
+	l.pk.mu.Lock()
+	if !l.pk.parked {
+		l.pk.poked = true
+		l.pk.mu.Unlock()
 		return
 	}
 	now := l.clk().Now()
-	at, ok := l.w.pokeAt(l.lastCall, l.due, now)
+	at, ok := l.w.pokeAt(l.lastCall, l.pk.due, now)
 	if !ok { // the schedule's call comes first
-		l.mu.Unlock()
+		l.pk.mu.Unlock()
 		return
 	}
 	if at.After(now) {
-		if l.alarm.Stop() { // else it rang: the call is being made
-			timers.Reset(l.clk(), l.alarm, at.Sub(now))
-			l.due = at
+		if l.pk.alarm.Stop() { // else it rang: the call is being made
+			timers.Reset(l.clk(), l.pk.alarm, at.Sub(now))
+			l.pk.due = at
 		}
-		l.mu.Unlock()
+		l.pk.mu.Unlock()
 		return
 	}
 	resume := l.unpark()
-	l.mu.Unlock()
+	l.pk.mu.Unlock()
 	if resume {
 		go l.drive(l.turns)
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"runtime/pprof"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,20 +33,17 @@ func TestSleepingWaitHoldsNoGoroutine(t *testing.T) {
 				w := mustNew(t, thingExists, op, waiter.WithDelays(time.Minute, time.Minute))
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				before := runtime.NumGoroutine()
 				inputs := make([]GetThingInput, n)
 				for i := range inputs {
 					inputs[i] = GetThingInput{fmt.Sprint(i)}
 				}
 				var runs []*waiter.Run[*GetThingOutput]
-				held := 0 // goroutines of the caller's own: WaitAll's
 				switch entry {
 				case "Start":
 					for _, in := range inputs {
 						runs = append(runs, w.Start(ctx, in, time.Hour))
 					}
 				case "WaitAll":
-					held = 1
 					go waiter.WaitAll(ctx, w, inputs, time.Hour, waiter.GroupOptions{})
 				case "Group":
 					g := waiter.NewGroup(ctx, waiter.GroupOptions{})
@@ -57,22 +55,22 @@ func TestSleepingWaitHoldsNoGoroutine(t *testing.T) {
 				if got := int(calls.Load()); got != n {
 					t.Fatalf("%d calls once every wait made its first, want %d", got, n)
 				}
-				if extra := runtime.NumGoroutine() - before - held; extra != 0 {
-					t.Errorf("%d goroutines while %d waits sleep, want 0", extra, n)
+				if g := waitGoroutines(); g != 0 {
+					t.Errorf("%d goroutines of waits while %d waits sleep, want 0", g, n)
 				}
 				time.Sleep(time.Minute) // every wait's second call, on time
 				clocktest.Settle()
 				if got := int(calls.Load()); got != 2*n {
 					t.Errorf("%d calls a minute later, want %d", got, 2*n)
 				}
-				if extra := runtime.NumGoroutine() - before - held; extra != 0 {
-					t.Errorf("%d goroutines while %d waits sleep again, want 0", extra, n)
+				if g := waitGoroutines(); g != 0 {
+					t.Errorf("%d goroutines of waits while %d waits sleep again, want 0", g, n)
 				}
 				if runs == nil {
 					cancel() // the caller's context ends every sleep
 					clocktest.Settle()
-					if extra := runtime.NumGoroutine() - before; extra != 0 {
-						t.Errorf("%d goroutines left once the caller's context ended, want 0", extra)
+					if g := waitGoroutines(); g != 0 {
+						t.Errorf("%d goroutines of waits left once the caller's context ended, want 0", g)
 					}
 					return
 				}
@@ -96,6 +94,21 @@ func TestSleepingWaitHoldsNoGoroutine(t *testing.T) {
 			})
 		})
 	}
+}
+
+// waitGoroutines counts the goroutines in a wait's loop, process-wide.
+func waitGoroutines() int {
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
+		panic(err)
+	}
+	n := 0
+	for _, g := range strings.Split(b.String(), "\n\n") {
+		if strings.Contains(g, "waiter.(*loop[") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestPokeOrCancelAsTheAlarmRings: a poke or Run.Cancel that comes at the
