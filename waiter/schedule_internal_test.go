@@ -37,7 +37,7 @@ func TestScheduleOrder(t *testing.T) {
 				delete(at, ms[k])
 				ms = slices.Delete(ms, k, k+1)
 			}
-			for i, s := range h {
+			for i, s := range h.slots {
 				if s.m.index != i {
 					t.Fatalf("round %d: the member at %d says it is at %d", round, i, s.m.index)
 				}
@@ -49,12 +49,16 @@ func TestScheduleOrder(t *testing.T) {
 		}
 		slices.SortFunc(want, time.Time.Compare)
 		var got []time.Time
-		for len(h) > 0 {
+		for len(h.slots) > 0 {
+			root := h.slots[0].m
 			got = append(got, h.next())
-			if !h[0].at.Equal(at[h[0].m]) {
-				t.Fatalf("round %d: the root is at %v, its member was set to %v", round, h[0].at, at[h[0].m])
+			if !h.next().Equal(at[root]) {
+				t.Fatalf("round %d: the root is at %v, its member was set to %v", round, h.next(), at[root])
 			}
-			h.remove(h[0].m)
+			if h.reached(h.next().Add(-1)) != nil || h.reached(h.next()) != root {
+				t.Fatalf("round %d: reached is wrong around the root's instant %v", round, h.next())
+			}
+			h.remove(root)
 		}
 		if !slices.EqualFunc(got, want, time.Time.Equal) {
 			t.Fatalf("round %d: the heap gave %v, want %v", round, got, want)
