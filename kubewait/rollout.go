@@ -70,12 +70,11 @@ const (
 // wait only once it has lasted opts.Window on a container that has not
 // become ready (and, for a crash loop, after opts.Restarts restarts; for
 // an image pull, after two failed pulls), so that the kubelet's retries
-// may recover it. A
-// pull error that the registry may recover from (a timeout, a refused
-// connection, a 5xx, a rate limit: any message that does not say the
-// image is not there or access is denied) and a config cache still
-// syncing never fail the wait early: they are reported, and the wait
-// goes on. The wait's events report each reason the moment it is first
+// may recover it. A pull error that the registry may recover from (a
+// timeout, a refused connection, a 5xx, a rate limit: any message that
+// does not say the image is not there or access is denied) and a config
+// cache still syncing never fail the wait early: they are reported, and
+// the wait goes on. The wait's events report each reason the moment it is first
 // seen, as "pod NAME, container NAME: message"; the error names the
 // object, the pod, the container, the reason and its message.
 //

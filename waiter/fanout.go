@@ -264,10 +264,9 @@ func (e *GroupError) Unwrap() []error { return e.Failed }
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]), and runs as
 // [Waiter.Start] does: in a goroutine while it calls, and with none while
-// it sleeps. If an operation
-// panicked, WaitAll panics with a [*PanicError] (the first input's whose
-// operation panicked), in the caller's goroutine, once every wait has
-// ended.
+// it sleeps. If an operation panicked, WaitAll panics with a
+// [*PanicError] (the first input's whose operation panicked), in the
+// caller's goroutine, once every wait has ended.
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
 	opts GroupOptions) ([]Outcome[O], error) {
 	g := NewGroup(ctx, opts)

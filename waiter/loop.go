@@ -146,7 +146,6 @@ func (l *loop[I, O]) drive(step func() error) {
 		if p := recover(); p != nil {
 			pe := &PanicError{Value: p, Stack: debug.Stack()}
 			now := l.clk().Now()
-			l.stopTimer()
 			s, p := l.next()
 			var ans Answer[O]
 			var v verdict
@@ -168,12 +167,12 @@ func (l *loop[I, O]) done(err error) {
 	l.pk.finish(l.last, err, l.s)
 }
 
-// errParked is what run and resume return when the wait parked: the
+// errParked is what run and turns return when the wait parked: the
 // goroutine's part is over, and whoever unparks it resumes it.
 var errParked = errors.New("parked")
 
 // loop is one wait of Wait or Start: its driver state and its timers.
-// Wait's sleeps in the caller's goroutine; a wait of its own (finish set)
+// Wait's sleeps in the caller's goroutine; a wait of its own (pk set)
 // parks between calls: no goroutine, its alarm armed, and whatever ends
 // the sleep (the alarm, a poke that brings the call forward, Run.Cancel,
 // the caller's context) takes it out of the park and resumes it.
@@ -475,11 +474,8 @@ func (l *loop[I, O]) poke() {
 		l.pk.mu.Unlock()
 		return
 	}
-	resume := l.unpark()
 	l.pk.mu.Unlock()
-	if resume {
-		go l.drive(l.turns)
-	}
+	l.wake() // the call comes now, if the wait is still parked
 }
 
 // driver is one wait's state in process, the loop's and a Batch member's:
