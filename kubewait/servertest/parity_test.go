@@ -53,9 +53,15 @@ type scenario struct {
 	setup func(w *world)
 	// act writes, as a user or a controller would, once both commands
 	// have read what they wait for (each has made its first request of
-	// verb kubectlSync or WATCH in the namespace, or exited).
-	act         func(w *world)
-	kubectlSync string
+	// verb kubectlSync or WATCH in the namespace, or exited). kubectl
+	// is waited for to its kubectlSyncN-th such request, when that is
+	// over 1: with several --for it reads the object once for each,
+	// in turn, and the request is recorded before the server answers
+	// it, so an act after the first could change what kubectl reads
+	// for the first.
+	act          func(w *world)
+	kubectlSync  string
+	kubectlSyncN int
 	// ns is the scenario's namespace, if not "p-" and its name.
 	ns string
 	// clusterScoped says that the commands' first requests are of a
@@ -377,9 +383,10 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, envs parityEnvs, req
 			tool waitcmd.Tool
 			proc *waitcmd.Proc
 			verb string
-		}{{waitcmd.Kubectl, kp, kubectlSync}, {waitcmd.Waitable, wp, "WATCH"}} {
+			n    int
+		}{{waitcmd.Kubectl, kp, kubectlSync, sc.kubectlSyncN}, {waitcmd.Waitable, wp, "WATCH", 1}} {
 			select {
-			case <-reqs.Made(p.tool, p.verb, "", syncNS):
+			case <-reqs.MadeN(p.tool, p.verb, "", syncNS, p.n):
 			case <-p.proc.Exited():
 			case <-ctx.Done():
 				t.Fatalf("%s made no %s in namespace %q", p.tool, p.verb, syncNS)

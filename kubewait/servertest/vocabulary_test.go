@@ -125,7 +125,7 @@ var vocabulary = []scenario{
 var vocabularyDifferences = []scenario{
 	// Ready held, then no longer held when the phase became Done.
 	{name: "several-for-not-at-once", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--for=jsonpath={.status.phase}=Done", "--timeout=3s"},
-		recentKubectl: true, setup: steps(create("a"), readyRunning("a")),
+		recentKubectl: true, setup: steps(create("a"), readyRunning("a")), kubectlSyncN: 2,
 		act:  steps(cond("a", "Ready", "False"), field("a", "phase", "Done")),
 		want: succeeds("a", "a"), waitable: &timeout,
 		differs: "cmd/waitable/README.md: several --for must all hold of an object at once " +

@@ -2,6 +2,7 @@ package waitcmd
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -15,8 +16,16 @@ import (
 type Requests struct {
 	mu   sync.Mutex
 	seen []toolRequest
-	// waits are closed when a request matching their key arrives.
-	waits map[key][]chan struct{}
+	// waits are closed when the requests matching their key number
+	// their n.
+	waits []waiter
+}
+
+// A waiter is one call of [Requests.MadeN] not yet answered.
+type waiter struct {
+	key
+	n  int
+	ch chan struct{}
 }
 
 type toolRequest struct {
@@ -34,7 +43,7 @@ type key struct {
 // [apiserver.Server.SetFault] (it answers none with a fault): the caller
 // sets no other fault function while it tracks.
 func Track(srv *apiserver.Server) *Requests {
-	rs := &Requests{waits: map[key][]chan struct{}{}}
+	rs := &Requests{}
 	srv.SetFault(func(r *http.Request) *proxy.Fault {
 		rs.record(toolOf(r.Header.Get("User-Agent")), proxy.Classify(r))
 		return nil
@@ -57,12 +66,24 @@ func (rs *Requests) record(tool Tool, req proxy.Request) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.seen = append(rs.seen, toolRequest{tool, req})
-	for _, k := range []key{{tool, req.Verb, req.Resource, req.Namespace}, {tool, req.Verb, "", req.Namespace}} {
-		for _, ch := range rs.waits[k] {
-			close(ch)
+	rs.waits = slices.DeleteFunc(rs.waits, func(w waiter) bool {
+		if rs.made(w.key) < w.n {
+			return false
 		}
-		delete(rs.waits, k)
+		close(w.ch)
+		return true
+	})
+}
+
+// made counts the requests seen that match k (rs.mu held).
+func (rs *Requests) made(k key) int {
+	n := 0
+	for _, r := range rs.seen {
+		if r.tool == k.tool && r.req.Verb == k.verb && r.req.Namespace == k.ns && (k.resource == "" || r.req.Resource == k.resource) {
+			n++
+		}
 	}
+	return n
 }
 
 // Made returns a channel closed when tool has made a request with verb
@@ -70,17 +91,22 @@ func (rs *Requests) record(tool Tool, req proxy.Request) {
 // ns ("" for a cluster-scoped resource), of resource, or of any resource
 // when resource is "", at any time since [Track].
 func (rs *Requests) Made(tool Tool, verb, resource, ns string) <-chan struct{} {
+	return rs.MadeN(tool, verb, resource, ns, 1)
+}
+
+// MadeN is [Requests.Made] for the nth such request (n of 1 or less
+// is the first): a command that asks for an object twice, one --for
+// after another, has read it for the second only at its second request.
+func (rs *Requests) MadeN(tool Tool, verb, resource, ns string, n int) <-chan struct{} {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	ch := make(chan struct{})
-	for _, r := range rs.seen {
-		if r.tool == tool && r.req.Verb == verb && r.req.Namespace == ns && (resource == "" || r.req.Resource == resource) {
-			close(ch)
-			return ch
-		}
+	k, n := key{tool, verb, resource, ns}, max(n, 1)
+	if rs.made(k) >= n {
+		close(ch)
+		return ch
 	}
-	k := key{tool, verb, resource, ns}
-	rs.waits[k] = append(rs.waits[k], ch)
+	rs.waits = append(rs.waits, waiter{k, n, ch})
 	return ch
 }
 
