@@ -64,7 +64,6 @@ type Group struct {
 	slots  chan struct{} // nil: no limit
 
 	mu      sync.Mutex
-	pending map[*groupMember]struct{}
 	started int
 	done    int
 	failed  []groupFailure
@@ -86,7 +85,7 @@ type groupFailure struct {
 
 // NewGroup returns a Group whose waits run under ctx.
 func NewGroup(ctx context.Context, opts GroupOptions) *Group {
-	g := &Group{cfg: opts, pending: map[*groupMember]struct{}{}, ctx: ctx}
+	g := &Group{cfg: opts, ctx: ctx}
 	if opts.FailFast { // a context of the group's own, to cancel the waits
 		g.ctx, g.cancel = context.WithCancelCause(ctx)
 	}
@@ -126,7 +125,6 @@ func (g *Group) join(name string, in any) *groupMember {
 		name = inputName(in, g.started)
 	}
 	m := &groupMember{name: name, n: g.started, slot: slot}
-	g.pending[m] = struct{}{}
 	g.mu.Unlock()
 	g.all.Add(1)
 	return m
@@ -151,7 +149,6 @@ func inputName(in any, n int) string {
 // ended records a member's end.
 func (g *Group) ended(m *groupMember, err error) {
 	g.mu.Lock()
-	delete(g.pending, m)
 	g.done++
 	if err != nil {
 		g.failed = append(g.failed, groupFailure{m.n, err})
