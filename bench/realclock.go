@@ -90,12 +90,14 @@ func (o *realOp) call(i int) status {
 }
 
 // RunRealClock runs n waits of one side on the real clock, polls delay
-// apart, and measures them. It fails (an error) if a wait did not succeed
-// or a resource was not polled scalePolls times.
-func RunRealClock(side string, n int, delay time.Duration) (RealStats, error) {
+// apart, under ctx (the caller's context: a cancellable one costs what a
+// caller's cancellation costs each side), and measures them. It fails
+// (an error) if a wait did not succeed or a resource was not polled
+// scalePolls times.
+func RunRealClock(ctx context.Context, side string, n int, delay time.Duration) (RealStats, error) {
 	st := RealStats{Side: side, N: n}
 	op := newRealOp(n)
-	start, wait, err := realSide(side, op, n, delay)
+	start, wait, err := realSide(ctx, side, op, n, delay)
 	if err != nil {
 		return st, err
 	}
@@ -141,8 +143,7 @@ func RunRealClock(side string, n int, delay time.Duration) (RealStats, error) {
 
 // realSide returns functions that start the n waits of a side and wait
 // for all of them to end (returning the first error of a wait).
-func realSide(side string, op *realOp, n int, delay time.Duration) (start func(), wait func() error, err error) {
-	ctx := context.Background()
+func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Duration) (start func(), wait func() error, err error) {
 	off := waiter.WithTelemetry(telemetry.Settings{Off: true})
 	poll := func(_ context.Context, i int) (status, error) { return op.call(i), nil }
 	switch side {
@@ -268,14 +269,20 @@ const RealDelay = scaleDelay
 
 // WriteRealClock writes the real-clock table: runs[n][side] holds one
 // RealStats per round, sides in RealSides' order; each ratio is a side's
-// figure ÷ the hand-written loop's of the same round.
-func WriteRealClock(w io.Writer, ns []int, runs map[int][][]RealStats, rounds int) {
-	fmt.Fprintf(w, "\nScaling on the real clock: n waits, polls %v apart, each ready on its %dth poll, telemetry off, "+
+// figure ÷ the hand-written loop's of the same round. cancellable says
+// that the waits ran under a cancellable caller's context (the table's
+// title says so), not context.Background.
+func WriteRealClock(w io.Writer, ns []int, runs map[int][][]RealStats, rounds int, cancellable bool) {
+	under := ""
+	if cancellable {
+		under = ", under a cancellable caller's context (context.WithCancel)"
+	}
+	fmt.Fprintf(w, "\nScaling on the real clock%s: n waits, polls %v apart, each ready on its %dth poll, telemetry off, "+
 		"every side at every size in a process of its own, %s; NewBatch with Size %d. "+
 		"Bytes are heap and stacks once every wait has made its first call (after a GC), per wait not yet ended then; "+
 		"start is the caller's loop of go statements, Start or Add calls (WaitAll: until every wait has made its first call); "+
 		"finish, until every wait has ended. Median [min–max] over the rounds; ÷ loop is the figure ÷ the hand-written "+
-		"loop's of the same round:\n\n", RealDelay, scalePolls, plural.N(rounds, "interleaved round"), realBatchSize)
+		"loop's of the same round:\n\n", under, RealDelay, scalePolls, plural.N(rounds, "interleaved round"), realBatchSize)
 	fmt.Fprintln(w, "| implementation | n | bytes per wait | ÷ loop | of which stack | waits not ended then | start, per wait | ÷ loop | finish | ÷ loop | CPU | longest GC pause | of which stopping |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, n := range ns {

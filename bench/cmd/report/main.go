@@ -4,6 +4,7 @@
 //	go run ./cmd/report            # about two minutes on 2 cores
 //	go run ./cmd/report -million   # adds the 1,000,000-wait sizes and the real-clock rows
 //	go run ./cmd/report -realclock # only the real-clock rows (100,000 and 1,000,000 waits)
+//	go run ./cmd/report -realclock -realclock.cancellable # the same, under a cancellable caller's context
 //	go run ./cmd/report -rows 3,3b # only these rows of the CPU table
 //
 // Every side of a row runs in the same process, interleaved round by
@@ -20,6 +21,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -40,9 +42,10 @@ func main() {
 	sizes := flag.String("realclock.n", "100000,1000000", "the real-clock rows' sizes, comma-separated")
 	rounds := flag.Int("realclock.rounds", 3, "rounds of the real-clock rows")
 	child := flag.String("realclock.run", "", "run one real-clock side at one size, SIDE@N, and print its figures as JSON (what the real-clock rows start)")
+	cancellable := flag.Bool("realclock.cancellable", false, "run the real-clock rows' waits under a cancellable caller's context (context.WithCancel), not context.Background")
 	flag.Parse()
 	if *child != "" {
-		runChild(*child)
+		runChild(*child, *cancellable)
 		return
 	}
 	if !*realOnly {
@@ -57,7 +60,7 @@ func main() {
 			}
 			ns = append(ns, n)
 		}
-		realClock(os.Stdout, ns, *rounds)
+		realClock(os.Stdout, ns, *rounds, *cancellable)
 	}
 }
 
@@ -89,13 +92,19 @@ func testReport(million bool, rows string) {
 }
 
 // runChild runs one side at one size and prints its RealStats as JSON.
-func runChild(spec string) {
+func runChild(spec string, cancellable bool) {
 	side, size, ok := strings.Cut(spec, "@")
 	n, err := strconv.Atoi(size)
 	if !ok || err != nil {
 		fail(fmt.Errorf("-realclock.run %q: want SIDE@N", spec))
 	}
-	st, err := bench.RunRealClock(side, n, bench.RealDelay)
+	ctx := context.Background()
+	if cancellable {
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ctx = c
+	}
+	st, err := bench.RunRealClock(ctx, side, n, bench.RealDelay)
 	if err != nil {
 		fail(err)
 	}
@@ -106,7 +115,7 @@ func runChild(spec string) {
 
 // realClock measures the real-clock rows, each run in a process of its
 // own, and writes their table.
-func realClock(w io.Writer, ns []int, rounds int) {
+func realClock(w io.Writer, ns []int, rounds int, cancellable bool) {
 	self, err := os.Executable()
 	if err != nil {
 		fail(err)
@@ -122,7 +131,8 @@ func realClock(w io.Writer, ns []int, rounds int) {
 				side := bench.RealSides[i]
 				fmt.Fprintf(os.Stderr, "real clock: round %d of %d, %s, n=%d\n", r+1, rounds, side, n)
 				var out bytes.Buffer
-				cmd := exec.Command(self, "-realclock.run", fmt.Sprintf("%s@%d", side, n))
+				cmd := exec.Command(self, "-realclock.run", fmt.Sprintf("%s@%d", side, n),
+					fmt.Sprintf("-realclock.cancellable=%t", cancellable))
 				cmd.Stdout, cmd.Stderr = &out, os.Stderr
 				if err := cmd.Run(); err != nil {
 					fail(fmt.Errorf("%s at %d: %w", side, n, err))
@@ -135,7 +145,7 @@ func realClock(w io.Writer, ns []int, rounds int) {
 			}
 		}
 	}
-	bench.WriteRealClock(w, ns, runs, rounds)
+	bench.WriteRealClock(w, ns, runs, rounds, cancellable)
 }
 
 func fail(err error) {
