@@ -264,3 +264,70 @@ func progressNames(progress []string) []string {
 	}
 	return names
 }
+
+// TestGroupWaitsRunUnderTheCallersContext: every wait of a WaitAll or a
+// Group, however many (more than the contexts a group shares its waits
+// out among), calls under the caller's context, with its values and its
+// deadline, and the caller's cancellation, with its cause, ends every
+// wait at once, asleep between calls.
+func TestGroupWaitsRunUnderTheCallersContext(t *testing.T) {
+	type key struct{}
+	errStop := errors.New("the operator stopped the rollout")
+	for _, api := range []string{"WaitAll", "Group"} {
+		t.Run(api, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				deadline := time.Now().Add(time.Hour)
+				ctx, cancelDeadline := context.WithDeadline(context.WithValue(t.Context(), key{}, "caller's"), deadline)
+				defer cancelDeadline()
+				ctx, cancel := context.WithCancelCause(ctx)
+				var calls atomic.Int32
+				w := mustNew(t, thingExists, func(ctx context.Context, in GetThingInput) (*GetThingOutput, error) {
+					calls.Add(1)
+					if d, ok := ctx.Deadline(); ctx.Value(key{}) != "caller's" || !ok || d.After(deadline) {
+						t.Errorf("wait %s calls with value %v and deadline %v (%t); want the caller's", in.Name, ctx.Value(key{}), d, ok)
+					}
+					return status("pending"), nil
+				})
+				const n = 50
+				outs := make(chan []error, 1)
+				go func() {
+					var errs []error
+					switch api {
+					case "WaitAll":
+						res, _ := waiter.WaitAll(ctx, w, inputs(n), 2*time.Hour, waiter.GroupOptions{})
+						for _, o := range res {
+							errs = append(errs, o.Err)
+						}
+					case "Group":
+						g := waiter.NewGroup(ctx, waiter.GroupOptions{})
+						var runs []*waiter.Run[*GetThingOutput]
+						for _, in := range inputs(n) {
+							runs = append(runs, waiter.Go(g, "", w, in, 2*time.Hour))
+						}
+						g.Wait()
+						for _, r := range runs {
+							_, err := r.Result()
+							errs = append(errs, err)
+						}
+					}
+					outs <- errs
+				}()
+				clocktest.Settle() // every wait has called once and sleeps
+				if got := calls.Load(); got != n {
+					t.Fatalf("%d calls before the cancellation, want %d", got, n)
+				}
+				start := time.Now()
+				cancel(errStop)
+				errs := <-outs
+				if time.Since(start) != 0 || calls.Load() != n {
+					t.Errorf("the waits ended %v after the cancellation, with %d calls; want at once, with %d", time.Since(start), calls.Load(), n)
+				}
+				for i, err := range errs {
+					if !errors.Is(err, errStop) || !errors.Is(err, context.Canceled) {
+						t.Errorf("wait %d: %v; want the caller's cause, and context.Canceled", i, err)
+					}
+				}
+			})
+		})
+	}
+}
