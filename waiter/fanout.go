@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/plural"
 )
 
@@ -317,7 +316,6 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			finish(l.last, err, nil)
 			continue
 		}
-		l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 		l.launch(finish)
 	}
 	err := g.Wait()

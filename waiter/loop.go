@@ -112,9 +112,6 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		r.finish(l.last, err, l.s)
 		return r
 	}
-	// One context for the wait's calls: it ends at the deadline, with the
-	// caller's context, or on Run.Cancel (which also wakes the sleep).
-	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 	if events > 0 {
 		l.r = r
 		r.cp = l.s
@@ -125,10 +122,13 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 }
 
 // launch begins a wait of its own (Start's, a Group's or WaitAll's
-// member's), set up with its calls' context: it runs in a goroutine until
-// its first sleep between calls, then sleeps with none (see park), and
-// finish is called with its outcome.
+// member's), once init has set it up: it runs in a goroutine until its
+// first sleep between calls, then sleeps with none (see park), and finish
+// is called with its outcome.
 func (l *loop[I, O]) launch(finish func(out O, err error, s *Checkpoint)) {
+	// One context for the wait's calls: it ends at the deadline, with the
+	// caller's context, or on Run.Cancel (which also wakes the sleep).
+	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
 	l.pk.finish, l.pk.ringing = finish, l.ring
 	if l.span.Done() != nil { // the caller's context can end a sleep
 		l.pk.unwatch = context.AfterFunc(l.span, l.wake)
@@ -325,8 +325,7 @@ func (l *loop[I, O]) sleep(d time.Duration) bool {
 	case l.woke = <-l.timer.C:
 		return l.ctx.Err() == nil
 	case <-done:
-		l.stopTimer()
-		return false
+		return false // the wait ends, and end stops the timer
 	}
 }
 
