@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/waitable/waitable/classify"
@@ -16,17 +17,27 @@ var readyDef = waiter.Definition{Name: "ResourceReady", Acceptors: []classify.Ac
 	{State: classify.Success, Matcher: classify.OnOutput("State", classify.StringEquals, "ready")},
 }}
 
-// IdleBytesPerRun starts n runs that poll once and then sleep an hour on
-// their timers, and returns the memory each costs (heap and goroutine
-// stacks, from runtime.MemStats, after a GC), with the waiter's options.
-func IdleBytesPerRun(n int, opts ...waiter.Option) float64 {
+// IdleBytesPerRun starts n runs that poll polls times (1ms apart) and then
+// sleep an hour on their timers, and returns the memory each costs (heap
+// and goroutine stacks, from runtime.MemStats, after a GC), with the
+// waiter's options.
+func IdleBytesPerRun(n, polls int, opts ...waiter.Option) float64 {
 	var wg sync.WaitGroup
 	wg.Add(n)
-	op := func(context.Context, int) (status, error) {
-		wg.Done()
+	calls := make([]atomic.Int32, n)
+	op := func(_ context.Context, i int) (status, error) {
+		if calls[i].Add(1) == int32(polls) {
+			wg.Done()
+		}
 		return status{"pending"}, nil
 	}
-	w, err := waiter.New(readyDef, op, append(opts, waiter.WithDelays(time.Hour, time.Hour))...)
+	delay := func(attempt int, _ status, _ error) time.Duration {
+		if attempt < polls {
+			return time.Millisecond
+		}
+		return time.Hour
+	}
+	w, err := waiter.New(readyDef, op, append(opts, waiter.WithDelays(time.Millisecond, time.Hour), waiter.WithDelayFunc(delay))...)
 	if err != nil {
 		panic(err)
 	}

@@ -20,6 +20,7 @@ import (
 type ReportOptions struct {
 	Measure  Config // rounds and CPU time per measurement of the ratio rows
 	IdleRuns []int  // runs sleeping at once, for the idle-memory row
+	LongRuns []int  // runs sleeping at once after longPolls polls, for the long-wait memory row
 	FanoutN  int    // resources in the fan-out scenario
 	OutageN  int    // waits per client in the outage scenario
 	ScaleN   []int  // concurrent waits in the scaling row
@@ -28,11 +29,15 @@ type ReportOptions struct {
 	Rows []string
 }
 
+// longPolls is how many times the runs of the long-wait memory row have
+// polled: more than a Run keeps unread by default.
+const longPolls = 20
+
 // FullReport is what `go run ./cmd/report` measures; million adds the
 // 1,000,000-wait sizes (about a minute more).
 func FullReport(million bool) ReportOptions {
 	o := ReportOptions{Measure: Config{Rounds: 7, Target: 40 * time.Millisecond},
-		IdleRuns: []int{100_000}, FanoutN: 10_000, OutageN: 100, ScaleN: []int{1_000, 10_000, 100_000}}
+		IdleRuns: []int{100_000}, LongRuns: []int{100_000}, FanoutN: 10_000, OutageN: 100, ScaleN: []int{1_000, 10_000, 100_000}}
 	if million {
 		o.IdleRuns = append(o.IdleRuns, 1_000_000)
 		o.ScaleN = append(o.ScaleN, 1_000_000)
@@ -44,7 +49,7 @@ func FullReport(million bool) ReportOptions {
 // checks that the report still works.
 func QuickReport() ReportOptions {
 	return ReportOptions{Measure: Config{Rounds: 2, Target: time.Millisecond},
-		IdleRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300}}
+		IdleRuns: []int{1000}, LongRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300}}
 }
 
 // measuredOn is the report's first line: the machine and the rounds.
@@ -123,7 +128,17 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	fmt.Fprintln(w, "| runs | default telemetry | telemetry off |")
 	fmt.Fprintln(w, "|---|---|---|")
 	for _, n := range o.IdleRuns {
-		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, IdleBytesPerRun(n), IdleBytesPerRun(n, waiter.WithTelemetry(telemetry.Settings{Off: true})))
+		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, IdleBytesPerRun(n, 1), IdleBytesPerRun(n, 1, waiter.WithTelemetry(telemetry.Settings{Off: true})))
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Memory of long waits: runs that have polled %d times (1ms apart, telemetry off, nobody reading their events) and sleep an hour on their timers, heap and stacks after a GC:\n\n", longPolls)
+	fmt.Fprintln(w, "| runs | default (a Run keeps up to 16 unread attempts) | WithEventBuffer(0) | ratio |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	off := waiter.WithTelemetry(telemetry.Settings{Off: true})
+	for _, n := range o.LongRuns {
+		kept, none := IdleBytesPerRun(n, longPolls, off), IdleBytesPerRun(n, longPolls, off, waiter.WithEventBuffer(0))
+		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run | %.3g× |\n", n, kept, none, none/kept)
 	}
 
 	fmt.Fprintln(w)

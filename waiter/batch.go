@@ -276,7 +276,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		b.mu.Unlock()
 		return m.r
 	}
-	r := newRun[O](defaultEventBuffer, nil)
+	r := newRun[O](b.w.cfg.events, nil)
 	m := &member[K, O]{b: b, index: -1}
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()

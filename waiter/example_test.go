@@ -64,3 +64,29 @@ func ExampleError() {
 	// FAILED true true
 	// waiter JobDone: failure after 1 poll in 0s: acceptor 1 matched (output: State stringEquals "FAILED")
 }
+
+// Many waits whose results alone are read: with WithEventBuffer(0) a Run
+// keeps none of its attempts for Events, however long it polls, and
+// Missed counts them. (The 1ms delays only keep the example fast.)
+func ExampleWithEventBuffer() {
+	getJob := func(ctx context.Context, id string) (Job, error) {
+		return Job{State: map[bool]string{true: "DONE", false: "RUNNING"}[id == "job-1"]}, nil
+	}
+	w, err := waiter.New(jobDone, getJob, waiter.WithDelays(time.Millisecond, time.Millisecond),
+		waiter.WithMaxPolls(5), waiter.WithEventBuffer(0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var runs []*waiter.Run[Job]
+	for _, id := range []string{"job-1", "job-2"} {
+		runs = append(runs, w.Start(context.Background(), id, time.Minute))
+	}
+	for _, run := range runs {
+		job, err := run.Result()
+		fmt.Println(job.State, errors.Is(err, waiter.ErrMaxPolls), run.Missed())
+	}
+	// Output:
+	// DONE false 1
+	// RUNNING true 5
+}

@@ -120,7 +120,7 @@ func NewGroup(ctx context.Context, opts GroupOptions) *Group {
 // making no call).
 func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
 	m, ctx := g.join(name, in)
-	return w.start(ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) }, defaultEventBuffer)
+	return w.start(ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
 }
 
 // join counts a new wait of the group, once a concurrency slot is free

@@ -90,33 +90,28 @@ func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait ti
 // [Run.Cancel]) ends the wait. To wait for many resources together, use a
 // [Group] (or [WaitAll]), or a [Batch] for thousands.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
-	return w.start(ctx, in, maxWait, nil, "", nil, defaultEventBuffer)
+	return w.start(ctx, in, maxWait, nil, "", nil)
 }
 
 // StartFrom is [Waiter.Start] resumed from a checkpoint (see
 // [Waiter.WaitFrom] for what it keeps and refuses); a refused checkpoint
 // ends the Run at once with the error.
 func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Run[O] {
-	return w.start(ctx, in, 0, &from, "", nil, defaultEventBuffer)
+	return w.start(ctx, in, 0, &from, "", nil)
 }
 
 // start begins a Run; name names it in its errors (a Group's member),
-// onEnd is called once its outcome is known, and events is how many
-// unread attempts it keeps (0: it keeps none, and takes no pokes).
+// and onEnd is called once its outcome is known.
 func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint, name string,
-	onEnd func(error), events int) *Run[O] {
-	r := newRun[O](events, onEnd)
+	onEnd func(error)) *Run[O] {
+	r := newRun[O](w.cfg.events, onEnd)
 	l := ownLoop[I, O]()
 	l.name, l.s = name, &l.own
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(l.last, err, l.s)
 		return r
 	}
-	if events > 0 {
-		l.r = r
-		r.cp = l.s
-	}
-	r.ctl = l
+	l.r, r.cp, r.ctl = r, l.s, l
 	l.launch(r.finish)
 	return r
 }

@@ -38,6 +38,7 @@ type config struct {
 	hintFn         any // func(O) time.Duration, checked by New
 	limiter        *rate.Limiter
 	telemetry      telemetry.Settings
+	events         int // unread attempts a Run keeps (WithEventBuffer)
 	errs           []error
 }
 
@@ -358,6 +359,29 @@ func WithPollRateLimit(lim *rate.Limiter) Option {
 			)
 		}
 		cfg.limiter = lim
+	}
+}
+
+// maxEventBuffer is the most unread attempts WithEventBuffer lets a Run
+// keep: more is a mistake (each is an Attempt, with its output).
+const maxEventBuffer = 4096
+
+// WithEventBuffer sets how many attempts each [Run] of the waiter keeps
+// until they are read from [Run.Events]: the Runs of Start and StartFrom,
+// of a Group's Go and of a Batch's Add (default 16, at most 4096). With 0
+// a Run keeps none: a reader waiting on Events gets each attempt made
+// while it waits, and [Run.Missed] counts the others. Code that starts
+// many long waits and reads only their results (a Batch of thousands of
+// keys, a Run per resource in a service) keeps no attempt with 0; with
+// the default, a Run that has polled 16 times holds 16 attempts, with
+// their outputs, for as long as the caller holds the Run. Each Run still
+// publishes its latest Checkpoint and takes pokes.
+func WithEventBuffer(n int) Option {
+	return func(cfg *config) {
+		if n < 0 || n > maxEventBuffer {
+			cfg.errs = append(cfg.errs, fmt.Errorf("WithEventBuffer(%d): not between 0 and %d", n, maxEventBuffer))
+		}
+		cfg.events = n
 	}
 }
 

@@ -30,8 +30,7 @@ type control interface {
 	poke()
 }
 
-// newRun returns a Run that keeps events unread attempts (0: none, for
-// runs whose attempts nobody can read).
+// newRun returns a Run that keeps up to events unread attempts.
 func newRun[O any](events int, onEnd func(error)) *Run[O] {
 	return &Run[O]{onEnd: onEnd, ev: eventLog[O]{size: int32(events)}}
 }
@@ -140,8 +139,8 @@ func (r *Run[O]) finish(out O, err error, s *Checkpoint) {
 	}
 }
 
-// defaultEventBuffer is how many unread attempts a wait keeps (see
-// [Run.Events]).
+// defaultEventBuffer is how many unread attempts a Run keeps unless
+// WithEventBuffer says otherwise (see [Run.Events]).
 const defaultEventBuffer = 16
 
 // Events returns the channel of the wait's attempts, in order, closed
@@ -149,13 +148,13 @@ const defaultEventBuffer = 16
 // to follow the wait.
 //
 // Polling never waits for a reader. The wait keeps the attempts not yet
-// read, up to 16, from its start (so a reader that comes late still gets
-// the first attempts, if no more than that many were made); beyond that,
-// the oldest unread attempt is dropped, and counted by [Run.Missed] (the
-// numbers of the attempts read then jump). So a run nobody reads holds at
-// most that many attempts, however long it polls: breaking out of a loop
-// over the channel leaves nothing behind (it does not end the wait:
-// Cancel does).
+// read, up to 16 (or what [WithEventBuffer] says), from its start (so a
+// reader that comes late still gets the first attempts, if no more than
+// that many were made); beyond that, the oldest unread attempt is
+// dropped, and counted by [Run.Missed] (the numbers of the attempts read
+// then jump). So a run nobody reads holds at most that many attempts,
+// however long it polls: breaking out of a loop over the channel leaves
+// nothing behind (it does not end the wait: Cancel does).
 //
 // When the channel is closed, [Run.Done] is already closed: a reader that
 // ranged over the events gets the result without blocking.
@@ -166,7 +165,8 @@ func (r *Run[O]) Events() <-chan Attempt[O] {
 }
 
 // Missed returns how many attempts were dropped unread because more than
-// 16 waited to be read (see [Run.Events]).
+// the Run keeps (16, or what [WithEventBuffer] says) waited to be read
+// (see [Run.Events]).
 func (r *Run[O]) Missed() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -175,7 +175,8 @@ func (r *Run[O]) Missed() int {
 
 // eventLog holds a Run's attempts until they are read: the last size
 // attempts in a slice until Events is first called, then a channel of
-// that capacity. The poller never blocks on it: when it is full, the
+// that capacity (size 0: unbuffered, so that only a reader waiting on it
+// gets an attempt). The poller never blocks on it: when it is full, the
 // oldest attempt is dropped and counted. It is guarded by its Run's mutex.
 type eventLog[O any] struct {
 	kept   []*Attempt[O] // oldest first, until ch exists
@@ -187,10 +188,11 @@ type eventLog[O any] struct {
 
 // push adds an attempt, dropping the oldest unread one if full.
 func (l *eventLog[O]) push(a *Attempt[O]) {
-	if l.size == 0 {
-		return // nobody can read them (WaitAll's runs)
-	}
 	if l.ch == nil {
+		if l.size == 0 { // it keeps none
+			l.missed++
+			return
+		}
 		if len(l.kept) == int(l.size) {
 			l.kept = append(l.kept[:0], l.kept[1:]...)
 			l.missed++
@@ -203,6 +205,10 @@ func (l *eventLog[O]) push(a *Attempt[O]) {
 		case l.ch <- *a:
 			return
 		default:
+		}
+		if l.size == 0 { // no reader was waiting
+			l.missed++
+			return
 		}
 		select { // full: make room by dropping the oldest
 		case <-l.ch:
@@ -218,7 +224,7 @@ func (l *eventLog[O]) channel() chan Attempt[O] {
 	if l.ch != nil {
 		return l.ch
 	}
-	l.ch = make(chan Attempt[O], max(int(l.size), 1))
+	l.ch = make(chan Attempt[O], l.size)
 	for _, a := range l.kept {
 		l.ch <- *a
 	}

@@ -151,7 +151,7 @@ func newWaiter[I, O any](
 	op func(context.Context, I) (O, error),
 	opts []Option,
 ) (*Waiter[I, O], config, []error) {
-	cfg := config{clock: clock.New()}
+	cfg := config{clock: clock.New(), events: defaultEventBuffer}
 	for _, o := range opts {
 		o(&cfg)
 	}
