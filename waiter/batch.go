@@ -284,7 +284,8 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 		r.finish(m.last, err, m.s)
 		return r
 	}
-	m.r, r.ctl, r.cp = r, m, m.s
+	m.r, r.ctl = r, m
+	r.begin(m.s)
 	b.members[key] = m
 	now := b.clk.Now()
 	b.promote(now)
@@ -374,7 +375,7 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		c := *m.s // the Run's checkpoint is published: a copy changes
+		c := *m.s // the Run's checkpoint may be published: a copy changes
 		c.Next = at
 		m.s = &c
 	}

@@ -111,7 +111,8 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 		r.finish(l.last, err, l.s)
 		return r
 	}
-	l.r, r.cp, r.ctl = r, l.s, l
+	l.r, r.ctl = r, l
+	r.begin(l.s)
 	l.launch(r.finish)
 	return r
 }
@@ -629,11 +630,12 @@ func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Ti
 }
 
 // next returns the Checkpoint the wait's next attempt changes: its own,
-// or, for a Run, whose checkpoints are published and never changed, the
-// copy in p, the new Attempt that will publish it (nil when nobody reads
-// the attempts).
+// or, for a Run that keeps attempts, whose checkpoints are published and
+// never changed, the copy in p, the new Attempt that will publish it (nil
+// when the Run keeps none, or there is no Run: the wait's own changes,
+// and record publishes a copy).
 func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
-	if d.r == nil {
+	if d.r == nil || d.r.ev.size == 0 {
 		return d.s, nil
 	}
 	p = new(Attempt[O])
@@ -644,13 +646,17 @@ func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 
 // record tells the observer of the call of ans, as v judged it, and gives
 // a Run's events its Attempt p (see next): p's Checkpoint is then the
-// wait's.
+// wait's. A Run that keeps no attempt gets a copy of the wait's.
 func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
 	d.endAttempt(actx, ans, v, now)
-	if p == nil {
+	if d.r == nil {
 		return
 	}
 	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
+	if p == nil {
+		d.r.publish(ans, v, d.s)
+		return
+	}
 	fill(p, ans, v)
 	d.s = &p.Checkpoint
 	d.r.record(p)
