@@ -24,7 +24,8 @@ import (
 
 // RealSides names the implementations of the real-clock scaling row; the
 // first is the one the others are compared with.
-var RealSides = []string{"hand-written goroutine loop", "waitable WaitAll", "waitable Start", "waitable NewBatch"}
+var RealSides = []string{"hand-written goroutine loop", "waitable WaitAll", "waitable Start", "waitable Start, WithEventBuffer(0)",
+	"waitable NewBatch", "waitable NewBatch, WithEventBuffer(0)"}
 
 // realBatchSize is the Size of the NewBatch side's batch.
 const realBatchSize = 1000
@@ -170,8 +171,12 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 				done <- err
 			}()
 		}, func() error { return <-done }, nil
-	case "waitable Start":
-		w, err := waiter.New(readyDef, poll, waiter.WithDelays(delay, delay), off)
+	case "waitable Start", "waitable Start, WithEventBuffer(0)":
+		opts := []waiter.Option{waiter.WithDelays(delay, delay), off}
+		if side != "waitable Start" {
+			opts = append(opts, waiter.WithEventBuffer(0))
+		}
+		w, err := waiter.New(readyDef, poll, opts...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -181,7 +186,7 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 				runs[i] = w.Start(ctx, i, time.Hour)
 			}
 		}, func() error { return results(runs) }, nil
-	case "waitable NewBatch":
+	case "waitable NewBatch", "waitable NewBatch, WithEventBuffer(0)":
 		batchOp := func(_ context.Context, keys []int) (map[int]status, error) {
 			outs := make(map[int]status, len(keys))
 			for _, k := range keys {
@@ -189,8 +194,11 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 			}
 			return outs, nil
 		}
-		b, err := waiter.NewBatch(readyDef, batchOp, waiter.BatchOptions[int, status]{Size: realBatchSize},
-			waiter.WithDelays(delay, delay), off)
+		opts := []waiter.Option{waiter.WithDelays(delay, delay), off}
+		if side != "waitable NewBatch" {
+			opts = append(opts, waiter.WithEventBuffer(0))
+		}
+		b, err := waiter.NewBatch(readyDef, batchOp, waiter.BatchOptions[int, status]{Size: realBatchSize}, opts...)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -375,7 +375,7 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		c := *m.s // the Run's checkpoint may be published: a copy changes
+		c := m.s.clone() // the Run's checkpoint may be published: a copy changes
 		c.Next = at
 		m.s = &c
 	}
@@ -440,7 +440,9 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
 	s, p := m.next()
 	var v verdict
-	err := m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	err := m.change(s, func(s *Checkpoint) error {
+		return m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
+	})
 	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, err)
 }

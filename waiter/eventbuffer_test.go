@@ -44,7 +44,7 @@ func TestEventBufferZero(t *testing.T) {
 
 		w = mustNew(t, thingExists, readyAfter(10), waiter.WithDelays(time.Second, time.Second), waiter.WithEventBuffer(0))
 		slow := w.Start(t.Context(), GetThingInput{"b"}, time.Hour)
-		clocktest.Advance(500 * time.Millisecond) // attempt 1, unread
+		clocktest.Advance(500 * time.Millisecond)   // attempt 1, unread
 		got := numbers(slow, 1500*time.Millisecond) // busy past the next attempt each time
 		if want := []int{2, 4, 6, 8, 10}; !slices.Equal(got, want) {
 			t.Errorf("a reader busy 1.5s after each attempt got %v, want %v", got, want)

@@ -145,7 +145,10 @@ func (l *loop[I, O]) drive(step func() error) {
 			s, p := l.next()
 			var ans Answer[O]
 			var v verdict
-			l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
+			l.change(s, func(s *Checkpoint) error {
+				l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
+				return nil
+			})
 			l.record(l.ctx, &ans, &v, p, now)
 			l.done(l.end(pe))
 		}
@@ -618,12 +621,12 @@ func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, ans *Answer
 func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
 	s, p := d.next()
 	var v verdict
-	var err error
-	if stop != nil {
-		err = d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
-	} else {
-		err = d.w.step(s, ans, now, &v)
-	}
+	err := d.change(s, func(s *Checkpoint) error {
+		if stop != nil {
+			return d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
+		}
+		return d.w.step(s, ans, now, &v)
+	})
 	d.lastErr = ans.Err
 	d.record(actx, ans, &v, p, now)
 	return v.nextDelay, v.outcome != "", err
@@ -644,6 +647,19 @@ func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 	return &p.Checkpoint, p
 }
 
+// change applies f, one attempt's change, to the wait's Checkpoint s (see
+// next): under the lock of a Run that keeps no attempt, whose readers
+// read the wait's own, which is then the Run's latest.
+func (d *driver[I, O]) change(s *Checkpoint, f func(s *Checkpoint) error) error {
+	if d.r == nil || d.r.ev.size != 0 {
+		return f(s)
+	}
+	d.r.mu.Lock()
+	defer d.r.mu.Unlock()
+	d.r.cp = s
+	return f(s)
+}
+
 // record tells the observer of the call of ans, as v judged it, and gives
 // a Run's events its Attempt p (see next): p's Checkpoint is then the
 // wait's. A Run that keeps no attempt gets a copy of the wait's.
@@ -654,7 +670,7 @@ func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, 
 	}
 	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
 	if p == nil {
-		d.r.publish(ans, v, d.s)
+		d.r.offer(ans, v, d.s)
 		return
 	}
 	fill(p, ans, v)

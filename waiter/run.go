@@ -20,8 +20,7 @@ type Run[O any] struct {
 	done chan struct{} // made when first asked for; closed when the outcome is known (ev.closed)
 	out  O
 	err  error       // a *PanicError if the operation panicked
-	cp   *Checkpoint // the latest checkpoint, never changed once here (but own)
-	own  *Checkpoint // the latest checkpoint of a Run that keeps no attempt, changed in place
+	cp   *Checkpoint // the latest checkpoint (changed only under mu: see begin)
 	ev   eventLog[O]
 }
 
@@ -111,33 +110,19 @@ func (r *Run[O]) Checkpoint() Checkpoint {
 	return r.cp.clone()
 }
 
-// begin publishes s, the wait's first Checkpoint, which its driver
-// changes no more if the Run keeps attempts (it changes copies: see
-// driver.next); else the Run keeps a copy. The Run is not shared yet.
-func (r *Run[O]) begin(s *Checkpoint) {
-	r.cp = s
-	if r.ev.size == 0 {
-		r.own = &Checkpoint{}
-		r.copyOwn(s)
-	}
-}
+// begin publishes s, the wait's first Checkpoint. A Run that keeps
+// attempts publishes each attempt's, which its driver changes no more (it
+// changes copies: see driver.next); one that keeps none publishes the
+// wait's own, which its driver changes under the Run's lock (see
+// driver.change). The Run is not shared yet.
+func (r *Run[O]) begin(s *Checkpoint) { r.cp = s }
 
-// copyOwn makes the Run's own checkpoint a copy of s, in place.
-func (r *Run[O]) copyOwn(s *Checkpoint) {
-	seen := r.own.Seen[:0]
-	*r.own = *s
-	r.own.Seen = append(seen, s.Seen...)
-	r.cp = r.own
-}
-
-// publish is record's for a Run that keeps no attempt: s, the wait's
-// checkpoint after the attempt of ans (as v judged it), which its driver
-// goes on changing, is copied as the latest, and a reader waiting on
-// the events gets the attempt; else it is counted as missed.
-func (r *Run[O]) publish(ans *Answer[O], v *verdict, s *Checkpoint) {
+// offer gives a reader waiting on the events of a Run that keeps no
+// attempt the attempt of ans, as v judged it, with s, the checkpoint
+// after it; with no reader waiting, it is counted as missed.
+func (r *Run[O]) offer(ans *Answer[O], v *verdict, s *Checkpoint) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.copyOwn(s)
 	if r.ev.ch == nil {
 		r.ev.missed++
 		return

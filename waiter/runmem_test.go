@@ -56,13 +56,15 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 // Checkpoint until the next attempt changes it. A late reader still gets each
 // kept attempt with the checkpoint after it (the newest's included), a
 // Seen once returned never changes, and readers that run during the
-// calls, under the race detector, see only whole Checkpoints.
+// calls, under the race detector, see only whole Checkpoints. So with the
+// default event buffer (16), and with none (WithEventBuffer(0)), whose
+// Run reads the wait's own Checkpoint under its lock.
 func TestRunLiveCheckpoint(t *testing.T) {
-	for _, buffer := range []int{16} { // as many as a Run keeps unread
+	for _, buffer := range []int{16, 0} {
 		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {
 			clocktest.Run(t, func(t *testing.T) {
 				op := readyAfter(8)
-				w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second))
+				w := mustNew(t, thingExists, op, waiter.WithDelays(time.Second, time.Second), waiter.WithEventBuffer(buffer))
 				r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 				stop := make(chan struct{})
 				read := make(chan struct{})
