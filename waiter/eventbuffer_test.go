@@ -116,3 +116,21 @@ func TestEventBufferInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestEventBufferZeroTakesPokes: a Run that keeps no attempt still takes
+// a poke, which brings its next call forward.
+func TestEventBufferZeroTakesPokes(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w := mustNew(t, thingExists, readyAfter(2), waiter.WithDelays(time.Hour, time.Hour), waiter.WithEventBuffer(0))
+		r := w.Start(t.Context(), GetThingInput{"a"}, 2*time.Hour)
+		clocktest.Advance(time.Minute)
+		r.Poke()
+		clocktest.Settle()
+		if _, err := r.Result(); err != nil || r.Checkpoint().Attempts != 2 || r.Missed() != 2 {
+			t.Errorf("after a poke: Result error %v, %d attempts, %d missed; want success, 2 and 2", err, r.Checkpoint().Attempts, r.Missed())
+		}
+		if elapsed := r.Checkpoint().Start.Add(time.Minute); !time.Now().Equal(elapsed) {
+			t.Errorf("the poked call came at %v, want a minute in (at the poke)", time.Now().Sub(r.Checkpoint().Start))
+		}
+	})
+}
