@@ -87,7 +87,8 @@
 // (retry.Do inside it makes a single attempt), and errors no acceptor
 // matches go to the waiter's retry strategy, so that retries are never
 // stacked on retries. And it does not keep what nobody reads: a Run keeps
-// at most 16 unread attempts (WithEventBuffer: fewer, or none). It does not save nanoseconds in a loop that
-// sleeps for seconds: the loop is one select a reader can follow, and
-// NewBatch, not cleverness, is the tool for mass waits.
+// at most 16 unread attempts (WithEventBuffer: fewer, or none). It does
+// not save nanoseconds in a loop that sleeps for seconds: the loop is one
+// select a reader can follow, and NewBatch, not cleverness, is the tool
+// for mass waits.
 package waiter

@@ -130,7 +130,42 @@ func TestEventBufferZeroTakesPokes(t *testing.T) {
 			t.Errorf("after a poke: Result error %v, %d attempts, %d missed; want success, 2 and 2", err, r.Checkpoint().Attempts, r.Missed())
 		}
 		if elapsed := r.Checkpoint().Start.Add(time.Minute); !time.Now().Equal(elapsed) {
-			t.Errorf("the poked call came at %v, want a minute in (at the poke)", time.Now().Sub(r.Checkpoint().Start))
+			t.Errorf("the poked call came at %v, want a minute in (at the poke)", time.Since(r.Checkpoint().Start))
 		}
 	})
+}
+
+// TestEventBufferZeroPanicInStep: a WithJitter function that panics
+// while the wait changes its Checkpoint under the lock of a Run that
+// keeps no attempt ends the wait with a *PanicError, leaves the Run
+// usable (its Checkpoint, Missed and Result do not block) and its final
+// Checkpoint what the default buffer's Run has: the attempt that
+// panicked counted once.
+func TestEventBufferZeroPanicInStep(t *testing.T) {
+	final := map[int]waiter.Checkpoint{}
+	for _, buffer := range []int{16, 0} {
+		clocktest.Run(t, func(t *testing.T) {
+			jitter := waiter.WithJitter(func(lo, hi time.Duration) time.Duration { panic(boom{7}) })
+			w := mustNew(t, thingExists, readyAfter(5), jitter, waiter.WithEventBuffer(buffer))
+			r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
+			<-r.Done()
+			final[buffer] = r.Checkpoint()
+			if buffer == 0 && r.Missed() != final[0].Attempts {
+				t.Errorf("Missed %d, want every attempt (%d)", r.Missed(), final[0].Attempts)
+			}
+			defer func() {
+				p, ok := recover().(*waiter.PanicError)
+				if !ok || p.Value != (boom{7}) || !strings.Contains(string(p.Stack), "TestEventBufferZeroPanicInStep") {
+					t.Errorf("buffer %d: recovered %v, want the jitter function's panic, with its frame", buffer, p)
+				}
+			}()
+			r.Result()
+			t.Errorf("buffer %d: Result returned instead of panicking", buffer)
+		})
+	}
+	a, b := final[16], final[0]
+	if a.End != "panic" || a.Attempts != b.Attempts || a.End != b.End || !slices.Equal(a.Seen, b.Seen) {
+		t.Errorf("final Checkpoints differ: buffer 16 %d attempts, end %q, seen %v; buffer 0 %d, %q, %v",
+			a.Attempts, a.End, a.Seen, b.Attempts, b.End, b.Seen)
+	}
 }

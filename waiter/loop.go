@@ -636,7 +636,7 @@ func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Ti
 // or, for a Run that keeps attempts, whose checkpoints are published and
 // never changed, the copy in p, the new Attempt that will publish it (nil
 // when the Run keeps none, or there is no Run: the wait's own changes,
-// and record publishes a copy).
+// under the Run's lock: see change).
 func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 	if d.r == nil || d.r.ev.size == 0 {
 		return d.s, nil
@@ -649,7 +649,9 @@ func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 
 // change applies f, one attempt's change, to the wait's Checkpoint s (see
 // next): under the lock of a Run that keeps no attempt, whose readers
-// read the wait's own, which is then the Run's latest.
+// read the wait's own, which is then the Run's latest. If f panics (a
+// WithJitter function can), s is put back as it was, as a copy would
+// have been left, and the panic goes on.
 func (d *driver[I, O]) change(s *Checkpoint, f func(s *Checkpoint) error) error {
 	if d.r == nil || d.r.ev.size != 0 {
 		return f(s)
@@ -657,12 +659,22 @@ func (d *driver[I, O]) change(s *Checkpoint, f func(s *Checkpoint) error) error 
 	d.r.mu.Lock()
 	defer d.r.mu.Unlock()
 	d.r.cp = s
+	was, room := *s, [4]SeenCount{}
+	seen := append(room[:0], s.Seen...) // f counts in s.Seen in place
+	defer func() {
+		if p := recover(); p != nil {
+			was.Seen = append(s.Seen[:0], seen...)
+			*s = was
+			panic(p)
+		}
+	}()
 	return f(s)
 }
 
 // record tells the observer of the call of ans, as v judged it, and gives
 // a Run's events its Attempt p (see next): p's Checkpoint is then the
-// wait's. A Run that keeps no attempt gets a copy of the wait's.
+// wait's. A Run that keeps no attempt has the wait's own already (see
+// change), and a reader waiting on its events gets the attempt.
 func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
 	d.endAttempt(actx, ans, v, now)
 	if d.r == nil {

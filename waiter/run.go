@@ -208,13 +208,10 @@ type eventLog[O any] struct {
 	closed bool
 }
 
-// push adds an attempt, dropping the oldest unread one if full.
+// push adds an attempt, dropping the oldest unread one if full. (A Run
+// that keeps none pushes only once its channel exists: see offer.)
 func (l *eventLog[O]) push(a *Attempt[O]) {
 	if l.ch == nil {
-		if l.size == 0 { // it keeps none
-			l.missed++
-			return
-		}
 		if len(l.kept) == int(l.size) {
 			l.kept = append(l.kept[:0], l.kept[1:]...)
 			l.missed++
