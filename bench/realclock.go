@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,12 @@ import (
 
 // RealSides names the implementations of the real-clock scaling row; the
 // first is the one the others are compared with.
-var RealSides = []string{"hand-written goroutine loop", "waitable WaitAll", "waitable Start", "waitable Start, WithEventBuffer(0)",
-	"waitable NewBatch", "waitable NewBatch, WithEventBuffer(0)"}
+var RealSides = []string{"hand-written goroutine loop", "waitable WaitAll", "waitable Start", "waitable Start" + noEvents,
+	"waitable NewBatch", "waitable NewBatch" + noEvents}
+
+// noEvents ends the name of a side whose waiter is made
+// WithEventBuffer(0): its Runs keep no attempt.
+const noEvents = ", WithEventBuffer(0)"
 
 // realBatchSize is the Size of the NewBatch side's batch.
 const realBatchSize = 1000
@@ -145,7 +150,12 @@ func RunRealClock(ctx context.Context, side string, n int, delay time.Duration) 
 // realSide returns functions that start the n waits of a side and wait
 // for all of them to end (returning the first error of a wait).
 func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Duration) (start func(), wait func() error, err error) {
-	off := waiter.WithTelemetry(telemetry.Settings{Off: true})
+	// The waiter's options: telemetry off, and a side named for
+	// WithEventBuffer(0) with it.
+	opts := []waiter.Option{waiter.WithDelays(delay, delay), waiter.WithTelemetry(telemetry.Settings{Off: true})}
+	if base, ok := strings.CutSuffix(side, noEvents); ok {
+		side, opts = base, append(opts, waiter.WithEventBuffer(0))
+	}
 	poll := func(_ context.Context, i int) (status, error) { return op.call(i), nil }
 	switch side {
 	case "hand-written goroutine loop":
@@ -156,7 +166,7 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 			}
 		}, func() error { wg.Wait(); return nil }, nil
 	case "waitable WaitAll":
-		w, err := waiter.New(readyDef, poll, waiter.WithDelays(delay, delay), off)
+		w, err := waiter.New(readyDef, poll, opts...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -171,11 +181,7 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 				done <- err
 			}()
 		}, func() error { return <-done }, nil
-	case "waitable Start", "waitable Start, WithEventBuffer(0)":
-		opts := []waiter.Option{waiter.WithDelays(delay, delay), off}
-		if side != "waitable Start" {
-			opts = append(opts, waiter.WithEventBuffer(0))
-		}
+	case "waitable Start":
 		w, err := waiter.New(readyDef, poll, opts...)
 		if err != nil {
 			return nil, nil, err
@@ -186,17 +192,13 @@ func realSide(ctx context.Context, side string, op *realOp, n int, delay time.Du
 				runs[i] = w.Start(ctx, i, time.Hour)
 			}
 		}, func() error { return results(runs) }, nil
-	case "waitable NewBatch", "waitable NewBatch, WithEventBuffer(0)":
+	case "waitable NewBatch":
 		batchOp := func(_ context.Context, keys []int) (map[int]status, error) {
 			outs := make(map[int]status, len(keys))
 			for _, k := range keys {
 				outs[k] = op.call(k)
 			}
 			return outs, nil
-		}
-		opts := []waiter.Option{waiter.WithDelays(delay, delay), off}
-		if side != "waitable NewBatch" {
-			opts = append(opts, waiter.WithEventBuffer(0))
 		}
 		b, err := waiter.NewBatch(readyDef, batchOp, waiter.BatchOptions[int, status]{Size: realBatchSize}, opts...)
 		if err != nil {

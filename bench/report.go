@@ -127,15 +127,15 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| runs | default telemetry | telemetry off |")
 	fmt.Fprintln(w, "|---|---|---|")
+	off := waiter.WithTelemetry(telemetry.Settings{Off: true})
 	for _, n := range o.IdleRuns {
-		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, IdleBytesPerRun(n, 1), IdleBytesPerRun(n, 1, waiter.WithTelemetry(telemetry.Settings{Off: true})))
+		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, IdleBytesPerRun(n, 1), IdleBytesPerRun(n, 1, off))
 	}
 
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Memory of long waits: runs that have polled %d times (1ms apart, telemetry off, nobody reading their events) and sleep an hour on their timers, heap and stacks after a GC:\n\n", longPolls)
 	fmt.Fprintln(w, "| runs | default (a Run keeps up to 16 unread attempts) | WithEventBuffer(0) | ratio |")
 	fmt.Fprintln(w, "|---|---|---|---|")
-	off := waiter.WithTelemetry(telemetry.Settings{Off: true})
 	for _, n := range o.LongRuns {
 		kept, none := IdleBytesPerRun(n, longPolls, off), IdleBytesPerRun(n, longPolls, off, waiter.WithEventBuffer(0))
 		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run | %.3g× |\n", n, kept, none, none/kept)

@@ -375,7 +375,11 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		c := m.s.clone() // the Run's checkpoint may be published: a copy changes
+		// The Run's checkpoint may be published: a copy changes. (Its Seen
+		// counts are shared, and changed again only as next or change
+		// says: in a copy, or under the Run's lock, which moves the Run
+		// to the copy.)
+		c := *m.s
 		c.Next = at
 		m.s = &c
 	}

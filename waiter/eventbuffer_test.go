@@ -132,6 +132,28 @@ func TestEventBufferZeroTakesPokes(t *testing.T) {
 		if elapsed := r.Checkpoint().Start.Add(time.Minute); !time.Now().Equal(elapsed) {
 			t.Errorf("the poked call came at %v, want a minute in (at the poke)", time.Since(r.Checkpoint().Start))
 		}
+
+		// A Batch key: the poke changes a copy of its Checkpoint, which
+		// the next poll changes in place and the Run then reads.
+		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 },
+			runningAt: func(i int) time.Duration { return time.Duration(i) * time.Minute }}
+		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{Linger: -1},
+			waiter.WithDelays(time.Hour, time.Hour), waiter.WithEventBuffer(0))
+		key := b.Add(t.Context(), "i-2", 2*time.Hour)
+		clocktest.Advance(time.Minute)
+		key.Poke() // pending still: the Run reads the poked poll's Checkpoint
+		clocktest.Settle()
+		if cp := key.Checkpoint(); cp.Attempts != 2 || total(cp.Seen) != 2 || !cp.Next.After(time.Now()) {
+			t.Errorf("after a poked poll: %d attempts, Seen counts %d, next at %v; want 2, 2, later", cp.Attempts, total(cp.Seen), cp.Next)
+		}
+		clocktest.Advance(time.Minute)
+		key.Poke()
+		if _, err := key.Result(); err != nil || time.Since(e.start) != 2*time.Minute {
+			t.Fatalf("poked batch key: %v after %v, want success at the second poke", err, time.Since(e.start))
+		}
+		if cp := key.Checkpoint(); cp.Attempts != 3 || total(cp.Seen) != 3 || key.Missed() != 3 {
+			t.Errorf("poked batch key: %d attempts, Seen counts %d, Missed %d; want 3, 3, 3", cp.Attempts, total(cp.Seen), key.Missed())
+		}
 	})
 }
 
