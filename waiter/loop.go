@@ -108,7 +108,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	l := ownLoop[I, O]()
 	l.name, l.s = name, &l.own
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, l.s)
+		r.finish(l.last, err, l.final())
 		return r
 	}
 	l.r, r.ctl = r, l
@@ -163,7 +163,19 @@ func (l *loop[I, O]) done(err error) {
 	if l.pk.unwatch != nil {
 		l.pk.unwatch()
 	}
-	l.pk.finish(l.last, err, l.s)
+	l.pk.finish(l.last, err, l.final())
+}
+
+// final returns the wait's final Checkpoint, for its Run to keep: a copy
+// when it is the loop's own (a Run that keeps no attempt publishes that
+// one), so that an ended Run holds its Checkpoint and not its loop, with
+// the loop's contexts, timers and driver state.
+func (l *loop[I, O]) final() *Checkpoint {
+	if l.s != &l.own {
+		return l.s
+	}
+	c := l.own
+	return &c
 }
 
 // errParked is what run and turns return when the wait parked: the
