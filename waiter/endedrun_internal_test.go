@@ -18,11 +18,11 @@ type readyOut struct{ State string }
 // TestEndedRunLetsGoOfItsWait: once a wait has ended, its Run keeps its
 // outcome and a copy of its final Checkpoint, not the wait: a caller
 // that holds a million ended Runs holds neither their loops (contexts,
-// timers, the driver's state) nor their Batch members. So with the
-// default event buffer and with none.
+// timers, the driver's state) nor their Batch members. So for Start, a
+// Group's Go and Batch.Add, with the default event buffer and with none.
 func TestEndedRunLetsGoOfItsWait(t *testing.T) {
 	for _, buffer := range []int{16, 0} {
-		for _, entry := range []string{"Start", "Batch.Add"} {
+		for _, entry := range []string{"Start", "Go", "Batch.Add"} {
 			t.Run(fmt.Sprintf("%s/buffer=%d", entry, buffer), func(t *testing.T) {
 				clocktest.Run(t, func(t *testing.T) {
 					calls := map[int]int{}
@@ -37,12 +37,16 @@ func TestEndedRunLetsGoOfItsWait(t *testing.T) {
 					opts := []Option{WithDelays(time.Second, time.Second), WithEventBuffer(buffer)}
 					var r *Run[readyOut]
 					var alive func() bool // whether the wait is still in memory
-					if entry == "Start" {
+					if entry != "Batch.Add" {
 						w, err := New(def, func(_ context.Context, k int) (readyOut, error) { return poll(k), nil }, opts...)
 						if err != nil {
 							t.Fatal(err)
 						}
-						r = w.Start(t.Context(), 1, time.Hour)
+						if entry == "Start" {
+							r = w.Start(t.Context(), 1, time.Hour)
+						} else {
+							r = Go(NewGroup(t.Context(), GroupOptions{}), "", w, 1, time.Hour)
+						}
 						clocktest.Settle()
 						p := weak.Make(r.control().(*loop[int, readyOut]))
 						alive = func() bool { return p.Value() != nil }
