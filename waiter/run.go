@@ -11,7 +11,10 @@ import (
 //
 // A Run ends at its deadline, or when cancelled, when its call in progress
 // returns: the operation honours its context, as Go's functions do (a
-// [Batch] member ends at once: its call serves other keys).
+// [Batch] member ends at once: its call serves other keys). An ended Run
+// keeps its outcome, its final Checkpoint and the attempts not yet read
+// (see [Run.Events]), and nothing else of its wait (no context, timer or
+// goroutine), so that holding many ended Runs costs only what they hold.
 type Run[O any] struct {
 	onEnd func(err error) // a Group's, called once the outcome is known
 
