@@ -358,14 +358,17 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	})
 	srv.ResetCounts()
 	// Five waits of ten objects each, every object due every 100 ms: the
-	// Client's one limit holds them all back.
+	// Client's one limit holds them all back, so that a poll waits about
+	// 2.5 s for its token (50 objects at 20 a second). p-00's second poll,
+	// due 2 s after the 429, so comes about 4.5 s in: the waits have 8 s,
+	// so that a loaded machine still leaves it room before the deadline.
 	start := time.Now()
 	var wg sync.WaitGroup
 	var throttleSeen atomic.Bool // the 429 came to the wait, not to client-go's own retries
 	for i := 0; i < len(names); i += 10 {
 		wg.Go(func() {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
-				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 5 * time.Second,
+				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 8 * time.Second,
 				OnEvent: func(e kubewait.Event) {
 					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
 						throttleSeen.Store(true)
@@ -398,7 +401,10 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	if !throttleSeen.Load() {
 		t.Errorf("no event of p-00 says it was throttled: client-go retried the 429 itself")
 	}
-	if len(p00) < 2 || p00[1].Sub(p00[0]) < 2*time.Second {
+	switch {
+	case len(p00) < 2:
+		t.Errorf("p-00 polled at %v: no second GET before the deadline", p00)
+	case p00[1].Sub(p00[0]) < 2*time.Second:
 		t.Errorf("p-00 polled at %v: the second GET came before the 429's Retry-After of 2s", p00)
 	}
 }
