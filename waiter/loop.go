@@ -163,7 +163,11 @@ func (l *loop[I, O]) done(err error) {
 	if l.pk.unwatch != nil {
 		l.pk.unwatch()
 	}
-	l.pk.finish(l.last, err, l.final())
+	s := l.s
+	if l.r != nil { // a Run keeps it (a WaitAll member has none)
+		s = l.final()
+	}
+	l.pk.finish(l.last, err, s)
 }
 
 // final returns the wait's final Checkpoint, for its Run to keep: a copy
