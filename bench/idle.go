@@ -61,3 +61,33 @@ func IdleBytesPerRun(n, polls int, opts ...waiter.Option) float64 {
 	}
 	return used / float64(n)
 }
+
+// EndedBytesPerRun starts n runs that end at their first poll, waits for
+// every result, and returns the memory each ended Run costs the caller
+// that still holds it (heap and goroutine stacks, from runtime.MemStats,
+// after a GC), with the waiter's options.
+func EndedBytesPerRun(n int, opts ...waiter.Option) float64 {
+	op := func(context.Context, int) (status, error) { return status{"ready"}, nil }
+	w, err := waiter.New(readyDef, op, opts...)
+	if err != nil {
+		panic(err)
+	}
+	runs := make([]*waiter.Run[status], n)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range runs {
+		runs[i] = w.Start(context.Background(), i, time.Hour)
+	}
+	for _, r := range runs {
+		if _, err := r.Result(); err != nil {
+			panic(err)
+		}
+	}
+	runtime.GC() // gives the runs' goroutines time to exit
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	used := float64(after.HeapInuse+after.StackInuse) - float64(before.HeapInuse+before.StackInuse)
+	runtime.KeepAlive(runs)
+	return used / float64(n)
+}

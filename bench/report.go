@@ -142,6 +142,15 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 	}
 
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Memory of ended runs: Start runs that ended at their first poll (telemetry off), which the caller still holds, heap and stacks after a GC:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| runs | default (the Run keeps its unread attempt) | WithEventBuffer(0) |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, n := range o.LongRuns {
+		fmt.Fprintf(w, "| %d | %.0f B/run | %.0f B/run |\n", n, EndedBytesPerRun(n, off), EndedBytesPerRun(n, off, waiter.WithEventBuffer(0)))
+	}
+
+	fmt.Fprintln(w)
 	writeFanout(w, o.FanoutN, fanoutRows(t, o.FanoutN))
 
 	fmt.Fprintln(w)
