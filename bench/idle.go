@@ -41,25 +41,17 @@ func IdleBytesPerRun(n, polls int, opts ...waiter.Option) float64 {
 	if err != nil {
 		panic(err)
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithCancel(context.Background())
-	runs := make([]*waiter.Run[status], n)
-	for i := range runs {
-		runs[i] = w.Start(ctx, i, 2*time.Hour)
-	}
-	wg.Wait()
-	runtime.GC() // gives the last runs time to park on their timers
-	runtime.GC() // shrinks the stacks of parked goroutines, if any
-	runtime.ReadMemStats(&after)
-	runsSlice := float64(8 * n) // the benchmark's own slice of runs
-	used := float64((after.HeapInuse+after.StackInuse)-(before.HeapInuse+before.StackInuse)) - runsSlice
+	var runs []*waiter.Run[status]
+	used := bytesPerRun(n, func() {
+		runs = startRuns(ctx, w, n)
+		wg.Wait()
+	})
 	cancel()
 	for _, r := range runs {
 		<-r.Done()
 	}
-	return used / float64(n)
+	return used
 }
 
 // EndedBytesPerRun starts n runs that end at their first poll, waits for
@@ -72,22 +64,42 @@ func EndedBytesPerRun(n int, opts ...waiter.Option) float64 {
 	if err != nil {
 		panic(err)
 	}
+	var runs []*waiter.Run[status]
+	used := bytesPerRun(n, func() {
+		runs = startRuns(context.Background(), w, n)
+		for _, r := range runs {
+			if _, err := r.Result(); err != nil {
+				panic(err)
+			}
+		}
+	})
+	runtime.KeepAlive(runs) // held while they are measured
+	return used
+}
+
+// startRuns starts a run of w for each of the inputs 0 to n-1, each at
+// most two hours, under ctx.
+func startRuns(ctx context.Context, w *waiter.Waiter[int, status], n int) []*waiter.Run[status] {
 	runs := make([]*waiter.Run[status], n)
+	for i := range runs {
+		runs[i] = w.Start(ctx, i, 2*time.Hour)
+	}
+	return runs
+}
+
+// bytesPerRun returns what start adds to the heap and the goroutine
+// stacks (from runtime.MemStats, after a GC), less the caller's slice of
+// n runs, divided by n. What start made must still be held when it
+// returns: its runs, in a variable of the caller's that outlives the call.
+func bytesPerRun(n int, start func()) float64 {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	for i := range runs {
-		runs[i] = w.Start(context.Background(), i, time.Hour)
-	}
-	for _, r := range runs {
-		if _, err := r.Result(); err != nil {
-			panic(err)
-		}
-	}
-	runtime.GC() // gives the runs' goroutines time to exit
-	runtime.GC()
+	start()
+	runtime.GC() // gives the last runs time to park on their timers, or to exit
+	runtime.GC() // shrinks the stacks of parked goroutines, if any
 	runtime.ReadMemStats(&after)
-	used := float64(after.HeapInuse+after.StackInuse) - float64(before.HeapInuse+before.StackInuse)
-	runtime.KeepAlive(runs)
+	runsSlice := float64(8 * n) // the caller's own slice of runs
+	used := float64(after.HeapInuse+after.StackInuse) - float64(before.HeapInuse+before.StackInuse) - runsSlice
 	return used / float64(n)
 }

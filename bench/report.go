@@ -20,7 +20,7 @@ import (
 type ReportOptions struct {
 	Measure  Config // rounds and CPU time per measurement of the ratio rows
 	IdleRuns []int  // runs sleeping at once, for the idle-memory row
-	LongRuns []int  // runs sleeping at once after longPolls polls, for the long-wait memory row
+	LongRuns []int  // runs at once, for the memory rows of long waits (after longPolls polls) and of ended runs
 	FanoutN  int    // resources in the fan-out scenario
 	OutageN  int    // waits per client in the outage scenario
 	ScaleN   []int  // concurrent waits in the scaling row
