@@ -2,11 +2,13 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jmespath/go-jmespath"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
@@ -77,6 +79,16 @@ func pollSides(delay time.Duration, cancellable bool) []Side {
 				}
 			}
 		}},
+		{Name: "hand-written Smithy schedule (timed calls, classify, jittered delays)", Op: func(n int) {
+			op := pollOp()
+			ctx, cancel := callerCtx(cancellable)
+			defer cancel()
+			for range n {
+				if err := SmithyPoll(ctx, delay, op); err != nil {
+					panic(err)
+				}
+			}
+		}},
 		{Name: "k8s wait.PollUntilContextTimeout", Op: func(n int) {
 			op := pollOp()
 			ctx, cancel := callerCtx(cancellable)
@@ -127,6 +139,67 @@ func HandPoll(ctx context.Context, delay time.Duration, op func(context.Context,
 			t = time.NewTimer(delay)
 		} else {
 			t.Reset(delay)
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// pollAcceptors are pollDef's acceptors, compiled once for SmithyPoll.
+var pollAcceptors = func() *classify.Set[string, *pollOutput] {
+	s, err := classify.Compile[string, *pollOutput](pollDef.Acceptors)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// errPollTimeout is SmithyPoll's when no call fits in the time left.
+var errPollTimeout = errors.New("bench: no call fits in the time left")
+
+// SmithyPoll is the least of a Smithy waiter's rules, written by hand on
+// this module's packages: each call is timed (the longest so far is the
+// time kept for the last call), its answer judged by the compiled
+// acceptors (classify), and the next call comes after the
+// specification's jittered delay (backoff.WaiterSchedule, seeded), within
+// the total wait time (an hour), or the wait times out when none fits.
+// It keeps no Checkpoint, counts no answers, takes no pokes, publishes
+// nothing and has no observer: beside Wait, it shows what the rest of
+// Wait's rules cost each poll.
+func SmithyPoll(ctx context.Context, delay time.Duration, op func(context.Context, string) (*pollOutput, error)) error {
+	schedule := backoff.WaiterSchedule{MinDelay: delay, MaxDelay: delay}
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	var longest time.Duration
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		out, err := op(ctx, "thing")
+		now := time.Now()
+		longest = max(longest, now.Sub(start))
+		switch m := pollAcceptors.Match("thing", out, err); m.State {
+		case classify.Success:
+			return nil
+		case classify.Failure:
+			return errors.Join(errors.New("bench: failure"), err)
+		}
+		d := schedule.DelayAfterCall(attempt, deadline.Sub(now), min(longest, delay), longest, 1)
+		if d <= 0 {
+			return errPollTimeout
+		}
+		if t == nil {
+			t = time.NewTimer(d)
+		} else {
+			t.Reset(d)
 		}
 		select {
 		case <-t.C:
