@@ -47,6 +47,10 @@ func callerCtx(cancellable bool) (context.Context, context.CancelFunc) {
 	return context.Background(), func() {}
 }
 
+// pollLoop is a hand-written side's run: it polls op with delay between
+// polls until the output is ACTIVE.
+type pollLoop func(ctx context.Context, delay time.Duration, op func(context.Context, string) (*pollOutput, error)) error
+
 // pollSides are the per-poll row's sides: one op is a run of 11 polls with
 // the given delay between polls and one output condition, each run under
 // the caller's context (see callerCtx).
@@ -66,39 +70,24 @@ func pollSides(delay time.Duration, cancellable bool) []Side {
 			}
 		}}
 	}
+	byHand := func(name string, loop pollLoop) Side {
+		return Side{Name: name, Op: func(n int) {
+			op := pollOp()
+			ctx, cancel := callerCtx(cancellable)
+			defer cancel()
+			for range n {
+				if err := loop(ctx, delay, op); err != nil {
+					panic(err)
+				}
+			}
+		}}
+	}
 	return []Side{
 		waitable("waitable"),
 		waitable("waitable, telemetry off", waiter.WithTelemetry(telemetry.Settings{Off: true})),
-		{Name: "hand-written (deadline, compiled JMESPath, one timer)", Op: func(n int) {
-			op := pollOp()
-			ctx, cancel := callerCtx(cancellable)
-			defer cancel()
-			for range n {
-				if err := HandPoll(ctx, delay, op); err != nil {
-					panic(err)
-				}
-			}
-		}},
-		{Name: "hand-written Smithy schedule (timed calls, classify, jittered delays)", Op: func(n int) {
-			op := pollOp()
-			ctx, cancel := callerCtx(cancellable)
-			defer cancel()
-			for range n {
-				if err := SmithyPoll(ctx, delay, op); err != nil {
-					panic(err)
-				}
-			}
-		}},
-		{Name: "k8s wait.PollUntilContextTimeout", Op: func(n int) {
-			op := pollOp()
-			ctx, cancel := callerCtx(cancellable)
-			defer cancel()
-			for range n {
-				if err := k8sPoll(ctx, delay, op); err != nil {
-					panic(err)
-				}
-			}
-		}},
+		byHand("hand-written (deadline, compiled JMESPath, one timer)", HandPoll),
+		byHand("hand-written Smithy schedule (timed calls, classify, jittered delays)", SmithyPoll),
+		byHand("k8s wait.PollUntilContextTimeout", k8sPoll),
 	}
 }
 

@@ -21,7 +21,7 @@ func BenchmarkPollCancellable(b *testing.B) { benchSides(b, pollSides(time.Nanos
 // 2 s delays (the Smithy schedule's jitter draws from [2s, 2s]), and ends
 // with the 11th answer, ACTIVE.
 func TestHandWrittenPollsMakeTheSameWait(t *testing.T) {
-	loops := map[string]func(context.Context, time.Duration, func(context.Context, string) (*pollOutput, error)) error{
+	loops := map[string]pollLoop{
 		"hand-written": HandPoll,
 		"Smithy":       SmithyPoll,
 		"k8s wait":     k8sPoll,
