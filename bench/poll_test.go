@@ -16,11 +16,11 @@ func BenchmarkPoll(b *testing.B) { benchSides(b, pollSides(time.Nanosecond, fals
 // that can be cancelled.
 func BenchmarkPollCancellable(b *testing.B) { benchSides(b, pollSides(time.Nanosecond, true)) }
 
-// TestHandWrittenPollsMakeTheSameWait checks that the row's sides make the
-// same wait: a run makes 11 calls, 2 s apart with
-// 2 s delays (the Smithy schedule's jitter draws from [2s, 2s]), and ends
-// with the 11th answer, ACTIVE.
-func TestHandWrittenPollsMakeTheSameWait(t *testing.T) {
+// TestPollSidesMakeTheSameWait checks that the sides of rows 4a to 4c
+// make the same wait: with 2 s delays (the Smithy schedule's jitter
+// draws from [2s, 2s]), a run makes 11 calls, 2 s apart, and ends with
+// the 11th answer, ACTIVE.
+func TestPollSidesMakeTheSameWait(t *testing.T) {
 	loops := map[string]pollLoop{
 		"hand-written": HandPoll,
 		"Smithy":       SmithyPoll,
