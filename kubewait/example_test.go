@@ -87,7 +87,7 @@ func Example_manifest() {
 	}}
 	dyn := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{deployments: "DeploymentList", services: "ServiceList",
-			{Group: "apps", Version: "v1", Resource: "replicasets"}: "ReplicaSetList", {Version: "v1", Resource: "pods"}: "PodList"},
+			{Group: "apps", Version: "v1", Resource: "replicasets"}: "ReplicaSetList", {Version: "v1", Resource: "pods"}: "PodList", {Version: "v1", Resource: "events"}: "EventList"},
 		web, svc)
 	// A program's mapper reads the server's discovery (NewForConfig makes one).
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "apps", Version: "v1"}, {Version: "v1"}})

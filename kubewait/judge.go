@@ -180,7 +180,7 @@ func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 // may fail its rollout.
 func (d *driver) sooner(m *member, now time.Time) {
 	if pw := d.podWatches[m]; pw != nil && !m.done {
-		if t, ok := pw.next(); ok && t.After(now) && t.Before(m.next) {
+		if t, ok := pw.next(now); ok && t.Before(m.next) {
 			m.next = t
 		}
 	}

@@ -1,330 +1,244 @@
 package kubewait
 
 import (
+	"errors"
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
-// RolloutOptions tune [Rollout]: how long a pod's reason must last before
-// it fails the wait. The zero value is the default; a negative duration
-// or count is rejected with the rule.
+// RolloutOptions tune [Rollout]: how long each cause of trouble must last
+// on the pods of a revision before the rollout fails. Each default is
+// longer than what a healthy cluster shows of that cause, so that a
+// deploy that would succeed never fails on it. The zero value is the
+// defaults; a negative duration or count is rejected with the rule. A
+// workload's annotations override them for that workload (see
+// [Rollout]).
 type RolloutOptions struct {
-	// Window is how long a reason must stay on a container of a pod of
-	// the current revision, unrecovered, before it fails the wait
-	// (default 30 s): the kubelet's first retries of an image pull (10 s
-	// and 20 s apart) and of a crashed container fall inside it, so a
-	// registry's hiccup, or a crash that does not repeat, is not a
-	// failure.
+	// Window is how long an image that cannot be pulled (the registry
+	// says it is not there, or refuses access; after two pulls), or a
+	// container that cannot be created or run, must last (default 30 s):
+	// the kubelet's first retries of a pull, 10 s and 20 s apart, fall
+	// inside it. Annotation rollout.waitable.dev/window.
 	Window time.Duration
+	// Config is how long a Secret or ConfigMap that a container or a
+	// volume needs may be missing (CreateContainerConfigError, or a
+	// FailedMount Event naming it) (default 90 s): a controller such as
+	// cert-manager or external-secrets creates it within a minute, and
+	// the kubelet's next try (10 s later for a container, at the volume
+	// manager's back-off, about 64 s in, for a volume) finds it.
+	// Annotation rollout.waitable.dev/config.
+	Config time.Duration
+	// CrashLoop is how long a container may crash over and over
+	// (CrashLoopBackOff) (default 90 s): the kubelet restarts it 10, 20
+	// and 40 s apart, so a container that crashes until a dependency
+	// (a database) comes up within a minute runs at its restart some
+	// 70 s in. Annotation rollout.waitable.dev/crash-loop.
+	CrashLoop time.Duration
 	// Restarts is how many times a crashing container must have been
 	// restarted (restartCount) before its crash loop counts (default 2).
+	// Annotation rollout.waitable.dev/restarts.
 	Restarts int
-	// Unschedulable is how long a pod may wait to be scheduled before
-	// the wait fails (default 2 minutes): a cluster autoscaler may be
-	// adding a node for it.
+	// Unschedulable is how long a pod may wait to be scheduled (default
+	// 4 minutes): a cluster autoscaler adds a node for it within 3
+	// minutes, and the scheduler places the pod when the node is ready.
+	// Annotation rollout.waitable.dev/unschedulable.
 	Unschedulable time.Duration
+	// Quota is how long a ReplicaSet may fail to create its pods
+	// (ReplicaFailure, as when a quota refuses them) (default 90 s): in a
+	// surge, the rollout's own progress frees the quota as the old pods
+	// end. Annotation rollout.waitable.dev/quota.
+	Quota time.Duration
+	// Events is how long a trouble that only the kubelet's Warning Events
+	// tell may last on a pod that has not started (default 2 minutes):
+	// FailedMount (but one naming a missing Secret or ConfigMap, which is
+	// Config's), FailedAttachVolume (a cloud disk attaches within a
+	// minute or two, or once the old node lets it go) and
+	// FailedCreatePodSandBox (a new node's network plugin starting).
+	// Annotation rollout.waitable.dev/events.
+	Events time.Duration
 }
 
 // The defaults of RolloutOptions.
 const (
 	defaultRolloutWindow = 30 * time.Second
+	defaultConfig        = 90 * time.Second
+	defaultCrashLoop     = 90 * time.Second
 	defaultRestarts      = 2
-	defaultUnschedulable = 2 * time.Minute
+	defaultUnschedulable = 4 * time.Minute
+	defaultQuota         = 90 * time.Second
+	defaultEvents        = 2 * time.Minute
 )
 
+// rolloutAnnotations are the workload annotations that override
+// RolloutOptions, by option.
+const rolloutAnnotation = "rollout.waitable.dev/"
+
 // Rollout is the rule that an object's rollout is done, failing as soon as
-// one of its current revision's pods cannot start: `waitable kube
+// its current revision cannot make progress: `waitable kube
 // --for=rollout`. It holds as [Current] does (kstatus: the controller has
 // observed the latest spec, and every replica is updated and available),
-// but of a Job once it is complete (kstatus: once it runs). And it fails
-// the wait, without waiting for the controller's progressDeadlineSeconds
-// (600 s by default), when:
-//
-//   - a pod of the current revision cannot start: its image cannot be
-//     pulled (ErrImagePull or ImagePullBackOff whose message says the
-//     image is not there or access is denied, InvalidImageName,
-//     ErrImageNeverPull), a container crashes over and over
-//     (CrashLoopBackOff, reported with its last exit code and reason,
-//     OOMKilled among them), cannot be created or run
-//     (CreateContainerConfigError, CreateContainerError,
-//     RunContainerError, ContainerCannotRun), an init container does
-//     any of these, the pod stays unschedulable, or it failed (phase
-//     Failed, but for an eviction or a preemption, and but for a Job's
-//     pods, which its controller replaces until its backoffLimit);
-//   - a ReplicaSet cannot create its pods (the condition ReplicaFailure,
-//     as when a quota refuses them);
-//   - a Job failed (its condition Failed), or kstatus says the object
-//     Failed (a Deployment past its progress deadline).
+// but of a Job once it is complete (kstatus: once it runs).
 //
 // The pods of the current revision are a Deployment's new ReplicaSet's
 // (the one of its revision), a ReplicaSet's, a StatefulSet's of its
 // updateRevision, a DaemonSet's of its template generation, a Job's, or
-// a Pod itself; the wait follows them through the Client's informers,
-// listing and watching once the pods (and a Deployment's ReplicaSets) of
-// the object's selector, or of its namespace when the wait follows
-// several workloads there (a release's, a selector's). A reason fails the
-// wait only once it has lasted opts.Window on a container that has not
-// become ready (and, for a crash loop, after opts.Restarts restarts; for
-// an image pull, after two failed pulls), so that the kubelet's retries
-// may recover it. A pull error that the registry may recover from (a
-// timeout, a refused connection, a 5xx, a rate limit: any message that
-// does not say the image is not there or access is denied) and a config
-// cache still syncing never fail the wait early: they are reported, and
-// the wait goes on. The wait's events report each reason the moment it is first
-// seen, as "pod NAME, container NAME: message"; the error names the
+// a Pod itself. A pod that its controller replaces counts for nothing: a
+// pod that failed (as one its node shut down under, or one the kubelet
+// rejected at admission: OutOfcpu, NodeAffinity, ...), one being deleted,
+// or one with the DisruptionTarget condition. The rule fails the wait,
+// without waiting for the controller's progressDeadlineSeconds (600 s by
+// default):
+//
+//   - when every counting pod of the current revision is doomed (Shopify
+//     krane's rule): each has a trouble that has lasted its window, on a
+//     container that has not become ready. The troubles: an image that
+//     cannot be pulled (ErrImagePull or ImagePullBackOff whose message
+//     says the image is not there or access is denied, InvalidImageName,
+//     ErrImageNeverPull), a container that crashes over and over
+//     (CrashLoopBackOff, reported with its last exit code and reason,
+//     OOMKilled among them), one that cannot be created or run
+//     (CreateContainerConfigError, CreateContainerError,
+//     RunContainerError, ContainerCannotRun), an init container that does
+//     any of these, a pod that stays unschedulable, and, on a pod that has
+//     not started, a Warning Event of the kubelet that says why:
+//     FailedMount, FailedAttachVolume or FailedCreatePodSandBox;
+//   - when a ReplicaSet cannot create its pods for its window (the
+//     condition ReplicaFailure, as when a quota refuses them);
+//   - at once, when a Job failed (its condition Failed), when kstatus says
+//     the object Failed (a Deployment past its progress deadline), and
+//     when a StatefulSet or DaemonSet updates OnDelete (as `kubectl
+//     rollout status` refuses it: its pods change only when deleted).
+//
+// One pod's trouble on a revision whose other pods run (a bad node, a
+// slow volume) does not fail the wait: the controller makes progress
+// without it, and the progress deadline still ends a rollout that
+// stalls. Each cause has its own window (RolloutOptions), longer than
+// what a healthy cluster shows; a pull error the registry may recover
+// from (a timeout, a refused connection, a 5xx, a rate limit: any message
+// that does not say the image is not there or access is denied) and a
+// config cache still syncing never fail the wait. A paused Deployment
+// does not fail: its events say it is paused.
+//
+// A workload tunes its own windows with annotations, which override
+// opts: rollout.waitable.dev/window, /config, /crash-loop,
+// /unschedulable, /quota and /events take Go durations ("90s", "5m"),
+// rollout.waitable.dev/restarts a count. An annotation that does not
+// parse fails the object's wait at once, naming it.
+//
+// The wait follows the pods through the Client's informers, listing and
+// watching once the pods (and a Deployment's ReplicaSets) of the object's
+// selector, or of its namespace when the wait follows several workloads
+// there (a release's, a selector's), and the Warning Events of pods of
+// each namespace. The wait's events report each reason the moment it is
+// first seen, as "pod NAME, container NAME: message"; the error names the
 // object, the pod, the container, the reason and its message.
 //
 // A wait for the objects of a manifest (Request.Objects) takes Rollout
 // for every kind: kinds that have no pods are judged by kstatus alone.
 func Rollout(opts RolloutOptions) Rule {
-	r := Rule{kind: ruleRollout, kstatus: status.CurrentStatus, text: "rollout", rollout: opts}
-	switch {
-	case opts.Window < 0:
-		r.err = fmt.Errorf("rollout: Window %v is negative", opts.Window)
-	case opts.Restarts < 0:
-		r.err = fmt.Errorf("rollout: Restarts %d is negative", opts.Restarts)
-	case opts.Unschedulable < 0:
-		r.err = fmt.Errorf("rollout: Unschedulable %v is negative", opts.Unschedulable)
-	}
-	if r.rollout.Window == 0 {
-		r.rollout.Window = defaultRolloutWindow
-	}
-	if r.rollout.Restarts == 0 {
-		r.rollout.Restarts = defaultRestarts
-	}
-	if r.rollout.Unschedulable == 0 {
-		r.rollout.Unschedulable = defaultUnschedulable
-	}
+	r := Rule{kind: ruleRollout, kstatus: status.CurrentStatus, text: "rollout"}
+	r.err = opts.check()
+	r.rollout = opts.withDefaults()
 	return r
 }
 
-// trouble is why a pod, or one of its containers, cannot start.
-type trouble struct {
-	pod       string // the pod's name ("" for a ReplicaSet's or a Job's condition)
-	container string // "" for the pod
-	init      bool
-	reason    string
-	message   string
-	restarts  int64
-	// exitCode and lastReason are the last termination's, for a crash.
-	exitCode   int64
-	lastReason string
-	kind       troubleKind
+// fields returns the options that a duration or a count sets, by the
+// name of their annotation.
+func (o *RolloutOptions) fields() (durations map[string]*time.Duration, restarts *int) {
+	return map[string]*time.Duration{"window": &o.Window, "config": &o.Config, "crash-loop": &o.CrashLoop,
+		"unschedulable": &o.Unschedulable, "quota": &o.Quota, "events": &o.Events}, &o.Restarts
 }
 
-// troubleKind is how a reason fails a wait.
-type troubleKind uint8
+// check rejects negative options, naming each.
+func (o RolloutOptions) check() error {
+	var errs []error
+	durations, restarts := o.fields()
+	for _, name := range rolloutOptionNames {
+		if d := durations[name]; d != nil && *d < 0 {
+			errs = append(errs, fmt.Errorf("rollout: %s %v is negative", optionField[name], *d))
+		}
+	}
+	if *restarts < 0 {
+		errs = append(errs, fmt.Errorf("rollout: Restarts %d is negative", *restarts))
+	}
+	return errors.Join(errs...)
+}
 
-const (
-	troublePull          troubleKind = iota + 1 // an image that cannot be pulled: after two pulls and the window
-	troubleRetried                              // one the kubelet or the registry may recover from: never early
-	troubleCrash                                // a crash loop: after the restarts and the window
-	troubleStart                                // a container that cannot be created or run, a pod that failed: after the window
-	troubleUnschedulable                        // after RolloutOptions.Unschedulable
-	troubleFinal                                // a Job's Failed condition: at once
+// rolloutOptionNames are the options' annotation names, in the order of
+// RolloutOptions; optionField the field each sets.
+var (
+	rolloutOptionNames = []string{"window", "config", "crash-loop", "restarts", "unschedulable", "quota", "events"}
+	optionField        = map[string]string{"window": "Window", "config": "Config", "crash-loop": "CrashLoop",
+		"restarts": "Restarts", "unschedulable": "Unschedulable", "quota": "Quota", "events": "Events"}
 )
 
-// String says where the trouble is, and what: "pod web-1, container app:
-// back-off 20s restarting failed container (exit code 137, OOMKilled,
-// 3 restarts)".
-func (t trouble) String() string {
-	var b strings.Builder
-	if t.pod != "" {
-		fmt.Fprintf(&b, "pod %s", t.pod)
-	}
-	if t.container != "" {
-		kind := "container"
-		if t.init {
-			kind = "init container"
+// withDefaults fills in the options left zero.
+func (o RolloutOptions) withDefaults() RolloutOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
 		}
-		fmt.Fprintf(&b, ", %s %s", kind, t.container)
 	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
+	def(&o.Window, defaultRolloutWindow)
+	def(&o.Config, defaultConfig)
+	def(&o.CrashLoop, defaultCrashLoop)
+	def(&o.Unschedulable, defaultUnschedulable)
+	def(&o.Quota, defaultQuota)
+	def(&o.Events, defaultEvents)
+	if o.Restarts == 0 {
+		o.Restarts = defaultRestarts
 	}
-	b.WriteString(t.message)
-	if t.kind == troubleCrash || t.lastReason != "" {
-		fmt.Fprintf(&b, " (exit code %d", t.exitCode)
-		if t.lastReason != "" {
-			fmt.Fprintf(&b, ", %s", t.lastReason)
-		}
-		fmt.Fprintf(&b, ", %d restarts)", t.restarts)
-	}
-	return b.String()
+	return o
 }
 
-// podTroubles returns why pod cannot start, container by container (init
-// containers first), and the pod's own trouble; none for a pod that runs
-// or is on its way. lastPull is the last ErrImagePull message seen of
-// each container, which an ImagePullBackOff's may leave out.
-func podTroubles(pod Object, lastPull map[string]string) []trouble {
-	u := unstructured.Unstructured{Object: pod}
-	name := u.GetName()
-	var out []trouble
-	phase, _, _ := unstructured.NestedString(pod, "status", "phase")
-	if phase == "Failed" {
-		reason, _, _ := unstructured.NestedString(pod, "status", "reason")
-		if reason != "Evicted" && reason != "Preempting" {
-			msg, _, _ := unstructured.NestedString(pod, "status", "message")
-			msg = strings.TrimSpace(reason + " " + msg)
-			if msg == "" {
-				msg = exited(pod)
-			}
-			out = append(out, trouble{pod: name, reason: "PodFailed", message: msg, kind: troubleStart})
-		}
-		return out
-	}
-	if phase == "Succeeded" {
-		return nil
-	}
-	conds, _, _ := unstructured.NestedSlice(pod, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "PodScheduled" && m["status"] == "False" && m["reason"] == "Unschedulable" {
-			msg, _ := m["message"].(string)
-			out = append(out, trouble{pod: name, reason: "Unschedulable", message: msg, kind: troubleUnschedulable})
-		}
-	}
-	for _, list := range []string{"initContainerStatuses", "containerStatuses"} {
-		statuses, _, _ := unstructured.NestedSlice(pod, "status", list)
-		for _, s := range statuses {
-			cs, _ := s.(map[string]any)
-			if t, ok := containerTrouble(cs, lastPull); ok {
-				t.pod, t.init = name, list == "initContainerStatuses"
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
-// exited says how a failed pod's containers ended, for a pod whose
-// status gives no reason: "container app exited with code 1 (Error)".
-func exited(pod Object) string {
-	var out []string
-	for _, list := range []string{"initContainerStatuses", "containerStatuses"} {
-		statuses, _, _ := unstructured.NestedSlice(pod, "status", list)
-		for _, s := range statuses {
-			cs, _ := s.(map[string]any)
-			term, ok, _ := unstructured.NestedMap(cs, "state", "terminated")
-			if !ok {
-				continue
-			}
-			code, _, _ := unstructured.NestedInt64(term, "exitCode")
-			if code == 0 {
-				continue
-			}
-			e := fmt.Sprintf("container %v exited with code %d", cs["name"], code)
-			if r, _ := term["reason"].(string); r != "" {
-				e += " (" + r + ")"
-			}
-			out = append(out, e)
-		}
-	}
-	if len(out) == 0 {
-		return "the pod failed"
-	}
-	return strings.Join(out, "; ")
-}
-
-// containerTrouble reads one container's status.
-func containerTrouble(cs map[string]any, lastPull map[string]string) (trouble, bool) {
-	if ready, _ := cs["ready"].(bool); ready {
-		return trouble{}, false
-	}
-	t := trouble{container: fmt.Sprint(cs["name"])}
-	t.restarts, _, _ = unstructured.NestedInt64(cs, "restartCount")
-	t.exitCode, _, _ = unstructured.NestedInt64(cs, "lastState", "terminated", "exitCode")
-	t.lastReason, _, _ = unstructured.NestedString(cs, "lastState", "terminated", "reason")
-	if t.lastReason == "Error" || t.lastReason == "Completed" {
-		t.lastReason = ""
-	}
-	if waiting, ok, _ := unstructured.NestedMap(cs, "state", "waiting"); ok {
-		t.reason, _ = waiting["reason"].(string)
-		t.message, _ = waiting["message"].(string)
-	} else if term, ok, _ := unstructured.NestedMap(cs, "state", "terminated"); ok && term["reason"] == "ContainerCannotRun" {
-		t.reason = "ContainerCannotRun"
-		t.message, _ = term["message"].(string)
-		t.exitCode, _, _ = unstructured.NestedInt64(term, "exitCode")
-		if t.exitCode == 128 {
-			return trouble{}, false // often a transient runtime error, as krane reads it
-		}
-		t.kind = troubleStart
-		return t, true
-	} else {
-		return trouble{}, false
-	}
-	if t.message == "" {
-		t.message = t.reason
-	}
-	switch t.reason {
-	case "ErrImagePull", "ImagePullBackOff":
-		msg := t.message
-		if t.reason == "ErrImagePull" {
-			lastPull[t.container] = msg
-		} else if !strings.Contains(msg, "ErrImagePull") && lastPull[t.container] != "" {
-			msg += ": " + lastPull[t.container] // an older kubelet's back-off names no cause
-			t.message = msg
-		}
-		t.kind = troubleRetried
-		if imageMissing(msg) {
-			t.kind = troublePull
-		}
-	case "InvalidImageName", "ErrImageNeverPull":
-		t.kind = troubleStart
-	case "CrashLoopBackOff":
-		t.kind = troubleCrash
-	case "CreateContainerConfigError":
-		t.kind = troubleStart
-		if strings.Contains(t.message, "failed to sync") { // a configmap or secret cache still syncing
-			t.kind = troubleRetried
-		}
-	case "CreateContainerError", "RunContainerError":
-		t.kind = troubleStart
-	default: // ContainerCreating, PodInitializing: on its way
-		return trouble{}, false
-	}
-	return t, true
-}
-
-// imageMissing reports whether a pull error says that the image is not
-// there, or that the registry refuses it: what a retry will not mend. A
-// timeout, a refused connection, a 5xx or a rate limit says neither. (A
-// bare "404" is not read: a digest may hold those digits.)
-func imageMissing(msg string) bool {
-	msg = strings.ToLower(msg)
-	for _, s := range []string{"not found", "manifest unknown", "name unknown", "does not exist",
-		"pull access denied", "unauthorized", "authentication required", "access denied",
-		"invalid reference format"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// objectTrouble reads the object's own conditions that fail a rollout: a
-// ReplicaSet's (or a Deployment's) ReplicaFailure, a Job's Failed.
-func objectTrouble(obj Object) (trouble, bool) {
-	kind, _, _ := unstructured.NestedString(obj, "kind")
-	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["status"] != "True" {
+// annotated returns o as obj's annotations override it, or an error that
+// names the first annotation that does not parse.
+func (o RolloutOptions) annotated(obj Object) (RolloutOptions, error) {
+	ann := (&unstructured.Unstructured{Object: obj}).GetAnnotations()
+	durations, restarts := o.fields()
+	for _, name := range rolloutOptionNames {
+		v, ok := ann[rolloutAnnotation+name]
+		if !ok {
 			continue
 		}
-		reason, _ := m["reason"].(string)
-		msg, _ := m["message"].(string)
-		switch {
-		case m["type"] == "ReplicaFailure":
-			return trouble{reason: "ReplicaFailure", message: strings.TrimSpace(reason + ": " + msg), kind: troubleStart}, true
-		case m["type"] == "Failed" && kind == "Job":
-			return trouble{reason: reason, message: msg, kind: troubleFinal}, true
+		bad := func(want string) error {
+			return fmt.Errorf("annotation %s%s: %q is not %s", rolloutAnnotation, name, v, want)
 		}
+		if name == "restarts" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return o, bad("a count (0 or more)")
+			}
+			*restarts = n
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return o, bad(`a duration ("90s", "5m")`)
+		}
+		*durations[name] = d
 	}
-	return trouble{}, false
+	return o.withDefaults(), nil
+}
+
+// window returns how long a trouble of kind k must last before it dooms
+// its pod (or its ReplicaSet).
+func (o RolloutOptions) window(k troubleKind) time.Duration {
+	switch k {
+	case troubleConfig:
+		return o.Config
+	case troubleCrash:
+		return o.CrashLoop
+	case troubleUnschedulable:
+		return o.Unschedulable
+	case troubleQuota:
+		return o.Quota
+	case troubleEvent:
+		return o.Events
+	}
+	return o.Window
 }

@@ -42,7 +42,7 @@ func newApps(t *testing.T, objs ...Object) *apps {
 		ros = append(ros, &unstructured.Unstructured{Object: o})
 	}
 	dyn := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		deployments: "DeploymentList", replicaSetsResource: "ReplicaSetList", podsResource: "PodList",
+		deployments: "DeploymentList", replicaSetsResource: "ReplicaSetList", podsResource: "PodList", eventsResource: "EventList",
 		statefulSets: "StatefulSetList", daemonSets: "DaemonSetList", jobs: "JobList"}, ros...)
 	return &apps{t: t, dyn: dyn}
 }
@@ -246,13 +246,14 @@ func TestRolloutGoesOnAfterACrashThatDoesNotRepeat(t *testing.T) {
 }
 
 // A crash loop fails the wait once the container has restarted twice and
-// the window has passed, with the exit code and reason of its last crash.
+// its window (90 s by default) has passed since its first crash, with the
+// exit code and reason of its last crash.
 func TestRolloutFailsOnACrashLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2"), pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", crashing(1, 137, "OOMKilled")))
 		a.at(12*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", crashing(2, 137, "OOMKilled")))
 		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{})
-		wantRolloutFailure(t, err, took, 30*time.Second, "CrashLoopBackOff: pod web-2-a, container app:", "(exit code 137, OOMKilled, 2 restarts)")
+		wantRolloutFailure(t, err, took, 90*time.Second, "CrashLoopBackOff: pod web-2-a, container app:", "(exit code 137, OOMKilled, 2 restarts)")
 	})
 }
 
@@ -299,7 +300,7 @@ func TestRolloutFailsWhenAQuotaRefusesPods(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newApps(t, deployment(false), replicaSet("2", map[string]any{"type": "ReplicaFailure", "status": "True",
 			"reason": "FailedCreate", "message": `pods "web-2-x" is forbidden: exceeded quota: compute`}))
-		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{Window: 10 * time.Second})
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{Quota: 10 * time.Second})
 		wantRolloutFailure(t, err, took, 10*time.Second, "ReplicaFailure: FailedCreate: pods \"web-2-x\" is forbidden: exceeded quota")
 	})
 }
@@ -330,13 +331,13 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		old := pod("web-0", "StatefulSet", "web", "uid-sts", crashing(4, 1, "Error"))
 		old["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "controller-revision-hash": "web-old"}
 		a := newApps(t, sts, old)
-		if _, _, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second}); errors.Is(err, waiter.ErrFailure) {
+		if _, _, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{CrashLoop: time.Second}); errors.Is(err, waiter.ErrFailure) {
 			t.Errorf("err = %v: a pod of the old revision failed the StatefulSet's rollout", err)
 		}
 		current := pod("web-0", "StatefulSet", "web", "uid-sts", crashing(4, 1, "Error"))
 		current["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "controller-revision-hash": "web-new"}
 		a.put(podsResource, current)
-		_, took, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{Window: time.Second})
+		_, took, _, err := rolloutWait(t, a, statefulSets, RolloutOptions{CrashLoop: time.Second})
 		wantRolloutFailure(t, err, took, time.Second, "pod web-0, container app")
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -345,7 +346,7 @@ func TestRolloutOfJobsStatefulSetsAndDaemonSets(t *testing.T) {
 		p := pod("web-x", "DaemonSet", "web", "uid-ds", waiting("CreateContainerConfigError", `configmap "web" not found`))
 		p["metadata"].(map[string]any)["labels"] = map[string]any{"app": "web", "pod-template-generation": "2"}
 		a := newApps(t, ds, p)
-		_, took, _, err := rolloutWait(t, a, daemonSets, RolloutOptions{Window: 5 * time.Second})
+		_, took, _, err := rolloutWait(t, a, daemonSets, RolloutOptions{Config: 5 * time.Second})
 		wantRolloutFailure(t, err, took, 5*time.Second, `CreateContainerConfigError: pod web-x, container app: configmap "web" not found`)
 	})
 }
@@ -366,7 +367,7 @@ func TestPodTroubles(t *testing.T) {
 		{"503", pod("p", "ReplicaSet", "r", "u", waiting("ErrImagePull", "unexpected status code 503 Service Unavailable")), "ErrImagePull retried"},
 		{"invalid name", pod("p", "ReplicaSet", "r", "u", waiting("InvalidImageName", "couldn't parse image name")), "InvalidImageName start"},
 		{"never pull", pod("p", "ReplicaSet", "r", "u", waiting("ErrImageNeverPull", "image is absent")), "ErrImageNeverPull start"},
-		{"config", pod("p", "ReplicaSet", "r", "u", waiting("CreateContainerConfigError", `secret "db" not found`)), "CreateContainerConfigError start"},
+		{"config", pod("p", "ReplicaSet", "r", "u", waiting("CreateContainerConfigError", `secret "db" not found`)), "CreateContainerConfigError config"},
 		{"cache syncing", pod("p", "ReplicaSet", "r", "u", waiting("CreateContainerConfigError", "failed to sync configmap cache: timed out")), "CreateContainerConfigError retried"},
 		{"create", pod("p", "ReplicaSet", "r", "u", waiting("CreateContainerError", "context deadline exceeded")), "CreateContainerError start"},
 		{"run", pod("p", "ReplicaSet", "r", "u", waiting("RunContainerError", "exec: not found")), "RunContainerError start"},
@@ -383,7 +384,7 @@ func TestPodTroubles(t *testing.T) {
 	} {
 		var got []string
 		for _, tr := range podTroubles(tc.pod, map[string]string{}) {
-			s := tr.reason + " " + [...]string{"", "pull", "retried", "crash", "start", "unschedulable", "final"}[tr.kind]
+			s := tr.reason + " " + [...]string{"", "pull", "retried", "crash", "start", "config", "unschedulable", "quota", "event", "final"}[tr.kind]
 			if tr.init {
 				s += " init"
 			}
@@ -452,13 +453,26 @@ func TestRolloutOfAJobIsItsCompletion(t *testing.T) {
 }
 
 func TestRolloutRejectsNegativeOptions(t *testing.T) {
-	for _, o := range []RolloutOptions{{Window: -1}, {Restarts: -1}, {Unschedulable: -1}} {
-		if r := Rollout(o); r.err == nil {
-			t.Errorf("Rollout(%+v) has no error", o)
+	for _, tc := range []struct {
+		o    RolloutOptions
+		says string
+	}{
+		{RolloutOptions{Window: -1}, "Window -1ns is negative"},
+		{RolloutOptions{Config: -1}, "Config -1ns is negative"},
+		{RolloutOptions{CrashLoop: -1}, "CrashLoop -1ns is negative"},
+		{RolloutOptions{Restarts: -1}, "Restarts -1 is negative"},
+		{RolloutOptions{Unschedulable: -1}, "Unschedulable -1ns is negative"},
+		{RolloutOptions{Quota: -1}, "Quota -1ns is negative"},
+		{RolloutOptions{Events: -1}, "Events -1ns is negative"},
+	} {
+		if r := Rollout(tc.o); r.err == nil || !strings.Contains(r.err.Error(), tc.says) {
+			t.Errorf("Rollout(%+v) = error %v, want one that says %q", tc.o, r.err, tc.says)
 		}
 	}
-	if r, err := ParseRule("rollout"); err != nil || r.rollout.Window != 30*time.Second || r.rollout.Restarts != 2 || r.rollout.Unschedulable != 2*time.Minute {
-		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults", r.rollout, err)
+	want := RolloutOptions{Window: 30 * time.Second, Config: 90 * time.Second, CrashLoop: 90 * time.Second, Restarts: 2,
+		Unschedulable: 4 * time.Minute, Quota: 90 * time.Second, Events: 2 * time.Minute}
+	if r, err := ParseRule("rollout"); err != nil || r.rollout != want {
+		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults %+v", r.rollout, err, want)
 	}
 }
 

@@ -321,6 +321,8 @@ func (r Rule) holds(ref Ref, obj Object, err error) bool {
 			return r.conditionMet(obj)
 		case r.kind == ruleRollout && obj["kind"] == "Job":
 			return jobComplete.conditionMet(obj) // kstatus: Current once it runs
+		case r.kind == ruleRollout && updatesOnDelete(obj):
+			return false // kstatus: Current at once
 		}
 		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 		return err == nil && res.Status == r.kstatus

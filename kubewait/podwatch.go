@@ -14,27 +14,36 @@ import (
 var (
 	podsResource        = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	replicaSetsResource = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	eventsResource      = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 )
+
+// podWarnings selects the Warning Events of pods: one list and watch of
+// them a namespace serves every podWatch there.
+const podWarnings = "involvedObject.kind=Pod,type=Warning"
 
 // A podWatch follows, for the [Rollout] rule, the pods of one object's
 // current revision: through the Client's informers of the pods (and a
-// Deployment's ReplicaSets) of its selector, it keeps each reason a
-// container or a pod cannot start, since when it has lasted, and how
-// many status writes have shown it.
+// Deployment's ReplicaSets) of its selector and of the pods' Warning
+// Events, it keeps each reason a container or a pod cannot start, since
+// when it has lasted, and how many status writes have shown it.
 type podWatch struct {
 	d    *driver
 	m    *member
-	opts RolloutOptions
-	obj  Object // the object, as last judged
+	rule RolloutOptions // the rule's
+	opts RolloutOptions // the rule's as the object's annotations override them
+	bad  error          // an annotation that does not parse
+	obj  Object         // the object, as last judged
 	kind string
-	// pods and sets are the subscriptions to the pods and the ReplicaSets
-	// of the object's selector (nil when it has none to follow).
-	pods, sets *subscription
-	selector   string
-	seen       map[string]string            // a pod's resourceVersion, as last observed
-	lastPull   map[string]map[string]string // a pod's containers' last ErrImagePull messages
-	episodes   map[string]*episode          // by pod, container and kind of trouble
-	shown      *trouble                     // what the events say: the failure, else the trouble seen first
+	// pods, sets and events are the subscriptions to the pods and the
+	// ReplicaSets of the object's selector, and to the Warning Events of
+	// pods in its namespace (nil when it has none to follow).
+	pods, sets, events *subscription
+	selector           string
+	seen               map[string]string            // a pod's resourceVersion, as last observed
+	lastPull           map[string]map[string]string // a pod's containers' last ErrImagePull messages
+	episodes           map[string]*episode          // by pod, container and kind of trouble
+	counting           map[string]bool              // the pods of the current revision that count: not replaced
+	shown              *trouble                     // what the events say: the failure, else the trouble seen first
 }
 
 // episode is one trouble as it lasts.
@@ -42,6 +51,11 @@ type episode struct {
 	trouble
 	since  time.Time
 	writes int // status writes that showed it
+	// current is whether the pod shows the trouble now. A crash loop's
+	// episode outlasts the runs between its crashes, so that it lasts
+	// from the first crash; it dooms its pod only while the container is
+	// down.
+	current bool
 }
 
 // workloads are the resources whose objects have pods to follow.
@@ -72,13 +86,14 @@ func sharedPods(req Request, groups []named) map[string]bool {
 func (d *driver) follow(m *member, obj Object, now time.Time) {
 	pw := d.podWatches[m]
 	if pw == nil {
-		pw = &podWatch{d: d, m: m, opts: d.rollout.rollout, seen: map[string]string{},
+		pw = &podWatch{d: d, m: m, rule: d.rollout.rollout, seen: map[string]string{},
 			lastPull: map[string]map[string]string{}, episodes: map[string]*episode{}}
 		d.podWatches[m] = pw
 		d.byRef[refKey(m.ref)] = pw
 	}
 	pw.obj = obj
 	pw.kind, _, _ = unstructured.NestedString(obj, "kind")
+	pw.opts, pw.bad = pw.rule.annotated(obj)
 	pw.subscribe()
 	pw.observe(now)
 }
@@ -116,25 +131,32 @@ func (pw *podWatch) subscribe() {
 	if pw.kind == "Deployment" {
 		pw.sets = pw.d.c.subscribe(informerKey{gvr: replicaSetsResource, namespace: ns, labels: sel}, nil, pw.d.wake)
 	}
+	pw.events = pw.d.c.subscribe(informerKey{gvr: eventsResource, namespace: ns, fields: podWarnings}, nil, pw.d.wake)
 }
 
 func (pw *podWatch) unsubscribe() {
-	for _, s := range []*subscription{pw.pods, pw.sets} {
+	for _, s := range pw.subscriptions() {
+		s.unsubscribe()
+	}
+	pw.pods, pw.sets, pw.events = nil, nil, nil
+}
+
+// subscriptions returns the podWatch's subscriptions.
+func (pw *podWatch) subscriptions() []*subscription {
+	var out []*subscription
+	for _, s := range []*subscription{pw.pods, pw.sets, pw.events} {
 		if s != nil {
-			s.unsubscribe()
+			out = append(out, s)
 		}
 	}
-	pw.pods, pw.sets = nil, nil
+	return out
 }
 
 // refresh takes what changed in the pods' informers: if anything did, it
 // observes the pods again and makes the object's wait due.
 func (pw *podWatch) refresh(now time.Time) {
 	changed := false
-	for _, s := range []*subscription{pw.pods, pw.sets} {
-		if s == nil {
-			continue
-		}
+	for _, s := range pw.subscriptions() {
 		dirty, all, notes := s.take()
 		for _, n := range notes {
 			pw.d.emit(Event{Time: n.at, Object: Ref{Resource: s.inf.key.gvr, Namespace: s.inf.key.namespace}, Watch: n.what, Err: n.err})
@@ -147,21 +169,30 @@ func (pw *podWatch) refresh(now time.Time) {
 	}
 }
 
-// observe reads the object and the pods of its current revision: each
-// trouble seen goes on (or starts) its episode, a status write that shows
-// it again counts, and an episode no longer seen (the container is ready,
-// the pod gone) ends.
+// observe reads the object and the pods of its current revision that
+// count: each trouble seen goes on (or starts) its episode, a status
+// write that shows it again counts, and an episode no longer seen (the
+// container is ready, the pod gone or replaced) ends.
 func (pw *podWatch) observe(now time.Time) {
 	var troubles []trouble
+	if pw.bad != nil {
+		troubles = append(troubles, trouble{reason: "InvalidAnnotation", message: pw.bad.Error(), kind: troubleFinal})
+	}
 	if t, ok := objectTrouble(pw.obj); ok {
 		troubles = append(troubles, t)
 	} else if res, err := status.Compute(&unstructured.Unstructured{Object: pw.obj}); err == nil && res.Status == status.FailedStatus {
 		troubles = append(troubles, trouble{reason: "Failed", message: res.Message, kind: troubleFinal})
 	}
 	written := map[string]bool{} // pods with a status write not yet observed
+	pw.counting = map[string]bool{}
+	warnings := pw.warnings()
 	for _, pod := range pw.currentPods() {
 		u := unstructured.Unstructured{Object: pod}
 		name := u.GetName()
+		if pw.kind != "Pod" && replaced(pod) {
+			continue
+		}
+		pw.counting[name] = true
 		if pw.seen[name] != u.GetResourceVersion() {
 			pw.seen[name] = u.GetResourceVersion()
 			written[name] = true
@@ -175,16 +206,24 @@ func (pw *podWatch) observe(now time.Time) {
 			}
 			troubles = append(troubles, t)
 		}
+		if !started(pod) {
+			for _, ev := range warnings[string(u.GetUID())] {
+				if t, ok := eventTrouble(name, ev); ok {
+					troubles = append(troubles, t)
+				}
+			}
+		}
 	}
 	if rs := pw.newReplicaSet(); rs != nil {
 		if t, ok := objectTrouble(rs); ok {
 			troubles = append(troubles, t)
 		}
 	}
-	still := map[string]bool{}
+	for _, e := range pw.episodes {
+		e.current = false
+	}
 	for _, t := range troubles {
 		key := fmt.Sprintf("%s/%s/%d", t.pod, t.container, t.kind)
-		still[key] = true
 		e := pw.episodes[key]
 		if e == nil || written[t.pod] || t.pod == "" {
 			if e == nil {
@@ -193,10 +232,10 @@ func (pw *podWatch) observe(now time.Time) {
 			}
 			e.writes++
 		}
-		e.trouble = t
+		e.trouble, e.current = t, true
 	}
-	for key := range pw.episodes {
-		if !still[key] {
+	for key, e := range pw.episodes {
+		if !e.current && (e.kind != troubleCrash || !pw.counting[e.pod]) {
 			delete(pw.episodes, key)
 		}
 	}
@@ -204,7 +243,7 @@ func (pw *podWatch) observe(now time.Time) {
 	if pw.shown == nil {
 		var first *episode
 		for _, e := range pw.episodes {
-			if first == nil || e.since.Before(first.since) {
+			if e.current && (first == nil || e.since.Before(first.since)) {
 				first = e
 			}
 		}
@@ -214,15 +253,73 @@ func (pw *podWatch) observe(now time.Time) {
 	}
 }
 
-// failed returns the trouble that fails the rollout at now: one that has
-// lasted as long as its kind needs.
-func (pw *podWatch) failed(now time.Time) *trouble {
-	var found *episode
-	for _, e := range pw.episodes {
-		if pw.due(e).After(now) || (found != nil && !e.since.Before(found.since)) {
+// warnings returns the Warning Events of pods in the object's namespace,
+// by the pod's UID.
+func (pw *podWatch) warnings() map[string][]Object {
+	if pw.events == nil {
+		return nil
+	}
+	out := map[string][]Object{}
+	for _, key := range pw.events.keys() {
+		ev := pw.events.get(key)
+		if ev == nil {
 			continue
 		}
-		found = e
+		if typ, _, _ := unstructured.NestedString(ev, "type"); typ != "Warning" {
+			continue
+		}
+		uid, _, _ := unstructured.NestedString(ev, "involvedObject", "uid")
+		out[uid] = append(out[uid], ev)
+	}
+	return out
+}
+
+// replaced reports whether pod's controller replaces it, so that its
+// troubles are not the revision's: it failed (its node shut down, the
+// kubelet rejected it at admission, it was evicted), it is being deleted,
+// or it is a disruption's target.
+func replaced(pod Object) bool {
+	u := unstructured.Unstructured{Object: pod}
+	if u.GetDeletionTimestamp() != nil {
+		return true
+	}
+	if phase, _, _ := unstructured.NestedString(pod, "status", "phase"); phase == "Failed" {
+		return true
+	}
+	conds, _, _ := unstructured.NestedSlice(pod, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == "DisruptionTarget" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// failed returns the trouble that fails the rollout at now: one of the
+// object's own that has lasted its window, or, when every pod of the
+// revision that counts is doomed (has a trouble that has lasted its
+// window), the trouble seen first among theirs.
+func (pw *podWatch) failed(now time.Time) *trouble {
+	var found *episode
+	earlier := func(e *episode) {
+		if found == nil || e.since.Before(found.since) {
+			found = e
+		}
+	}
+	doomed := map[string]*episode{}
+	for _, e := range pw.episodes {
+		switch {
+		case pw.due(e).After(now):
+		case e.pod == "":
+			earlier(e)
+		case doomed[e.pod] == nil || e.since.Before(doomed[e.pod].since):
+			doomed[e.pod] = e
+		}
+	}
+	if len(doomed) > 0 && len(doomed) == len(pw.counting) {
+		for _, e := range doomed {
+			earlier(e)
+		}
 	}
 	if found == nil {
 		return nil
@@ -230,11 +327,14 @@ func (pw *podWatch) failed(now time.Time) *trouble {
 	return &found.trouble
 }
 
-// due returns when e fails the rollout if it lasts, or a time never
-// reached (the far future) if it never does, or not yet for want of
-// writes or restarts.
+// due returns when e dooms its pod (or fails the rollout, for the
+// object's own) if it lasts, or a time never reached (the far future) if
+// it never does, or not yet for want of writes or restarts.
 func (pw *podWatch) due(e *episode) time.Time {
 	never := e.since.Add(1 << 62)
+	if !e.current {
+		return never
+	}
 	switch e.kind {
 	case troubleFinal:
 		return e.since
@@ -246,20 +346,18 @@ func (pw *podWatch) due(e *episode) time.Time {
 		if e.restarts < int64(pw.opts.Restarts) {
 			return never
 		}
-	case troubleUnschedulable:
-		return e.since.Add(pw.opts.Unschedulable)
 	case troubleRetried:
 		return never
 	}
-	return e.since.Add(pw.opts.Window)
+	return e.since.Add(pw.opts.window(e.kind))
 }
 
-// next returns when the object's wait must next be judged for its pods:
-// the earliest an episode may fail the rollout.
-func (pw *podWatch) next() (time.Time, bool) {
+// next returns when, after now, the object's wait must next be judged
+// for its pods: the earliest an episode may doom its pod.
+func (pw *podWatch) next(now time.Time) (time.Time, bool) {
 	var next time.Time
 	for _, e := range pw.episodes {
-		if due := pw.due(e); due.Sub(e.since) < 1<<61 && (next.IsZero() || due.Before(next)) {
+		if due := pw.due(e); due.Sub(e.since) < 1<<61 && due.After(now) && (next.IsZero() || due.Before(next)) {
 			next = due
 		}
 	}

@@ -1,0 +1,263 @@
+package kubewait
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/waitable/waitable/waiter"
+)
+
+// What healthy clusters do every day never fails a rollout with the
+// default windows: each case succeeds when the Deployment is done.
+
+func failedPod(name, reason, message string, conds ...any) Object {
+	p := pod(name, "ReplicaSet", "web-2", "uid-rs-2", nil, conds...)
+	st := p["status"].(map[string]any)
+	st["phase"], st["reason"], st["message"] = "Failed", reason, message
+	delete(st, "containerStatuses")
+	return p
+}
+
+func wantRolledOut(t *testing.T, a *apps, at time.Duration) {
+	t.Helper()
+	if _, took, events, err := rolloutWait(t, a, deployments, RolloutOptions{}); err != nil || took != at {
+		t.Fatalf("err = %v after %v, want success at %v; events:\n%s", err, took, at, strings.Join(events, "\n"))
+	}
+}
+
+func TestRolloutNoFalseAlarm(t *testing.T) {
+	rs2 := func(name string, state map[string]any, conds ...any) Object {
+		return pod(name, "ReplicaSet", "web-2", "uid-rs-2", state, conds...)
+	}
+	t.Run("a pod whose node shut down is replaced", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", running()))
+			a.at(5*time.Second, podsResource, failedPod("web-2-a", "Terminated", "Pod was terminated in response to imminent node shutdown.",
+				map[string]any{"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet"}))
+			a.at(6*time.Second, podsResource, rs2("web-2-b", nil, unschedulable()))
+			a.at(40*time.Second, podsResource, rs2("web-2-b", waiting("ContainerCreating", "")))
+			a.at(44*time.Second, podsResource, rs2("web-2-b", running()))
+			a.at(45*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 45*time.Second)
+		})
+	})
+	t.Run("a pod rejected at admission is replaced", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"),
+				failedPod("web-2-a", "OutOfcpu", "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000"),
+				rs2("web-2-b", waiting("ContainerCreating", "")))
+			a.at(44*time.Second, podsResource, rs2("web-2-b", running()))
+			a.at(45*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 45*time.Second)
+		})
+	})
+	t.Run("a pod being deleted", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			gone := rs2("web-2-a", crashing(5, 1, "Error"))
+			gone["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-06T00:00:00Z"
+			a := newApps(t, deployment(false), replicaSet("2"), gone, rs2("web-2-b", waiting("ContainerCreating", "")))
+			a.at(100*time.Second, podsResource, rs2("web-2-b", running()))
+			a.at(101*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 101*time.Second)
+		})
+	})
+	t.Run("a Secret a controller creates 50 s later", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("CreateContainerConfigError", `secret "db-tls" not found`)))
+			for d := 10 * time.Second; d <= 50*time.Second; d += 10 * time.Second {
+				a.at(d, podsResource, rs2("web-2-a", waiting("CreateContainerConfigError", `secret "db-tls" not found`)))
+			}
+			a.at(60*time.Second, podsResource, rs2("web-2-a", running()))
+			a.at(61*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 61*time.Second)
+		})
+	})
+	t.Run("unschedulable until the autoscaler adds a node at 3 min", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", nil, unschedulable()))
+			a.at(180*time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", "")))
+			a.at(190*time.Second, podsResource, rs2("web-2-a", running()))
+			a.at(191*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 191*time.Second)
+		})
+	})
+	t.Run("a crash loop that ends when the database comes up at 72 s", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("ContainerCreating", "")))
+			crashLoop(a, rs2)
+			up := running()
+			up["restartCount"] = int64(3)
+			a.at(74*time.Second, podsResource, rs2("web-2-a", up))
+			a.at(75*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 75*time.Second)
+		})
+	})
+	t.Run("a quota the surge frees at 45 s", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2", map[string]any{"type": "ReplicaFailure", "status": "True",
+				"reason": "FailedCreate", "message": `pods "web-2-x" is forbidden: exceeded quota: compute`}))
+			a.at(45*time.Second, replicaSetsResource, replicaSet("2"))
+			a.at(46*time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", "")))
+			a.at(50*time.Second, podsResource, rs2("web-2-a", running()))
+			a.at(51*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 51*time.Second)
+		})
+	})
+	t.Run("one pod in trouble while the others run", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", running()),
+				rs2("web-2-b", waiting("ErrImagePull", notFound)))
+			a.at(10*time.Second, podsResource, rs2("web-2-b", waiting("ImagePullBackOff", notFound)))
+			a.at(100*time.Second, podsResource, rs2("web-2-b", running()))
+			a.at(101*time.Second, deployments, deployment(true))
+			wantRolledOut(t, a, 101*time.Second)
+		})
+	})
+}
+
+// crashLoop writes web-2-a's container crashing as the kubelet restarts
+// it, 10, 20 and 40 s apart: crashes at 2, 13 and 34 s, runs between.
+func crashLoop(a *apps, rs2 func(string, map[string]any, ...any) Object) {
+	at := 2 * time.Second
+	for i, backOff := range []time.Duration{10, 20, 40} {
+		a.at(at, podsResource, rs2("web-2-a", crashing(int64(i), 1, "Error")))
+		if i < 2 {
+			run := running()
+			run["ready"], run["restartCount"] = false, int64(i+1)
+			a.at(at+backOff*time.Second, podsResource, rs2("web-2-a", run))
+			at += backOff*time.Second + time.Second
+		}
+	}
+}
+
+// A crash loop that does not end fails at its window from the first
+// crash, though the container ran between its crashes.
+func TestRolloutCrashLoopLastsFromTheFirstCrash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rs2 := func(name string, state map[string]any, conds ...any) Object {
+			return pod(name, "ReplicaSet", "web-2", "uid-rs-2", state, conds...)
+		}
+		a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("ContainerCreating", "")))
+		crashLoop(a, rs2)
+		a.at(74*time.Second, podsResource, rs2("web-2-a", crashing(3, 1, "Error")))
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{})
+		wantRolloutFailure(t, err, took, 92*time.Second, "CrashLoopBackOff: pod web-2-a, container app", "(exit code 1, 3 restarts)")
+	})
+}
+
+// warning is a Warning Event of the kubelet about pod web-2-a.
+func warning(name, reason, message string) Object {
+	return Object{"apiVersion": "v1", "kind": "Event",
+		"metadata":       map[string]any{"name": name, "namespace": "ns"},
+		"involvedObject": map[string]any{"kind": "Pod", "name": "web-2-a", "namespace": "ns", "uid": "uid-web-2-a"},
+		"reason":         reason, "message": message, "type": "Warning", "count": int64(1),
+		"source": map[string]any{"component": "kubelet"}}
+}
+
+// Troubles only Events tell: a pod whose Secret volume does not exist
+// stays ContainerCreating; the kubelet's FailedMount says why, and fails
+// the rollout once it outlasts its window.
+func TestRolloutFailsOnAnEventThatOutlastsItsWindow(t *testing.T) {
+	creating := func() Object { return pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ContainerCreating", "")) }
+	for _, tc := range []struct {
+		name, reason, message string
+		opts                  RolloutOptions
+		at                    time.Duration
+	}{
+		{"secret volume", "FailedMount", `MountVolume.SetUp failed for volume "tls" : secret "web-tls" not found`, RolloutOptions{}, 91 * time.Second},
+		{"disk", "FailedAttachVolume", `AttachVolume.Attach failed for volume "pvc-1" : rpc error: code = Internal desc = disk busy`, RolloutOptions{Events: 30 * time.Second}, 31 * time.Second},
+		{"sandbox", "FailedCreatePodSandBox", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox: plugin type="calico" failed (add): stat /var/lib/calico/nodename: no such file or directory`, RolloutOptions{}, 121 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newApps(t, deployment(false), replicaSet("2"), creating())
+				a.at(time.Second, eventsResource, warning("web-2-a.1", tc.reason, tc.message))
+				_, took, events, err := rolloutWait(t, a, deployments, tc.opts)
+				wantRolloutFailure(t, err, took, tc.at, tc.reason+": pod web-2-a: "+tc.message)
+				if !slices.ContainsFunc(events, func(e string) bool { return strings.HasPrefix(e, "1s "+tc.reason+": pod web-2-a") }) {
+					t.Errorf("events %q: none reports the Event when it comes", events)
+				}
+			})
+		})
+	}
+	// The mount works at last: the Event is history once the pod runs.
+	synctest.Test(t, func(t *testing.T) {
+		a := newApps(t, deployment(false), replicaSet("2"), creating(),
+			warning("web-2-a.1", "FailedMount", `MountVolume.SetUp failed for volume "tls" : secret "web-tls" not found`))
+		a.at(64*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
+		a.at(100*time.Second, deployments, deployment(true))
+		wantRolledOut(t, a, 100*time.Second)
+	})
+}
+
+// A StatefulSet or DaemonSet that updates OnDelete is refused at once,
+// as kubectl rollout status refuses it.
+func TestRolloutRefusesOnDelete(t *testing.T) {
+	for _, gvr := range []struct {
+		kind string
+		res  any
+	}{{"StatefulSet", statefulSets}, {"DaemonSet", daemonSets}} {
+		synctest.Test(t, func(t *testing.T) {
+			o := object(gvr.kind, "apps/v1", "web", "uid-web")
+			o["spec"] = map[string]any{"selector": selector, "updateStrategy": map[string]any{"type": "OnDelete"}}
+			a := newApps(t, o)
+			res := statefulSets
+			if gvr.kind == "DaemonSet" {
+				res = daemonSets
+			}
+			_, took, _, err := rolloutWait(t, a, res, RolloutOptions{})
+			wantRolloutFailure(t, err, took, 0, "OnDelete: rollout status is only available for RollingUpdate strategy type")
+		})
+	}
+}
+
+// A paused Deployment does not fail; its events say it is paused.
+func TestRolloutSaysADeploymentIsPaused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := deployment(false)
+		d["spec"].(map[string]any)["paused"] = true
+		a := newApps(t, d, replicaSet("2"))
+		_, took, events, err := rolloutWait(t, a, deployments, RolloutOptions{})
+		if !errors.Is(err, waiter.ErrTimeout) || took != 10*time.Minute {
+			t.Fatalf("err = %v after %v, want a timeout at 10m", err, took)
+		}
+		if !slices.ContainsFunc(events, func(e string) bool {
+			return strings.HasPrefix(e, "0s Paused: the Deployment is paused") && strings.Contains(e, "kubectl rollout resume deployment/web")
+		}) {
+			t.Errorf("events %q do not say the Deployment is paused", events)
+		}
+	})
+}
+
+// A workload's annotations override the windows; one that does not parse
+// fails the wait at once, naming it.
+func TestRolloutAnnotations(t *testing.T) {
+	config := func() Object {
+		return pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("CreateContainerConfigError", `configmap "web" not found`))
+	}
+	synctest.Test(t, func(t *testing.T) {
+		d := deployment(false)
+		d["metadata"].(map[string]any)["annotations"].(map[string]any)["rollout.waitable.dev/config"] = "10s"
+		a := newApps(t, d, replicaSet("2"), config())
+		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{Config: time.Hour})
+		wantRolloutFailure(t, err, took, 10*time.Second, `CreateContainerConfigError: pod web-2-a, container app: configmap "web" not found`)
+	})
+	for _, bad := range []struct{ key, value, says string }{
+		{"rollout.waitable.dev/window", "soon", `annotation rollout.waitable.dev/window: "soon" is not a duration`},
+		{"rollout.waitable.dev/restarts", "-1", `annotation rollout.waitable.dev/restarts: "-1" is not a count`},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			d := runtime.DeepCopyJSON(deployment(false))
+			d["metadata"].(map[string]any)["annotations"].(map[string]any)[bad.key] = bad.value
+			a := newApps(t, d, replicaSet("2"))
+			_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{})
+			wantRolloutFailure(t, err, took, 0, "InvalidAnnotation: "+bad.says)
+		})
+	}
+}
