@@ -164,7 +164,9 @@ func warning(name, reason, message string) Object {
 // stays ContainerCreating; the kubelet's FailedMount says why, and fails
 // the rollout once it outlasts its window.
 func TestRolloutFailsOnAnEventThatOutlastsItsWindow(t *testing.T) {
-	creating := func() Object { return pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ContainerCreating", "")) }
+	creating := func() Object {
+		return pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", waiting("ContainerCreating", ""))
+	}
 	for _, tc := range []struct {
 		name, reason, message string
 		opts                  RolloutOptions
