@@ -1,15 +1,11 @@
 package tfwait_test
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
-
 	"github.com/waitable/waitable/backoff"
-	"github.com/waitable/waitable/tfwait"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -28,25 +24,13 @@ var readyAfter = func() (d []time.Duration) {
 // benchSide is one side of the bench row: how it waits on conf.
 type benchSide struct {
 	name string
-	wait func(ctx context.Context, conf *retry.StateChangeConf) (any, error)
+	wait waitFunc
 }
 
 var benchSides = []benchSide{
-	{"WaitForStateContext", func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		return conf.WaitForStateContext(ctx)
-	}},
-	{"tfwait", tfwaitSide()},
-	{"tfwait-no-jitter", tfwaitSide(waiter.WithJitter(backoff.High))},
-}
-
-func tfwaitSide(opts ...waiter.Option) func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-	return func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		w, err := tfwait.StateChange(conf, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return w.Wait(ctx)
-	}
+	{"WaitForStateContext", sdkWait},
+	{"tfwait", tfWait()},
+	{"tfwait-no-jitter", tfWait(waiter.WithJitter(backoff.High))},
 }
 
 // rowFigures are a side's means per wait: refreshes, and the detection

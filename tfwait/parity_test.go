@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
 
 	"github.com/waitable/waitable/tfwait"
+	"github.com/waitable/waitable/waiter"
 )
 
 // object is what a provider's refresh returns: the API's description of
@@ -164,36 +165,41 @@ type end struct {
 	calls   int
 }
 
-// waitSDK runs the SDK's own WaitForStateContext on c's script, in a
-// synctest bubble: its wall-clock sleeps are virtual.
-func waitSDK(t *testing.T, c parityCase) (e end) {
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: c.steps}
-		conf := c.conf
-		conf.Refresh = s.refresh
-		ctx := cancelAfter(t, c.cancel)
-		start := time.Now()
-		e.result, e.err = conf.WaitForStateContext(ctx)
-		e.elapsed, e.calls = time.Since(start), s.calls
-		synctest.Wait() // the SDK's refresh goroutine ends after the wait
-	})
-	return e
+// waitFunc is a way to wait on a StateChangeConf: the SDK's, or tfwait's.
+type waitFunc func(ctx context.Context, conf *retry.StateChangeConf) (any, error)
+
+// sdkWait is the SDK's own WaitForStateContext.
+func sdkWait(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
+	return conf.WaitForStateContext(ctx)
 }
 
-// waitTF runs tfwait on c's script, in a synctest bubble.
-func waitTF(t *testing.T, c parityCase) (e end) {
+// tfWait is tfwait's Wait on conf, with opts.
+func tfWait(opts ...waiter.Option) waitFunc {
+	return func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
+		w, err := tfwait.StateChange(conf, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return w.Wait(ctx)
+	}
+}
+
+// waitSDK runs the SDK's WaitForStateContext on c's script, and waitTF
+// tfwait, each in a synctest bubble: the SDK's wall-clock sleeps are
+// virtual too.
+func waitSDK(t *testing.T, c parityCase) end { return runScript(t, c, sdkWait) }
+func waitTF(t *testing.T, c parityCase) end  { return runScript(t, c, tfWait()) }
+
+func runScript(t *testing.T, c parityCase, wait waitFunc) (e end) {
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: c.steps}
 		conf := c.conf
 		conf.Refresh = s.refresh
-		w, err := tfwait.StateChange(&conf)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx := cancelAfter(t, c.cancel)
 		start := time.Now()
-		e.result, e.err = w.Wait(ctx)
+		e.result, e.err = wait(ctx, &conf)
 		e.elapsed, e.calls = time.Since(start), s.calls
+		synctest.Wait() // the SDK's refresh goroutine ends after its wait
 	})
 	return e
 }

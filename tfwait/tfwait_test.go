@@ -61,7 +61,7 @@ func createConf(refresh retry.StateRefreshFunc, timeout time.Duration) *retry.St
 // with WithRetryStrategy(nil) ends on them as the SDK does.
 func TestTransientRefreshErrorsAreRetried(t *testing.T) {
 	throttle, unavailable := &apiError{"ThrottlingException", 400}, &apiError{"ServiceUnavailable", 503}
-	run := func(wait func(context.Context, *retry.StateChangeConf) (any, error)) (out any, calls int, err error) {
+	run := func(wait waitFunc) (out any, calls int, err error) {
 		synctest.Test(t, func(t *testing.T) {
 			c := &cluster{now: time.Now, readyAt: time.Now().Add(time.Minute), fail: map[int]error{2: throttle, 3: unavailable}}
 			out, err = wait(t.Context(), createConf(c.refresh, 10*time.Minute))
@@ -70,29 +70,15 @@ func TestTransientRefreshErrorsAreRetried(t *testing.T) {
 		})
 		return out, calls, err
 	}
-	_, _, err := run(func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		return conf.WaitForStateContext(ctx)
-	})
+	_, _, err := run(sdkWait)
 	if err != throttle {
 		t.Fatalf("WaitForStateContext() error = %v, want the throttle (the SDK ends on any error)", err)
 	}
-	out, calls, err := run(func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		w, err := tfwait.StateChange(conf)
-		if err != nil {
-			return nil, err
-		}
-		return w.Wait(ctx)
-	})
+	out, calls, err := run(tfWait())
 	if err != nil || out.(*object).Status != "available" || calls < 4 {
 		t.Errorf("Wait() = %v, %v after %d refreshes, want the available cluster", out, err, calls)
 	}
-	_, calls, err = run(func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		w, err := tfwait.StateChange(conf, waiter.WithRetryStrategy(nil))
-		if err != nil {
-			return nil, err
-		}
-		return w.Wait(ctx)
-	})
+	_, calls, err = run(tfWait(waiter.WithRetryStrategy(nil)))
 	if err != throttle || calls != 2 {
 		t.Errorf("with WithRetryStrategy(nil), Wait() error = %v after %d refreshes, want the throttle after 2", err, calls)
 	}
@@ -125,7 +111,7 @@ func TestTransientErrorsUntilTheDeadlineEndInTimeoutError(t *testing.T) {
 // Timeout is seen by tfwait's final poll; the SDK, asleep for 10s, times
 // out.
 func TestTheFinalPollLandsBeforeTheDeadline(t *testing.T) {
-	run := func(wait func(context.Context, *retry.StateChangeConf) (any, error)) (err error) {
+	run := func(wait waitFunc) (err error) {
 		synctest.Test(t, func(t *testing.T) {
 			c := &cluster{now: time.Now, readyAt: time.Now().Add(58 * time.Second)}
 			_, err = wait(t.Context(), createConf(c.refresh, time.Minute))
@@ -134,18 +120,10 @@ func TestTheFinalPollLandsBeforeTheDeadline(t *testing.T) {
 		return err
 	}
 	var te *retry.TimeoutError
-	if err := run(func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		return conf.WaitForStateContext(ctx)
-	}); !errors.As(err, &te) {
+	if err := run(sdkWait); !errors.As(err, &te) {
 		t.Fatalf("WaitForStateContext() error = %v, want a TimeoutError (the scenario no longer shows the difference)", err)
 	}
-	err := run(func(ctx context.Context, conf *retry.StateChangeConf) (any, error) {
-		w, err := tfwait.StateChange(conf)
-		if err != nil {
-			return nil, err
-		}
-		return w.Wait(ctx)
-	})
+	err := run(tfWait())
 	if err != nil {
 		t.Errorf("Wait() error = %v, want the cluster seen by the final poll", err)
 	}
