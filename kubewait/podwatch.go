@@ -2,6 +2,7 @@ package kubewait
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,7 @@ type podWatch struct {
 	lastPull           map[string]map[string]string // a pod's containers' last ErrImagePull messages
 	episodes           map[string]*episode          // by pod, container and kind of trouble
 	counting           map[string]bool              // the pods of the current revision that count: not replaced
+	uids               map[string]bool              // the UIDs of the pods that count
 	shown              *trouble                     // what the events say: the failure, else the trouble seen first
 }
 
@@ -152,8 +154,11 @@ func (pw *podWatch) subscriptions() []*subscription {
 	return out
 }
 
-// refresh takes what changed in the pods' informers: if anything did, it
-// observes the pods again and makes the object's wait due.
+// refresh takes what changed in the pods' informers: if anything that
+// concerns the object did, it observes the pods again and makes the
+// object's wait due. A namespace's pods and Events, which several
+// workloads' waits share, change for each of them: a change judges only
+// the wait of the pod's owner.
 func (pw *podWatch) refresh(now time.Time) {
 	changed := false
 	for _, s := range pw.subscriptions() {
@@ -161,12 +166,53 @@ func (pw *podWatch) refresh(now time.Time) {
 		for _, n := range notes {
 			pw.d.emit(Event{Time: n.at, Object: Ref{Resource: s.inf.key.gvr, Namespace: s.inf.key.namespace}, Watch: n.what, Err: n.err})
 		}
-		changed = changed || all || len(dirty) > 0
+		changed = changed || all
+		for key := range dirty {
+			if !changed && pw.concerns(s, key) {
+				changed = true
+			}
+		}
 	}
 	if changed {
 		pw.observe(now)
 		pw.m.next = now
 	}
+}
+
+// concerns reports whether the change of the object key in s may change
+// what the podWatch observes: a pod of its owner (or one it saw), an
+// Event of one of its pods; any ReplicaSet.
+func (pw *podWatch) concerns(s *subscription, key string) bool {
+	obj := s.get(key)
+	switch {
+	case s == pw.pods && obj == nil:
+		_, name, _ := strings.Cut(key, "/")
+		_, saw := pw.seen[name]
+		return saw
+	case s == pw.pods:
+		return pw.owner() == "" || ownedBy(obj, pw.owner())
+	case s == pw.events && obj != nil:
+		uid, _, _ := unstructured.NestedString(obj, "involvedObject", "uid")
+		return pw.uids[uid]
+	case s == pw.events:
+		return false // an Event that expired says nothing new
+	}
+	return true
+}
+
+// owner returns the UID of the controller of the pods of the object's
+// current revision ("" when it is not known yet, or the object is a Pod).
+func (pw *podWatch) owner() string {
+	switch pw.kind {
+	case "Pod":
+		return ""
+	case "Deployment":
+		if rs := pw.newReplicaSet(); rs != nil {
+			return string((&unstructured.Unstructured{Object: rs}).GetUID())
+		}
+		return ""
+	}
+	return string((&unstructured.Unstructured{Object: pw.obj}).GetUID())
 }
 
 // observe reads the object and the pods of its current revision that
@@ -184,7 +230,7 @@ func (pw *podWatch) observe(now time.Time) {
 		troubles = append(troubles, trouble{reason: "Failed", message: res.Message, kind: troubleFinal})
 	}
 	written := map[string]bool{} // pods with a status write not yet observed
-	pw.counting = map[string]bool{}
+	pw.counting, pw.uids = map[string]bool{}, map[string]bool{}
 	warnings := pw.warnings()
 	for _, pod := range pw.currentPods() {
 		u := unstructured.Unstructured{Object: pod}
@@ -192,7 +238,7 @@ func (pw *podWatch) observe(now time.Time) {
 		if pw.kind != "Pod" && replaced(pod) {
 			continue
 		}
-		pw.counting[name] = true
+		pw.counting[name], pw.uids[string(u.GetUID())] = true, true
 		if pw.seen[name] != u.GetResourceVersion() {
 			pw.seen[name] = u.GetResourceVersion()
 			written[name] = true
@@ -367,17 +413,15 @@ func (pw *podWatch) next(now time.Time) (time.Time, bool) {
 // currentPods returns the pods of the object's current revision.
 func (pw *podWatch) currentPods() []Object {
 	u := unstructured.Unstructured{Object: pw.obj}
-	owner := string(u.GetUID())
+	owner := pw.owner()
 	label, value := "", ""
 	switch pw.kind {
 	case "Pod":
 		return []Object{pw.obj}
 	case "Deployment":
-		rs := pw.newReplicaSet()
-		if rs == nil {
+		if owner == "" {
 			return nil
 		}
-		owner = string((&unstructured.Unstructured{Object: rs}).GetUID())
 	case "StatefulSet":
 		label = "controller-revision-hash"
 		value, _, _ = unstructured.NestedString(pw.obj, "status", "updateRevision")

@@ -263,3 +263,41 @@ func TestRolloutAnnotations(t *testing.T) {
 		})
 	}
 }
+
+// A namespace's pods and Events, which the waits of its workloads share,
+// judge only the wait of the pod's owner: another workload's pod, or its
+// Event, does not concern a podWatch.
+func TestPodWatchConcernsOnlyItsOwnersPods(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		apiEvent := warning("api-1-a.1", "FailedMount", "x")
+		apiEvent["involvedObject"].(map[string]any)["uid"] = "uid-api-1-a"
+		a := newApps(t, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()),
+			pod("api-1-a", "ReplicaSet", "api-1", "uid-rs-api", running()),
+			warning("web-2-a.1", "FailedMount", "x"), apiEvent)
+		c := NewClient(a.dyn, ClientOptions{})
+		wake := make(chan struct{}, 1)
+		pods := c.subscribe(informerKey{gvr: podsResource, namespace: "ns"}, nil, wake)
+		events := c.subscribe(informerKey{gvr: eventsResource, namespace: "ns", fields: podWarnings}, nil, wake)
+		defer pods.unsubscribe()
+		defer events.unsubscribe()
+		synctest.Wait()
+		pw := &podWatch{kind: "ReplicaSet", obj: replicaSet("2"), pods: pods, events: events,
+			seen: map[string]string{"web-2-a": "1", "web-2-gone": "1"}, uids: map[string]bool{"uid-web-2-a": true}}
+		for _, tc := range []struct {
+			s    *subscription
+			key  string
+			want bool
+		}{
+			{pods, "ns/web-2-a", true},
+			{pods, "ns/api-1-a", false},
+			{pods, "ns/web-2-gone", true}, // deleted: one it saw
+			{pods, "ns/api-1-gone", false},
+			{events, "ns/web-2-a.1", true},
+			{events, "ns/api-1-a.1", false},
+		} {
+			if got := pw.concerns(tc.s, tc.key); got != tc.want {
+				t.Errorf("concerns(%s, %s) = %v, want %v", tc.s.inf.key.gvr.Resource, tc.key, got, tc.want)
+			}
+		}
+	})
+}
