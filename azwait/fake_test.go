@@ -133,7 +133,7 @@ func newWorld(t testing.TB, next policy.Transporter) *vmWorld {
 	t.Helper()
 	f := &faults{next: next}
 	client, err := armcompute.NewVirtualMachinesClient("sub", &azfake.TokenCredential{},
-		&arm.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: f}})
+		&arm.ClientOptions{ClientOptions: azcoreOptions(f)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +160,8 @@ func (w *vmWorld) resume(name string) azwait.Resume[createResponse] {
 		return w.client.BeginCreateOrUpdate(ctx, "rg", name, armcompute.VirtualMachine{},
 			&armcompute.VirtualMachinesClientBeginCreateOrUpdateOptions{ResumeToken: token})
 	}
+}
+
+func azcoreOptions(tr policy.Transporter) azcore.ClientOptions {
+	return azcore.ClientOptions{Transport: tr}
 }

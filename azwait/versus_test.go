@@ -45,9 +45,9 @@ var sides = []struct {
 
 // versus runs a side on a creation that the fake reports in progress for
 // inProgress polls, and ready from readyAfter on (0: as soon as the fake
-// says so), and returns its result, its polls and its detection lag: from
+// says so), and returns its result, its polls, its detection lag: from
 // the creation's end to the side's return, in the bubble's virtual time.
-func versus(t *testing.T, s side, inProgress int, readyAfter time.Duration) (res createResponse, err error, polls int, lag time.Duration) {
+func versus(t *testing.T, s side, inProgress int, readyAfter time.Duration) (res createResponse, polls int, lag time.Duration, err error) {
 	vm := newVMWorld(t, inProgress, "")
 	tok := vm.begin(t, "vm1")
 	start := time.Now()
@@ -61,7 +61,7 @@ func versus(t *testing.T, s side, inProgress int, readyAfter time.Duration) (res
 		// the creation ended just after it.
 		ready = times[inProgress-2]
 	}
-	return res, err, len(times), end.Sub(ready)
+	return res, len(times), end.Sub(ready), err
 }
 
 // TestSideBySideWithPollUntilDone: on the same fake, azwait gets the same
@@ -75,7 +75,7 @@ func TestSideBySideWithPollUntilDone(t *testing.T) {
 			var lags []time.Duration
 			for _, s := range sides {
 				clocktest.Run(t, func(t *testing.T) {
-					res, err, n, lag := versus(t, s.wait, inProgress, 0)
+					res, n, lag, err := versus(t, s.wait, inProgress, 0)
 					if err != nil {
 						t.Fatalf("%s: %v", s.name, err)
 					}
@@ -124,7 +124,7 @@ func TestBenchRowFigures(t *testing.T) {
 	for _, ready := range rowReadyAfter {
 		for _, s := range rowSides {
 			clocktest.Run(t, func(t *testing.T) {
-				_, err, n, lag := versus(t, s.wait, 1, ready)
+				_, n, lag, err := versus(t, s.wait, 1, ready)
 				if err != nil {
 					t.Fatalf("%s, ready after %v: %v", s.name, ready, err)
 				}
