@@ -24,7 +24,8 @@ type Status[T any] struct {
 	// Status is the operation's status as the poller read it: InProgress
 	// or the service's own word for a state that is not terminal
 	// (Creating, Updating), or Succeeded, Completed, Failed, Canceled,
-	// Cancelled.
+	// Cancelled; "" when the poll's answer said nothing of it (an error
+	// answer: the operation goes on as it was).
 	Status string
 	// Done reports a terminal status: the operation succeeded (its result
 	// is in Result) or failed (the wait's error holds the service's).

@@ -36,14 +36,17 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 	st := &Status[T]{HTTPStatus: raw.StatusCode, After: retryAfter(raw.Header)}
 	a := readAnswer(raw)
 	switch {
+	case !is2xx(raw) && p.Done():
+		// A Location poller reads any other error status as the
+		// operation's failure.
+		st.Done, st.Status = true, "Failed"
+		return st, &fatalError{what: "operation Failed", err: runtime.NewResponseError(raw)}
 	case !is2xx(raw):
 		// A Location poller keeps its state on a 408, 429 or 5xx and
 		// returns the response as if all were well.
-		st.Status = tokenState(p)
 		return st, newAnswerError(runtime.NewResponseError(raw).(*azcore.ResponseError))
 	case a.errorCode != "" && !failedWord(a.status):
 		// A 2xx carrying an error: never the operation's end.
-		st.Status = tokenState(p)
 		return st, bodyError(raw, a.errorCode)
 	case !p.Done():
 		st.Status = tokenState(p)
@@ -96,7 +99,7 @@ func pollFailed[T any](err error, raw *http.Response) (*Status[T], error) {
 		// The service's answer that the operation failed (azcore's fakes
 		// return it as Poll's error).
 		st.Done = true
-		if st.Status == "" {
+		if !failedWord(st.Status) {
 			st.Status = "Failed"
 		}
 		return st, &fatalError{what: "operation " + st.Status, err: err}
