@@ -27,7 +27,6 @@ type armService struct {
 	gets  int
 }
 
-
 func (s *armService) Do(req *http.Request) (*http.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
