@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,12 +89,9 @@ func TestARMPollers(t *testing.T) {
 				svc := &armService{first: c.first, polls: c.polls}
 				vm := newWorld(t, svc)
 				tok := vm.begin(t, "vm1")
-				w, err := azwait.New(vm.resume("vm1"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := vm.waiter(t, "vm1")
 				got, _, out, err := statuses(t, w, tok, time.Hour)
-				if !equal(got, c.want) {
+				if !slices.Equal(got, c.want) {
 					t.Errorf("statuses = %q, want %q", got, c.want)
 				}
 				var re *azcore.ResponseError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,16 +38,13 @@ func TestWaitSucceedsWithTheResult(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		vm := newVMWorld(t, 3, "")
 		tok := vm.begin(t, "vm1")
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		got, _, out, err := statuses(t, w, tok, time.Hour)
 		if err != nil {
 			t.Fatalf("Wait = %v, want success", err)
 		}
 		want := []string{"InProgress", "InProgress", "Succeeded"}
-		if !equal(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("statuses = %v, want %v", got, want)
 		}
 		if !out.Done || out.Result.Name == nil || *out.Result.Name != "vm1" {
@@ -62,16 +60,13 @@ func TestFailedEndsAtOnceWithTheServiceError(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		vm := newVMWorld(t, 2, "AllocationFailed")
 		tok := vm.begin(t, "vm1")
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		got, _, _, err := statuses(t, w, tok, time.Hour)
 		var re *azcore.ResponseError
 		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &re) || re.ErrorCode != "AllocationFailed" {
 			t.Fatalf("Wait = %v, want ErrFailure holding the ResponseError AllocationFailed", err)
 		}
-		if want := []string{"InProgress", "Failed"}; !equal(got, want) {
+		if want := []string{"InProgress", "Failed"}; !slices.Equal(got, want) {
 			t.Fatalf("statuses = %v, want %v", got, want)
 		}
 		if _, polls := vm.faults.counts(); polls != 2 {
@@ -85,10 +80,7 @@ func TestServerErrorStormIsRetriedWithinTheBudget(t *testing.T) {
 		vm := newVMWorld(t, 2, "")
 		tok := vm.begin(t, "vm1")
 		vm.faults.serve(serverError, serverError, serverError, serverError, serverError, serverError)
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		got, attempts, _, err := statuses(t, w, tok, time.Hour)
 		if err != nil {
 			t.Fatalf("Wait = %v, want success after the storm", err)
@@ -118,12 +110,9 @@ func TestServerErrorStormBeyondTheBudgetTimesOut(t *testing.T) {
 			storm[i] = serverError
 		}
 		vm.faults.serve(storm...)
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		start := time.Now()
-		_, err = w.Wait(t.Context(), tok, 2*time.Minute)
+		_, err := w.Wait(t.Context(), tok, 2*time.Minute)
 		var re *azcore.ResponseError
 		if !errors.Is(err, waiter.ErrTimeout) || !errors.As(err, &re) || re.StatusCode != 500 {
 			t.Fatalf("Wait = %v, want ErrTimeout holding the 500", err)
@@ -139,10 +128,7 @@ func TestRetryAfterIsNeverUndercut(t *testing.T) {
 		vm := newVMWorld(t, 2, "")
 		tok := vm.begin(t, "vm1")
 		vm.faults.serve(throttle("17"))
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		if _, err := w.Wait(t.Context(), tok, time.Hour); err != nil {
 			t.Fatalf("Wait = %v, want success after the throttle", err)
 		}
@@ -158,10 +144,7 @@ func TestA200CarryingAnErrorIsNotTheEnd(t *testing.T) {
 		vm := newVMWorld(t, 2, "")
 		tok := vm.begin(t, "vm1")
 		vm.faults.serve(okWithError)
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		_, attempts, out, err := statuses(t, w, tok, time.Hour)
 		if err != nil || !out.Done || out.Status != "Succeeded" {
 			t.Fatalf("Wait = %+v, %v, want Succeeded after the 200 carrying InternalServerError", out, err)
@@ -183,11 +166,8 @@ func TestExpiredTokenIsATypedError(t *testing.T) {
 				vm := newVMWorld(t, 2, "")
 				tok := vm.begin(t, "vm1")
 				vm.faults.serve(f)
-				w, err := azwait.New(vm.resume("vm1"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = w.Wait(t.Context(), tok, time.Hour)
+				w := vm.waiter(t, "vm1")
+				_, err := w.Wait(t.Context(), tok, time.Hour)
 				var te *azwait.TokenError
 				if !errors.Is(err, azwait.ErrTokenExpired) || !errors.As(err, &te) || !te.Expired || !errors.Is(err, waiter.ErrFailure) {
 					t.Fatalf("Wait = %v, want a failure with an expired *TokenError", err)
@@ -203,11 +183,8 @@ func TestExpiredTokenIsATypedError(t *testing.T) {
 func TestInvalidTokenIsATypedError(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		vm := newVMWorld(t, 2, "")
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = w.Wait(t.Context(), "not a token", time.Hour)
+		w := vm.waiter(t, "vm1")
+		_, err := w.Wait(t.Context(), "not a token", time.Hour)
 		if !errors.Is(err, azwait.ErrTokenInvalid) || errors.Is(err, azwait.ErrTokenExpired) {
 			t.Fatalf("Wait = %v, want ErrTokenInvalid", err)
 		}
@@ -218,15 +195,13 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		vm := newVMWorld(t, 5, "")
 		tok := vm.begin(t, "vm1")
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := vm.waiter(t, "vm1")
 		// The first process polls twice, saves what it has, and stops.
 		run := w.Start(t.Context(), tok, time.Hour)
 		var saved []byte
 		for a := range run.Events() {
 			if a.Number == 2 {
+				var err error
 				if saved, err = json.Marshal(a.Checkpoint); err != nil {
 					t.Fatal(err)
 				}
@@ -248,10 +223,7 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w2, err := azwait.New(next.resume("vm1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		w2 := next.waiter(t, "vm1")
 		run2 := w2.StartFrom(t.Context(), token, cp)
 		var numbers []int
 		for a := range run2.Events() {
@@ -265,16 +237,4 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 			t.Fatalf("resumed attempts %v, want them numbered on from 3", numbers)
 		}
 	})
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

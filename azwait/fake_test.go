@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7/fake"
 
 	"github.com/waitable/waitable/azwait"
+	"github.com/waitable/waitable/waiter"
 )
 
 // createResponse is the result type of the VM creations the tests wait on.
@@ -152,6 +153,16 @@ func (w *vmWorld) begin(t testing.TB, name string) string {
 		t.Fatalf("ResumeToken: %v", err)
 	}
 	return tok
+}
+
+// waiter returns azwait's waiter for the creation of the VM name.
+func (w *vmWorld) waiter(t testing.TB, name string, opts ...waiter.Option) *waiter.Waiter[string, *azwait.Status[createResponse]] {
+	t.Helper()
+	wt, err := azwait.New(w.resume(name), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wt
 }
 
 // resume rebuilds a creation's poller, as a new process would.

@@ -31,10 +31,7 @@ func TestManyOperationsUnderOneRateLimit(t *testing.T) {
 		start := time.Now()
 		for i := range n {
 			name := fmt.Sprint("vm", i)
-			w, err := azwait.New(vm.resume(name), waiter.WithPollRateLimit(lim))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := vm.waiter(t, name, waiter.WithPollRateLimit(lim))
 			waiter.Go(g, name, w, vm.begin(t, name), time.Hour)
 		}
 		if err := g.Wait(); err != nil {

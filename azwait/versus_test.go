@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitable/waitable/azwait"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/waiter"
 )
@@ -30,17 +29,18 @@ var sides = []struct {
 		}
 		return p.PollUntilDone(t.Context(), nil) // every 30s, azcore's default
 	}},
-	{"azwait", func(t *testing.T, vm *vmWorld, tok string) (createResponse, error) {
-		w, err := azwait.New(vm.resume("vm1"))
-		if err != nil {
-			return createResponse{}, err
-		}
-		st, err := w.Wait(t.Context(), tok, time.Hour)
+	{"azwait", azwaitSide()},
+}
+
+// azwaitSide is azwait's side, with opts.
+func azwaitSide(opts ...waiter.Option) side {
+	return func(t *testing.T, vm *vmWorld, tok string) (createResponse, error) {
+		st, err := vm.waiter(t, "vm1", opts...).Wait(t.Context(), tok, time.Hour)
 		if st == nil {
 			return createResponse{}, err
 		}
 		return st.Result, err
-	}},
+	}
 }
 
 // versus runs a side on a creation that the fake reports in progress for
@@ -104,17 +104,7 @@ var rowReadyAfter = []time.Duration{10 * time.Second, 45 * time.Second, 200 * ti
 var rowSides = append(sides[:len(sides):len(sides)], struct {
 	name string
 	wait side
-}{"azwait 30s", func(t *testing.T, vm *vmWorld, tok string) (createResponse, error) {
-	w, err := azwait.New(vm.resume("vm1"), waiter.WithDelays(30*time.Second, 30*time.Second))
-	if err != nil {
-		return createResponse{}, err
-	}
-	st, err := w.Wait(t.Context(), tok, time.Hour)
-	if st == nil {
-		return createResponse{}, err
-	}
-	return st.Result, err
-}})
+}{"azwait 30s", azwaitSide(waiter.WithDelays(30*time.Second, 30*time.Second))})
 
 // rowRounds is how many waits of each side the bench row averages over:
 // azwait's delays are jittered from a random seed.
