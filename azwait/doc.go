@@ -1,0 +1,56 @@
+// Package azwait waits on Azure long-running operations with Waitable's
+// waiters: any azcore [runtime.Poller] from any Begin method of an Azure
+// SDK client, ARM or data plane, polled under the caller's budget.
+//
+//	poller, err := client.BeginStart(ctx, "rg", "vm1", nil)
+//	token, err := poller.ResumeToken() // save it: a new process resumes from it
+//	w, err := azwait.New(func(ctx context.Context, token string) (*runtime.Poller[armcompute.VirtualMachinesClientStartResponse], error) {
+//		return client.BeginStart(ctx, "rg", "vm1", &armcompute.VirtualMachinesClientBeginStartOptions{ResumeToken: token})
+//	})
+//	st, err := w.Wait(ctx, token, 30*time.Minute) // st.Status, st.Result
+//
+// The wait's input is the poller's resume token, a string: a Checkpoint
+// of the wait (every attempt's event carries one) and the token resume
+// the wait in another process with [waiter.Waiter.WaitFrom] or
+// [waiter.Waiter.StartFrom], with the same deadline and schedule. Each
+// poll rebuilds the poller from the token, as the generated Begin methods
+// do given a ResumeToken (no request), and makes one HTTP request:
+// azcore's own retries are turned off for it (policy.WithRetryOptions with
+// MaxRetries -1), because the waiter's schedule and retry strategy decide
+// when to poll again. Once the operation has succeeded, the poller's
+// Result may make one request more (the final GET of a PUT or PATCH), as
+// it does under PollUntilDone.
+//
+// Each poll is read as azcore reads it, and [Status] says what it saw:
+// Succeeded and Completed end the wait with success and the operation's
+// result; Failed, Canceled and Cancelled end it at once with the service's
+// error (errors.As finds the *azcore.ResponseError). An answer with status
+// 408 or 429 or 5xx is transient: it is polled again within the budget,
+// never sooner than its Retry-After (or retry-after-ms, x-ms-retry-after-ms);
+// a pending answer's Retry-After is the next poll's hint too. A 2xx answer
+// whose body carries an error object instead of a status is read as that
+// error (transient if its code is, InternalServerError say), never as the
+// operation's end. A token whose status URL no longer answers with a
+// status (such URLs expire, after about 20 minutes for some services) is a
+// [*TokenError] matching [ErrTokenExpired]: start the operation's wait
+// afresh from a new token.
+//
+// [ProvisioningState] is the definition for ARM resources that change
+// without a long-running operation: GET the resource until its
+// properties.provisioningState is Succeeded, Failed or Canceled, with [Call]
+// making each GET one request.
+//
+// Telemetry: the waiter's spans (one per wait, one per attempt; see
+// package telemetry) and azcore's (one per Poll, and one per HTTP request,
+// when the client's ClientOptions.TracingProvider is set, azotel's say)
+// sit together: each poll runs under the attempt's context, so azcore's
+// spans are children of the attempt's span when both trace to the same
+// OpenTelemetry provider. azcore's span of PollUntilDone has no
+// counterpart: the wait's own span stands for it.
+//
+// What it does not do: it does not keep pollers between polls (the token
+// holds their state, and a poller is not safe for concurrent use), so a
+// Location URL that a service changes while polling is not carried from
+// one poll to the next. The first poll comes at once: give
+// waiter.WithInitialDelay for a Retry-After of the Begin response.
+package azwait
