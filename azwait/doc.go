@@ -41,12 +41,11 @@
 // making each GET one request.
 //
 // Telemetry: the waiter's spans (one per wait, one per attempt; see
-// package telemetry) and azcore's (one per Poll, and one per HTTP request,
-// when the client's ClientOptions.TracingProvider is set, azotel's say)
-// sit together: each poll runs under the attempt's context, so azcore's
-// spans are children of the attempt's span when both trace to the same
-// OpenTelemetry provider. azcore's span of PollUntilDone has no
-// counterpart: the wait's own span stands for it.
+// package telemetry) and azcore's own (one per Poll and one per HTTP
+// request, when the client's ClientOptions.TracingProvider is set) are
+// made apart: azwait hands each poll the context the waiter gives its
+// attempt, and azcore's tracer decides what to make of it. azcore's span
+// of PollUntilDone has no counterpart: the wait's own span stands for it.
 //
 // What it does not do: it does not keep pollers between polls (the token
 // holds their state, and a poller is not safe for concurrent use), so a

@@ -218,7 +218,7 @@ func TestNoFalseAlarms(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			// Windows shorter than what lasts, so that a false alarm would show.
-			opts := kubewait.RolloutOptions{Window: time.Second, Unschedulable: 6 * time.Second}
+			opts := kubewait.RolloutOptions{Window: time.Second, CrashLoop: time.Second, Unschedulable: 6 * time.Second}
 			ns := c.Namespace(t)
 			d := cluster.Deployment(ns, "web", 2, "shop/web:v1")
 			d.Spec.Template.Labels["case"] = name
@@ -347,7 +347,7 @@ func TestRolloutsThatCannotStart(t *testing.T) {
 			if tc.before != nil {
 				tc.before(t, c, ns, d)
 			}
-			opts := kubewait.RolloutOptions{Window: window, Unschedulable: window}
+			opts := kubewait.RolloutOptions{Window: window, Config: window, CrashLoop: window, Unschedulable: window, Quota: window}
 			start := time.Now()
 			create(t, c, d)
 			w := <-waitRollout(t, c, ns, opts, time.Minute, deploymentRef("web"))
@@ -471,7 +471,7 @@ func TestRolloutsOfOtherKindsThatCannotStart(t *testing.T) {
 		}
 		return cluster.Healthy(pod)
 	}})
-	opts := kubewait.RolloutOptions{Window: 2 * time.Second}
+	opts := kubewait.RolloutOptions{Window: 2 * time.Second, CrashLoop: 2 * time.Second}
 	for _, tc := range []struct {
 		name   string
 		create func(ctx context.Context, ns string) error

@@ -171,9 +171,12 @@ func (k *kubelet) apply(ctx context.Context, ns, name string, uid types.UID, ste
 			}
 		}
 		var err error
-		if s.bind {
+		switch {
+		case s.bind:
 			err = k.bind(ctx, ns, name, uid, s)
-		} else {
+		case s.event != nil:
+			err = k.writeEvent(ctx, ns, name, uid, s)
+		default:
 			err = k.writeStatus(ctx, ns, name, uid, s)
 		}
 		if err != nil {
@@ -275,6 +278,41 @@ func (k *kubelet) writeStatus(ctx context.Context, ns, name string, uid types.UI
 	}
 	k.wrote(Write{Time: sent, Namespace: ns, Pod: name, UID: written.UID, Step: s.name,
 		Node: written.Spec.NodeName})
+	return nil
+}
+
+// writeEvent writes the step's Warning Event about the pod, as the
+// kubelet's event recorder does: a new Event, or the one of the same
+// reason and message again with its count and lastTimestamp raised.
+func (k *kubelet) writeEvent(ctx context.Context, ns, name string, uid types.UID, s Step) error {
+	pod, err := k.get(ctx, ns, name, uid)
+	if err != nil {
+		return err
+	}
+	now := metav1.Now()
+	evName := fmt.Sprintf("%s.%x", name, hash(string(pod.UID), s.event.Reason, s.event.Message))
+	events := k.client.CoreV1().Events(ns)
+	sent := time.Now()
+	if ev, err := events.Get(ctx, evName, metav1.GetOptions{}); err == nil {
+		ev.Count++
+		ev.LastTimestamp = now
+		_, err = events.Update(ctx, ev, metav1.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("cluster: write event %s/%s: %w", ns, evName, err)
+		}
+	} else {
+		ev := s.event.DeepCopy()
+		ev.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: evName}
+		ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: name, UID: pod.UID,
+			APIVersion: "v1", ResourceVersion: pod.ResourceVersion}
+		ev.Source = corev1.EventSource{Component: "kubelet", Host: pod.Spec.NodeName}
+		ev.ReportingController, ev.ReportingInstance = "kubelet", pod.Spec.NodeName
+		ev.FirstTimestamp, ev.LastTimestamp, ev.Count = now, now, 1
+		if _, err := events.Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("cluster: write event %s/%s: %w", ns, evName, err)
+		}
+	}
+	k.wrote(Write{Time: sent, Namespace: ns, Pod: name, UID: pod.UID, Step: s.name, Node: pod.Spec.NodeName})
 	return nil
 }
 

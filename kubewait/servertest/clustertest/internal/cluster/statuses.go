@@ -207,3 +207,44 @@ func end(pod *corev1.Pod, sc statusContext, phase corev1.PodPhase, exit Exit) {
 func statusStep(name string, f func(*corev1.Pod, statusContext)) Step {
 	return Step{name: name, status: f}
 }
+
+// NodeShutdown is a pod whose node shut down (a spot instance reclaimed),
+// as the kubelet's graceful node shutdown writes it: phase Failed with
+// reason Terminated and its message, the condition DisruptionTarget True,
+// its containers ended (exit 143, SIGTERM). Its ReplicaSet replaces it.
+func NodeShutdown() Step {
+	return statusStep("NodeShutdown", func(pod *corev1.Pod, sc statusContext) {
+		const msg = "Pod was terminated in response to imminent node shutdown."
+		end(pod, sc, corev1.PodFailed, ExitCode(143))
+		pod.Status.Reason, pod.Status.Message = "Terminated", msg
+		setCondition(pod, sc, corev1.DisruptionTarget, corev1.ConditionTrue, corev1.PodReasonTerminationByKubelet, msg)
+	})
+}
+
+// Rejected is a pod the kubelet rejected at admission, as when its node
+// has no room left for it (reason OutOfcpu) or no longer matches its
+// affinity (NodeAffinity): phase Failed with the reason and the kubelet's
+// message, no container started. Its ReplicaSet replaces it.
+func Rejected(reason string) Step {
+	return statusStep("Rejected", func(pod *corev1.Pod, sc statusContext) {
+		pod.Status.Phase = corev1.PodFailed
+		pod.Status.Reason = reason
+		pod.Status.Message = "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000"
+		if reason != "OutOfcpu" {
+			pod.Status.Message = "Pod was rejected: Predicate " + reason + " failed"
+		}
+	})
+}
+
+// Warning is the kubelet's Warning Event about the pod, with reason and
+// message (FailedMount, FailedAttachVolume, FailedCreatePodSandBox), as
+// its event recorder writes one: the pod's status does not change.
+func Warning(reason, message string) Step {
+	return Step{name: reason, event: &corev1.Event{Reason: reason, Message: message, Type: corev1.EventTypeWarning}}
+}
+
+// MissingSecretVolume is the kubelet's FailedMount message for a volume
+// whose Secret does not exist.
+func MissingSecretVolume(volume, secret string) string {
+	return fmt.Sprintf("MountVolume.SetUp failed for volume %q : secret %q not found", volume, secret)
+}

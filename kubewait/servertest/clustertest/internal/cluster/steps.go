@@ -20,6 +20,9 @@ type Step struct {
 	bind   bool
 	node   string
 	status func(pod *corev1.Pod, sc statusContext)
+	// event, for a step that is the kubelet's Warning Event about the
+	// pod rather than a status: its reason and message.
+	event *corev1.Event
 }
 
 // statusContext is what a status step knows besides the pod.
