@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,11 +29,11 @@ import (
 func newObjectWaiter(forRules, failOn []Rule, opts []waiter.Option, c *Client, rolloutFailed func(Ref) bool) (*waiter.Waiter[Ref, Object], error) {
 	var accs []classify.Acceptor
 	add := func(r Rule, state classify.State) {
-		if r.kind == ruleKstatus || r.kind == ruleCondition || r.kind == ruleRollout {
-			opts = append(opts, r.goMatch(state))
+		if a := r.Acceptors(state); a != nil {
+			accs = append(accs, a...)
 			return
 		}
-		accs = append(accs, r.Acceptors(state)...)
+		opts = append(opts, r.goMatch(state))
 	}
 	if len(forRules) == 1 {
 		add(forRules[0], classify.Success)
@@ -49,14 +48,14 @@ func newObjectWaiter(forRules, failOn []Rule, opts []waiter.Option, c *Client, r
 		}))
 	}
 	for _, r := range forRules {
-		if r.kind == ruleRollout && rolloutFailed != nil {
+		if _, ok := r.rollout(); ok && rolloutFailed != nil {
 			opts = append(opts, waiter.WithMatch(classify.Failure, r.text, func(ref Ref, _ Object, _ error) bool { return rolloutFailed(ref) }))
 		}
 	}
 	for _, r := range failOn {
 		add(r, classify.Failure)
 	}
-	deleted := len(forRules) == 1 && forRules[0].kind == ruleDeleted
+	deleted := len(forRules) == 1 && forRules[0].isDeleted()
 	if !deleted {
 		accs = append(accs, classify.Acceptor{State: classify.Retry, Matcher: classify.Matcher{ErrorType: "NotFound"}})
 	}
@@ -89,40 +88,13 @@ func rulesText(rules []Rule) string {
 // specification's UpperCamelCase: KubeConditionReady, KubeJSONPath,
 // KubeCreated, KubeDeleted, KubeCurrent; KubeRules for several.
 func waiterName(rules []Rule) string {
-	if len(rules) != 1 {
+	switch {
+	case len(rules) != 1:
 		return "KubeRules"
+	case rules[0].is == nil:
+		return "Kube"
 	}
-	r := rules[0]
-	switch r.kind {
-	case ruleCondition:
-		var b strings.Builder
-		b.WriteString("KubeCondition")
-		up := true
-		for _, c := range r.condType {
-			switch {
-			case c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)):
-				if up {
-					c = unicode.ToUpper(c)
-				}
-				b.WriteRune(c)
-				up = false
-			default:
-				up = true
-			}
-		}
-		return b.String()
-	case ruleJSONPath:
-		return "KubeJSONPath"
-	case ruleCreated:
-		return "KubeCreated"
-	case ruleDeleted:
-		return "KubeDeleted"
-	case ruleKstatus:
-		return "Kube" + string(r.kstatus)
-	case ruleRollout:
-		return "KubeRollout"
-	}
-	return "Kube"
+	return rules[0].is.name()
 }
 
 // judge applies one answer for m (obj, or err; obj nil and err nil: the
@@ -136,7 +108,7 @@ func (d *driver) judge(m *member, obj Object, err error, now time.Time, latency 
 		m.ref.UID = string((&unstructured.Unstructured{Object: obj}).GetUID())
 	}
 	if d.rollout != nil && obj != nil && m.src != nil {
-		d.follow(m, obj, now)
+		d.watchPods(m, obj, now)
 	}
 	ans := waiter.Answer[Object]{Start: now.Add(-latency), Latency: latency, Output: obj, Err: err}
 	ans.Judgment = d.w.Judge(m.ref, obj, err)
@@ -225,14 +197,14 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 	default:
 		for _, r := range d.req.For {
 			if !r.holds(m.ref, m.obj, m.err) {
-				if rule.kind == ruleNone {
+				if rule.is == nil {
 					rule = r
 				}
 				m.unmet = append(m.unmet, r.text)
 			}
 		}
 	}
-	if rule.kind == ruleNone {
+	if rule.is == nil {
 		rule = d.req.For[0]
 	}
 	switch {
@@ -243,7 +215,7 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 		}
 	case m.err != nil && !isNotFound(m.err): // a poll that failed: the object is as it was
 		m.reason, m.msg = "Error", m.err.Error()
-	case rule.kind == ruleRollout && m.state != classify.Success && d.podWatches[m] != nil && d.podWatches[m].shown != nil:
+	case isRollout(rule) && m.state != classify.Success && d.podWatches[m] != nil && d.podWatches[m].shown != nil:
 		t := d.podWatches[m].shown
 		m.reason, m.msg = t.reason, t.String()
 	default:
@@ -255,4 +227,10 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 	}
 	m.shown = shown
 	d.emit(Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg, Outcome: outcome, Err: err})
+}
+
+// isRollout reports whether r is a Rollout rule.
+func isRollout(r Rule) bool {
+	_, ok := r.rollout()
+	return ok
 }

@@ -103,7 +103,7 @@ func (d *driver) join(s *source) error {
 		d.addMember(s, Ref{Resource: s.key.gvr, Namespace: ns, Name: name})
 	}
 	d.settled = true
-	if len(s.members) == 0 && !d.req.forKind(ruleDeleted) {
+	if len(s.members) == 0 && !d.req.forDeleted() {
 		return d.noObjects(s)
 	}
 	return nil

@@ -100,7 +100,7 @@ func (d *driver) pollList(s *source, first bool) error {
 			}
 		}
 		d.settled = d.settled || first
-		if first && len(s.members) == 0 && !d.req.forKind(ruleDeleted) {
+		if first && len(s.members) == 0 && !d.req.forDeleted() {
 			return d.noObjects(s)
 		}
 	}

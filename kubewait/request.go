@@ -184,19 +184,19 @@ func (req Request) check() error {
 	}
 	for i, r := range req.For {
 		switch {
-		case r.kind == ruleNone:
+		case r.is == nil:
 			bad("For[%d]: no rule", i)
 		case r.err != nil:
 			bad("For[%d]: %v", i, r.err)
-		case r.kind == ruleDeleted && len(req.For) > 1:
+		case r.isDeleted() && len(req.For) > 1:
 			bad("For[%d]: delete takes no other rule (an object that is gone meets no other)", i)
-		case r.kind == ruleDeleted && req.Count > 0:
+		case r.isDeleted() && req.Count > 0:
 			bad("Count %d: a wait for deletion has no count", req.Count)
 		}
 	}
 	for i, r := range req.FailOn {
 		switch {
-		case r.kind == ruleNone:
+		case r.is == nil:
 			bad("FailOn[%d]: no rule", i)
 		case r.err != nil:
 			bad("FailOn[%d]: %v", i, r.err)
@@ -208,8 +208,17 @@ func (req Request) check() error {
 	return nil
 }
 
-// forKind reports whether the request's For is one rule of kind k.
-func (req Request) forKind(k ruleKind) bool { return len(req.For) == 1 && req.For[0].kind == k }
+// forDeleted reports whether the request waits for deletion.
+func (req Request) forDeleted() bool { return len(req.For) == 1 && req.For[0].isDeleted() }
+
+// forCreated reports whether the request waits for creation alone.
+func (req Request) forCreated() bool {
+	if len(req.For) != 1 {
+		return false
+	}
+	_, ok := req.For[0].is.(createdRule)
+	return ok
+}
 
 // named is a wait's named objects of one resource in one namespace, and
 // the place of each among the objects the request names.

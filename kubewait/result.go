@@ -201,7 +201,7 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 	}
 	if n == 0 {
 		// Nothing to wait for: a deletion by selector that found none.
-		return d.result(now), nil, d.settled && d.req.forKind(ruleDeleted)
+		return d.result(now), nil, d.settled && d.req.forDeleted()
 	}
 	return d.result(now), nil, true
 }

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/waitable/waitable/classify"
 )
 
 // RolloutOptions tune [Rollout]: how long each cause of trouble must last
@@ -140,11 +142,31 @@ const rolloutAnnotation = "rollout.waitable.dev/"
 // A wait for the objects of a manifest (Request.Objects) takes Rollout
 // for every kind: kinds that have no pods are judged by kstatus alone.
 func Rollout(opts RolloutOptions) Rule {
-	r := Rule{kind: ruleRollout, kstatus: status.CurrentStatus, text: "rollout"}
-	r.err = opts.check()
-	r.rollout = opts.withDefaults()
-	return r
+	return Rule{is: rolloutRule{opts.withDefaults()}, text: "rollout", err: opts.check()}
 }
+
+// rolloutRule is Rollout's rule: done as kstatus's Current (a Job once
+// complete); what fails it, the podWatch of each object tells.
+type rolloutRule struct{ opts RolloutOptions }
+
+func (rolloutRule) acceptors(classify.State) []classify.Acceptor { return nil }
+
+func (rolloutRule) matches(obj Object) bool {
+	switch {
+	case obj["kind"] == "Job":
+		return jobComplete.matches(obj) // kstatus: Current once it runs
+	case updatesOnDelete(obj):
+		return false // kstatus: Current at once
+	}
+	return kstatusRule{status.CurrentStatus}.matches(obj)
+}
+
+// describe returns kstatus's status and message.
+func (rolloutRule) describe(obj Object) (reason, message string) {
+	return kstatusRule{}.describe(obj)
+}
+
+func (rolloutRule) name() string { return "KubeRollout" }
 
 // fields returns the options that a duration or a count sets, by the
 // name of their annotation.

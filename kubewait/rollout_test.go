@@ -471,8 +471,9 @@ func TestRolloutRejectsNegativeOptions(t *testing.T) {
 	}
 	want := RolloutOptions{Window: 30 * time.Second, Config: 90 * time.Second, CrashLoop: 90 * time.Second, Restarts: 2,
 		Unschedulable: 4 * time.Minute, Quota: 90 * time.Second, Events: 2 * time.Minute}
-	if r, err := ParseRule("rollout"); err != nil || r.rollout != want {
-		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults %+v", r.rollout, err, want)
+	r, err := ParseRule("rollout")
+	if got, ok := r.rollout(); err != nil || !ok || got != want {
+		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults %+v", got, err, want)
 	}
 }
 

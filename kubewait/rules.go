@@ -1,17 +1,10 @@
 package kubewait
 
 import (
-	"cmp"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/jmespath"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -26,162 +19,43 @@ import (
 // [Condition], [JSONPath], [JSONPathExists], [Created], [Deleted],
 // [Current], [Failed] or [ParseRule].
 type Rule struct {
-	text       string // as kubectl writes it
-	kind       ruleKind
-	condType   string // condition
-	condStatus string
-	path       string // jsonpath: the JMESPath translation
-	expr       *jmespath.Expr
-	projection bool
-	value      string
-	hasValue   bool
-	kstatus    status.Status
-	rollout    RolloutOptions
-	err        error
-	// acceptors judges the rule's acceptors on one object (nil for
-	// Condition's and kstatus's rules, which are Go): built once, with
-	// the rule.
-	acceptors *waiter.Waiter[Ref, Object]
+	text string // as kubectl writes it
+	is   rule   // nil: the zero Rule
+	err  error
+	// judge judges the rule's acceptors on one object (nil for a rule
+	// that is a Go matcher): built once, with the rule.
+	judge *waiter.Waiter[Ref, Object]
 }
 
-type ruleKind uint8
+// rule is what one kind of Rule tests, each in a file named after it:
+// kubectl wait's condition, jsonpath, create and delete, kstatus's
+// verdict, and the rollout.
+type rule interface {
+	// acceptors returns the rule as Smithy acceptors ending a wait in
+	// state, or nil for a rule that is a Go matcher (matches).
+	acceptors(state classify.State) []classify.Acceptor
+	// matches reports whether a Go matcher's rule holds of obj, which
+	// exists.
+	matches(obj Object) bool
+	// describe returns what the rule reads of obj, which exists, for an
+	// object's outcome and events.
+	describe(obj Object) (reason, message string)
+	// name names a waiter of this rule alone, in the Smithy
+	// specification's UpperCamelCase.
+	name() string
+}
 
-const (
-	ruleNone ruleKind = iota
-	ruleCondition
-	ruleJSONPath
-	ruleCreated
-	ruleDeleted
-	ruleKstatus
-	ruleRollout
-)
+// acceptorRule is the part of a rule that is Smithy acceptors: it has no
+// Go matcher, and reads nothing of the object for events.
+type acceptorRule struct{}
+
+func (acceptorRule) matches(Object) bool                      { return false }
+func (acceptorRule) describe(Object) (reason, message string) { return "", "" }
 
 // String returns the rule as `kubectl wait --for` writes it
 // ("condition=Ready", "jsonpath={.status.phase}=Running", "create",
 // "delete"), or kstatus=Current and kstatus=Failed.
 func (r Rule) String() string { return r.text }
-
-// Condition is the rule that the object's status has a condition of type
-// condType with status status ("True" if empty): kubectl wait's
-// --for=condition=Type[=Status], by kubectl's own rule. The type and the
-// status are compared in any case (condition=ready is Ready); the first
-// condition of the type decides; and a condition whose observedGeneration
-// (its own, or else status.observedGeneration) is behind
-// metadata.generation does not count: the controller has not yet seen the
-// object's latest spec. The condition's reason and message are what an
-// object's outcome and events report.
-//
-// JMESPath has no case folding and no way back to metadata.generation
-// from inside a filter, so this rule is a Go matcher, as kstatus's are
-// (see [Rule.Acceptors]); JSONPath("{.status.conditions[?(@.type==\"Ready\")].status}", "True")
-// is the same test, exact case and no generation, as an acceptor.
-func Condition(condType, status string) Rule {
-	r := Rule{kind: ruleCondition, condType: condType, condStatus: cmp.Or(status, "True")}
-	r.text = "condition=" + condType
-	if status != "" {
-		r.text += "=" + status
-	}
-	switch {
-	case condType == "":
-		r.err = errors.New("condition: the condition type is empty")
-	case strings.ContainsAny(status, "="):
-		r.err = fmt.Errorf("condition %q: status %q has a =", condType, status)
-	}
-	return r
-}
-
-// jobComplete is when a Job's rollout is done.
-var jobComplete = Condition("Complete", "True")
-
-// conditionMet is kubectl wait's test of a condition (k8s.io/kubectl's
-// pkg/cmd/wait): the first condition of the type, its status in any case,
-// and not behind the object's generation.
-func (r Rule) conditionMet(obj map[string]any) bool {
-	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		typ, ok := m["type"].(string)
-		if !ok || !strings.EqualFold(typ, r.condType) {
-			continue
-		}
-		st, ok := m["status"].(string)
-		if !ok {
-			continue
-		}
-		if gen, found, _ := unstructured.NestedInt64(obj, "metadata", "generation"); found {
-			observed, found, _ := unstructured.NestedInt64(m, "observedGeneration")
-			if !found {
-				observed, found, _ = unstructured.NestedInt64(obj, "status", "observedGeneration")
-			}
-			if found && observed < gen {
-				return false
-			}
-		}
-		return strings.EqualFold(st, r.condStatus)
-	}
-	return false
-}
-
-// JSONPath is the rule that kubectl's JSONPath expr gives value, compared
-// as text (a number 3 is "3", a boolean "true"): kubectl wait's
-// --for=jsonpath='{.status.phase}'=Running. An expression that gives a
-// list (a [*] or a filter such as {.status.conditions[?(@.type=="Ready")].status})
-// matches when it has values and every one of them is value. The
-// expression is translated to JMESPath (see [Rule.Acceptors]); recursive
-// descent, slices and unions are refused.
-func JSONPath(expr, value string) Rule {
-	r := jsonPathRule(expr)
-	r.value, r.hasValue = value, true
-	r.text = "jsonpath=" + expr + "=" + value
-	return r.compiled()
-}
-
-// JSONPathExists is the rule that kubectl's JSONPath expr gives a value
-// (not null; for a list, at least one): kubectl wait's
-// --for=jsonpath='{.status.readyReplicas}' with no value.
-func JSONPathExists(expr string) Rule {
-	r := jsonPathRule(expr)
-	r.text = "jsonpath=" + expr
-	return r.compiled()
-}
-
-func jsonPathRule(expr string) Rule {
-	path, projection, err := jmesOf(expr)
-	r := Rule{kind: ruleJSONPath, path: path, projection: projection, err: err}
-	if err == nil {
-		r.expr, r.err = jmespath.Compile(path)
-	}
-	return r
-}
-
-// Created is the rule that the object exists: kubectl wait's --for=create.
-// Unlike kubectl, which polls for it every 500 ms, the wait learns of the
-// object from its watch.
-func Created() Rule { return Rule{kind: ruleCreated, text: "create"}.compiled() }
-
-// Deleted is the rule that the object is gone: kubectl wait's --for=delete.
-// An object deleted and created again under the same name counts as
-// deleted: its UID, as first seen, changed. An object that does not exist
-// when the wait begins is deleted at once.
-func Deleted() Rule { return Rule{kind: ruleDeleted, text: "delete"}.compiled() }
-
-// Current is the rule that kstatus (sigs.k8s.io/cli-utils, what Helm 4
-// and kpt wait with) computes the object's status as Current: reconciled,
-// with its generation observed. kstatus knows the built-in kinds and the
-// Reconciling, Stalled and Ready conditions of custom ones. Its message is
-// what events report.
-func Current() Rule {
-	return Rule{kind: ruleKstatus, kstatus: status.CurrentStatus, text: "kstatus=Current"}
-}
-
-// Failed is the rule that kstatus computes the object's status as Failed
-// (a Stalled condition, a failed Job or Pod, ...): a FailOn rule.
-func Failed() Rule {
-	return Rule{kind: ruleKstatus, kstatus: status.FailedStatus, text: "kstatus=Failed"}
-}
 
 // ParseRule reads a rule as `kubectl wait --for` writes it:
 // condition=Type, condition=Type=Status, jsonpath=EXPR, jsonpath=EXPR=VALUE,
@@ -257,50 +131,26 @@ func splitJSONPath(arg string) []string {
 	return append(parts, b.String())
 }
 
+// compiled returns r with the waiter that judges its acceptors.
+func (r Rule) compiled() Rule {
+	if r.err == nil {
+		r.judge, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil, nil)
+	}
+	return r
+}
+
 // Acceptors returns the rule as Smithy acceptors over the object, ending
 // the wait in state (classify.Success for a For rule, classify.Failure for
 // a FailOn rule), for a waiter whose output is the object (its JSON form,
 // as map[string]any) and whose input is its [Ref]. An object that does
-// not exist is the error NotFound. [Condition] and kstatus's rules have
-// none: they are Go matchers (see [Rule.Matches]), which a wait tries
-// before the acceptors.
+// not exist is the error NotFound. [Condition], kstatus's rules and
+// [Rollout] have none: they are Go matchers (see [Rule.Matches]), which a
+// wait tries before the acceptors.
 func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
-	out := func(path, expected string, cmp classify.Comparator) classify.Acceptor {
-		return classify.Acceptor{State: state, Matcher: classify.Matcher{
-			Output: &classify.PathMatcher{Path: path, Expected: expected, Comparator: cmp}}}
+	if r.is == nil {
+		return nil
 	}
-	switch r.kind {
-	case ruleJSONPath:
-		switch {
-		case r.hasValue && r.projection:
-			return []classify.Acceptor{out("map(&to_string(@), ("+r.path+") || `[]`)", r.value, classify.AllStringEquals)}
-		case r.hasValue:
-			return []classify.Acceptor{out("("+r.path+") != null && to_string("+r.path+")", r.value, classify.StringEquals)}
-		case r.projection:
-			return []classify.Acceptor{out("length(("+r.path+") || `[]`) > `0`", "true", classify.BooleanEquals)}
-		default:
-			return []classify.Acceptor{out("("+r.path+") != null", "true", classify.BooleanEquals)}
-		}
-	case ruleCreated:
-		yes := true
-		return []classify.Acceptor{{State: state, Matcher: classify.Matcher{Success: &yes}}}
-	case ruleDeleted:
-		return []classify.Acceptor{
-			{State: state, Matcher: classify.Matcher{ErrorType: "NotFound"}},
-			{State: state, Matcher: classify.Matcher{InputOutput: &classify.PathMatcher{
-				Path: "input.uid != '' && output.metadata.uid != input.uid", Expected: "true",
-				Comparator: classify.BooleanEquals}}},
-		}
-	}
-	return nil
-}
-
-// compiled returns r with the waiter that judges its acceptors.
-func (r Rule) compiled() Rule {
-	if r.err == nil {
-		r.acceptors, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil, nil)
-	}
-	return r
+	return r.is.acceptors(state)
 }
 
 // Matches reports whether the rule holds for obj (nil: the object does not
@@ -312,74 +162,44 @@ func (r Rule) Matches(obj map[string]any) bool { return r.holds(Ref{}, obj, nil)
 // obj, or the error err (obj and err nil: the object does not exist).
 func (r Rule) holds(ref Ref, obj Object, err error) bool {
 	switch {
-	case r.kind == ruleCondition || r.kind == ruleKstatus || r.kind == ruleRollout:
-		if obj == nil || err != nil {
-			return false
+	case r.is == nil:
+		return false
+	case r.judge != nil:
+		if obj == nil && err == nil {
+			err = notFoundError(ref)
 		}
-		switch {
-		case r.kind == ruleCondition:
-			return r.conditionMet(obj)
-		case r.kind == ruleRollout && obj["kind"] == "Job":
-			return jobComplete.conditionMet(obj) // kstatus: Current once it runs
-		case r.kind == ruleRollout && updatesOnDelete(obj):
-			return false // kstatus: Current at once
-		}
-		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
-		return err == nil && res.Status == r.kstatus
-	case r.acceptors == nil:
-		return false // the zero Rule, or one that did not build
-	case obj == nil && err == nil:
-		err = notFoundError(ref)
+		return r.judge.Judge(ref, obj, err).State == classify.Success
+	case r.is.acceptors(classify.Success) != nil:
+		return false // a rule that did not build
+	case obj == nil || err != nil:
+		return false
 	}
-	return r.acceptors.Judge(ref, obj, err).State == classify.Success
+	return r.is.matches(obj)
 }
 
 // describe returns what the rule reads of obj, for an object's outcome and
 // events: a condition's reason and message, a JSONPath's value, kstatus's
-// status and message.
-func (r Rule) describe(obj map[string]any) (reason, message string) {
-	if obj == nil {
+// status and message; NotFound for an object that does not exist.
+func (r Rule) describe(obj Object) (reason, message string) {
+	switch {
+	case obj == nil:
 		return "NotFound", ""
+	case r.is == nil:
+		return "", ""
 	}
-	switch r.kind {
-	case ruleCondition:
-		conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
-		for _, c := range conds {
-			m, ok := c.(map[string]any)
-			if typ, _ := m["type"].(string); !ok || !strings.EqualFold(typ, r.condType) {
-				continue
-			}
-			reason, _ = m["reason"].(string)
-			message, _ = m["message"].(string)
-			st, _ := m["status"].(string)
-			if reason == "" {
-				reason = r.condType + "=" + st
-			}
-			return reason, message
-		}
-		return "", "no " + r.condType + " condition"
-	case ruleJSONPath:
-		v, err := r.expr.Search(obj)
-		switch v := v.(type) {
-		case nil:
-			if err != nil {
-				return "", err.Error()
-			}
-			return "", "no value at " + strings.TrimPrefix(r.text, "jsonpath=")
-		case string:
-			return v, ""
-		default:
-			b, _ := json.Marshal(v)
-			return string(b), ""
-		}
-	case ruleKstatus, ruleRollout:
-		res, err := status.Compute(&unstructured.Unstructured{Object: obj})
-		if err != nil {
-			return "Unknown", err.Error()
-		}
-		return string(res.Status), res.Message
-	}
-	return "", ""
+	return r.is.describe(obj)
+}
+
+// rollout returns the options of a Rollout rule, and whether r is one.
+func (r Rule) rollout() (RolloutOptions, bool) {
+	ro, ok := r.is.(rolloutRule)
+	return ro.opts, ok
+}
+
+// isDeleted reports whether r is kubectl's --for=delete.
+func (r Rule) isDeleted() bool {
+	_, ok := r.is.(deletedRule)
+	return ok
 }
 
 // goMatch returns the rule as a waiter.WithMatch option (Condition's and

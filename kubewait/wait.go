@@ -39,7 +39,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	d := &driver{c: c, req: req, wake: make(chan struct{}, 1), count: req.Count,
 		podWatches: map[*member]*podWatch{}, byRef: map[string]*podWatch{}}
 	for _, r := range req.For {
-		if r.kind == ruleRollout {
+		if isRollout(r) {
 			d.rollout = &r
 		}
 	}
@@ -55,7 +55,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if d.rollout != nil {
 		d.sharedPods = sharedPods(req, groups)
 	}
-	if req.Count == 0 && req.forKind(ruleCreated) && len(groups) == 0 {
+	if req.Count == 0 && req.forCreated() && len(groups) == 0 {
 		d.count = 1
 	}
 	return d.run(ctx, groups)
@@ -200,7 +200,7 @@ func (d *driver) next() time.Time {
 // the Rollout rule's failure, as its podWatch sees it now.
 func (d *driver) rolloutFailed(ref Ref) bool {
 	pw := d.byRef[refKey(ref)]
-	return pw != nil && pw.failed(d.c.clk.Now()) != nil
+	return pw != nil && pw.failure(d.c.clk.Now()) != nil
 }
 
 func (d *driver) emit(e Event) {
