@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/waitable/waitable/waiter"
 )
@@ -31,120 +32,107 @@ func wantRolledOut(t *testing.T, a *apps, at time.Duration) {
 	}
 }
 
-func TestRolloutNoFalseAlarm(t *testing.T) {
-	rs2 := func(name string, state map[string]any, conds ...any) Object {
-		return pod(name, "ReplicaSet", "web-2", "uid-rs-2", state, conds...)
-	}
-	t.Run("a pod whose node shut down is replaced", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", running()))
-			a.at(5*time.Second, podsResource, failedPod("web-2-a", "Terminated", "Pod was terminated in response to imminent node shutdown.",
-				map[string]any{"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet"}))
-			a.at(6*time.Second, podsResource, rs2("web-2-b", nil, unschedulable()))
-			a.at(40*time.Second, podsResource, rs2("web-2-b", waiting("ContainerCreating", "")))
-			a.at(44*time.Second, podsResource, rs2("web-2-b", running()))
-			a.at(45*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 45*time.Second)
-		})
-	})
-	t.Run("a pod rejected at admission is replaced", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"),
-				failedPod("web-2-a", "OutOfcpu", "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000"),
-				rs2("web-2-b", waiting("ContainerCreating", "")))
-			a.at(44*time.Second, podsResource, rs2("web-2-b", running()))
-			a.at(45*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 45*time.Second)
-		})
-	})
-	t.Run("a pod being deleted", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			gone := rs2("web-2-a", crashing(5, 1, "Error"))
-			gone["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-06T00:00:00Z"
-			a := newApps(t, deployment(false), replicaSet("2"), gone, rs2("web-2-b", waiting("ContainerCreating", "")))
-			a.at(100*time.Second, podsResource, rs2("web-2-b", running()))
-			a.at(101*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 101*time.Second)
-		})
-	})
-	t.Run("a Secret a controller creates 50 s later", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("CreateContainerConfigError", `secret "db-tls" not found`)))
-			for d := 10 * time.Second; d <= 50*time.Second; d += 10 * time.Second {
-				a.at(d, podsResource, rs2("web-2-a", waiting("CreateContainerConfigError", `secret "db-tls" not found`)))
-			}
-			a.at(60*time.Second, podsResource, rs2("web-2-a", running()))
-			a.at(61*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 61*time.Second)
-		})
-	})
-	t.Run("unschedulable until the autoscaler adds a node at 3 min", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", nil, unschedulable()))
-			a.at(180*time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", "")))
-			a.at(190*time.Second, podsResource, rs2("web-2-a", running()))
-			a.at(191*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 191*time.Second)
-		})
-	})
-	t.Run("a crash loop that ends when the database comes up at 72 s", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("ContainerCreating", "")))
-			crashLoop(a, rs2)
-			up := running()
-			up["restartCount"] = int64(3)
-			a.at(74*time.Second, podsResource, rs2("web-2-a", up))
-			a.at(75*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 75*time.Second)
-		})
-	})
-	t.Run("a quota the surge frees at 45 s", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2", map[string]any{"type": "ReplicaFailure", "status": "True",
-				"reason": "FailedCreate", "message": `pods "web-2-x" is forbidden: exceeded quota: compute`}))
-			a.at(45*time.Second, replicaSetsResource, replicaSet("2"))
-			a.at(46*time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", "")))
-			a.at(50*time.Second, podsResource, rs2("web-2-a", running()))
-			a.at(51*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 51*time.Second)
-		})
-	})
-	t.Run("one pod in trouble while the others run", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", running()),
-				rs2("web-2-b", waiting("ErrImagePull", notFound)))
-			a.at(10*time.Second, podsResource, rs2("web-2-b", waiting("ImagePullBackOff", notFound)))
-			a.at(100*time.Second, podsResource, rs2("web-2-b", running()))
-			a.at(101*time.Second, deployments, deployment(true))
-			wantRolledOut(t, a, 101*time.Second)
-		})
-	})
+// write is a status a test writes at a time of the bubble.
+type write struct {
+	at  time.Duration
+	gvr schema.GroupVersionResource
+	obj Object
 }
 
-// crashLoop writes web-2-a's container crashing as the kubelet restarts
-// it, 10, 20 and 40 s apart: crashes at 2, 13 and 34 s, runs between.
-func crashLoop(a *apps, rs2 func(string, map[string]any, ...any) Object) {
+func rs2(name string, state map[string]any, conds ...any) Object {
+	return pod(name, "ReplicaSet", "web-2", "uid-rs-2", state, conds...)
+}
+
+func TestRolloutNoFalseAlarm(t *testing.T) {
+	deleting := rs2("web-2-a", crashing(5, 1, "Error"))
+	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-12-06T00:00:00Z"
+	secret := func(at time.Duration) write {
+		return write{at, podsResource, rs2("web-2-a", waiting("CreateContainerConfigError", `secret "db-tls" not found`))}
+	}
+	dbUp := running()
+	dbUp["restartCount"] = int64(3)
+	quota := replicaSet("2", map[string]any{"type": "ReplicaFailure", "status": "True",
+		"reason": "FailedCreate", "message": `pods "web-2-x" is forbidden: exceeded quota: compute`})
+	for _, tc := range []struct {
+		name   string
+		objs   []Object // with the Deployment, rolling out
+		writes []write
+		done   time.Duration // when the Deployment is done
+	}{
+		{"a pod whose node shut down is replaced", []Object{replicaSet("2"), rs2("web-2-a", running())}, []write{
+			{5 * time.Second, podsResource, failedPod("web-2-a", "Terminated", "Pod was terminated in response to imminent node shutdown.",
+				map[string]any{"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet"})},
+			{6 * time.Second, podsResource, rs2("web-2-b", nil, unschedulable())},
+			{40 * time.Second, podsResource, rs2("web-2-b", waiting("ContainerCreating", ""))},
+			{44 * time.Second, podsResource, rs2("web-2-b", running())},
+		}, 45 * time.Second},
+		{"a pod rejected at admission is replaced", []Object{replicaSet("2"),
+			failedPod("web-2-a", "OutOfcpu", "Pod was rejected: Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000"),
+			rs2("web-2-b", waiting("ContainerCreating", ""))}, []write{
+			{44 * time.Second, podsResource, rs2("web-2-b", running())},
+		}, 45 * time.Second},
+		{"a pod being deleted", []Object{replicaSet("2"), deleting, rs2("web-2-b", waiting("ContainerCreating", ""))}, []write{
+			{100 * time.Second, podsResource, rs2("web-2-b", running())},
+		}, 101 * time.Second},
+		{"a Secret a controller creates 50 s later", []Object{replicaSet("2"), secret(0).obj}, []write{
+			secret(10 * time.Second), secret(20 * time.Second), secret(30 * time.Second), secret(40 * time.Second), secret(50 * time.Second),
+			{60 * time.Second, podsResource, rs2("web-2-a", running())},
+		}, 61 * time.Second},
+		{"unschedulable until the autoscaler adds a node at 3 min", []Object{replicaSet("2"), rs2("web-2-a", nil, unschedulable())}, []write{
+			{180 * time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", ""))},
+			{190 * time.Second, podsResource, rs2("web-2-a", running())},
+		}, 191 * time.Second},
+		{"a crash loop that ends when the database comes up at 72 s", []Object{replicaSet("2"), rs2("web-2-a", waiting("ContainerCreating", ""))},
+			append(crashLoop(), write{74 * time.Second, podsResource, rs2("web-2-a", dbUp)}), 75 * time.Second},
+		{"a quota the surge frees at 45 s", []Object{quota}, []write{
+			{45 * time.Second, replicaSetsResource, replicaSet("2")},
+			{46 * time.Second, podsResource, rs2("web-2-a", waiting("ContainerCreating", ""))},
+			{50 * time.Second, podsResource, rs2("web-2-a", running())},
+		}, 51 * time.Second},
+		{"one pod in trouble while the others run", []Object{replicaSet("2"), rs2("web-2-a", running()),
+			rs2("web-2-b", waiting("ErrImagePull", notFound))}, []write{
+			{10 * time.Second, podsResource, rs2("web-2-b", waiting("ImagePullBackOff", notFound))},
+			{100 * time.Second, podsResource, rs2("web-2-b", running())},
+		}, 101 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newApps(t, append([]Object{deployment(false)}, tc.objs...)...)
+				for _, w := range tc.writes {
+					a.at(w.at, w.gvr, w.obj)
+				}
+				a.at(tc.done, deployments, deployment(true))
+				wantRolledOut(t, a, tc.done)
+			})
+		})
+	}
+}
+
+// crashLoop is web-2-a's container crashing as the kubelet restarts it,
+// 10, 20 and 40 s apart: crashes at 2, 13 and 34 s, runs between.
+func crashLoop() []write {
+	var out []write
 	at := 2 * time.Second
 	for i, backOff := range []time.Duration{10, 20, 40} {
-		a.at(at, podsResource, rs2("web-2-a", crashing(int64(i), 1, "Error")))
+		out = append(out, write{at, podsResource, rs2("web-2-a", crashing(int64(i), 1, "Error"))})
 		if i < 2 {
 			run := running()
 			run["ready"], run["restartCount"] = false, int64(i+1)
-			a.at(at+backOff*time.Second, podsResource, rs2("web-2-a", run))
+			out = append(out, write{at + backOff*time.Second, podsResource, rs2("web-2-a", run)})
 			at += backOff*time.Second + time.Second
 		}
 	}
+	return out
 }
 
 // A crash loop that does not end fails at its window from the first
 // crash, though the container ran between its crashes.
 func TestRolloutCrashLoopLastsFromTheFirstCrash(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		rs2 := func(name string, state map[string]any, conds ...any) Object {
-			return pod(name, "ReplicaSet", "web-2", "uid-rs-2", state, conds...)
-		}
 		a := newApps(t, deployment(false), replicaSet("2"), rs2("web-2-a", waiting("ContainerCreating", "")))
-		crashLoop(a, rs2)
+		for _, w := range crashLoop() {
+			a.at(w.at, w.gvr, w.obj)
+		}
 		a.at(74*time.Second, podsResource, rs2("web-2-a", crashing(3, 1, "Error")))
 		_, took, _, err := rolloutWait(t, a, deployments, RolloutOptions{})
 		wantRolloutFailure(t, err, took, 92*time.Second, "CrashLoopBackOff: pod web-2-a, container app", "(exit code 1, 3 restarts)")
