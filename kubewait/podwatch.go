@@ -89,7 +89,8 @@ func (d *driver) watchPods(m *member, obj Object, now time.Time) {
 
 func refKey(r Ref) string { return r.Resource.String() + " " + r.String() }
 
-// track subscribes to the informers of the object's pods (and
+// track subscribes to the Warning Events of pods in the object's
+// namespace (once), and to the informers of the object's pods (and
 // ReplicaSets), or again if its selector changed.
 func (pw *podWatch) track() {
 	sel := ""
@@ -104,15 +105,23 @@ func (pw *podWatch) track() {
 			}
 		}
 	}
+	ns := pw.m.ref.Namespace
+	if pw.events == nil && (sel != "" || pw.kind == "Pod") {
+		pw.events = pw.d.c.subscribe(informerKey{gvr: eventsResource, namespace: ns, fields: podWarnings}, nil, pw.d.wake)
+	}
 	if sel == pw.selector && (pw.pods != nil || sel == "") {
 		return
 	}
-	pw.unsubscribe()
+	for _, s := range []*subscription{pw.pods, pw.sets} {
+		if s != nil {
+			s.unsubscribe()
+		}
+	}
+	pw.pods, pw.sets = nil, nil
 	pw.selector = sel
 	if sel == "" {
 		return
 	}
-	ns := pw.m.ref.Namespace
 	if pw.d.sharedPods[ns] {
 		sel = "" // the pods of every workload of the wait in ns: one list and watch
 	}
@@ -120,7 +129,6 @@ func (pw *podWatch) track() {
 	if pw.kind == "Deployment" {
 		pw.sets = pw.d.c.subscribe(informerKey{gvr: replicaSetsResource, namespace: ns, labels: sel}, nil, pw.d.wake)
 	}
-	pw.events = pw.d.c.subscribe(informerKey{gvr: eventsResource, namespace: ns, fields: podWarnings}, nil, pw.d.wake)
 }
 
 func (pw *podWatch) unsubscribe() {

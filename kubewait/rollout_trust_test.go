@@ -289,3 +289,15 @@ func TestPodWatchConcernsOnlyItsOwnersPods(t *testing.T) {
 		}
 	})
 }
+
+// A Pod waited for itself fails on its own Warning Events too.
+func TestRolloutOfAPodReadsItsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := pod("web", "ReplicaSet", "web-2", "uid-rs-2", waiting("ContainerCreating", ""))
+		ev := warning("web.1", "FailedMount", `MountVolume.SetUp failed for volume "tls" : secret "web-tls" not found`)
+		ev["involvedObject"].(map[string]any)["name"], ev["involvedObject"].(map[string]any)["uid"] = "web", "uid-web"
+		a := newApps(t, p, ev)
+		_, took, _, err := rolloutWait(t, a, podsResource, RolloutOptions{Config: 5 * time.Second})
+		wantRolloutFailure(t, err, took, 5*time.Second, `FailedMount: pod web: MountVolume.SetUp failed`)
+	})
+}
