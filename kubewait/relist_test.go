@@ -40,7 +40,10 @@ func TestWatchThatAlwaysAnswers410ListsAgainAfterTheBackoff(t *testing.T) {
 		name  string
 		watch func() (watch.Interface, error)
 	}{
-		{"410 Gone", func() (watch.Interface, error) { return nil, apierrors.NewGone("too old resource version: 1 (7)") }},
+		{"410 Gone", func() (watch.Interface, error) {
+			return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
+				Reason: metav1.StatusReasonGone, Message: "too old resource version: 1 (7)"}}
+		}},
 		{"Expired event", func() (watch.Interface, error) {
 			w := watch.NewFakeWithChanSize(1, false)
 			w.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone,
