@@ -55,14 +55,19 @@
 //
 // # Watches that fail
 //
-// A watch fails as client-go's Reflector's does. A watch whose resource
-// version expired (410 Gone) or is newer than a lagging API server has
-// (ResourceVersionTooLarge) lists again; one that the server closes
-// starts again where it left off. A failure (an error, or a watch that
-// ends at once with no event) backs off, about 0.8 s at first, doubling
-// to 30 s, jittered so that clients do not retry together, from the
-// start again after 2 minutes without one; failures count until a watch
-// delivers an event. A wait's events say each of these ([Event.Watch]).
+// A watch fails as client-go's Reflector's does. A failure (an error, or
+// a watch that ends at once with no event) backs off, about 0.8 s at
+// first, doubling to 30 s, jittered so that clients do not retry
+// together, from the start again after 2 minutes without one; failures
+// count until a watch delivers an event. A watch whose resource version
+// expired (410 Gone) or is newer than a lagging API server has
+// (ResourceVersionTooLarge) lists again after that backoff, never in a
+// loop: a watch that always answers 410 costs a few LISTs a minute. So
+// does a LIST whose continue token expires before its last page: the
+// whole list again, after the backoff. Each watch asks the server to end
+// it after a timeout drawn at random between 5 and 10 minutes; one that
+// the server closes at its timeout starts again at once where it left
+// off, with no LIST. A wait's events say each of these ([Event.Watch]).
 //
 // When a wait cannot watch (list or watch is forbidden, as under RBAC
 // that grants get only, or 3 failures in a row) it polls: a GET per

@@ -296,17 +296,17 @@ func (inf *informer) setMode(m watchMode, err error) {
 	}
 }
 
-// replace installs a list's objects and wakes every wait. A list after
-// the first one says why it came (err: the watch's resource version
-// expired, or was too new for the server).
-func (inf *informer) replace(objs map[string]Object, again bool, why error) {
+// replace installs a list's objects and wakes every wait. A list that
+// came again says why (why: the watch's resource version expired, or was
+// too new for the server, or a continue token expired); nil for the first.
+func (inf *informer) replace(objs map[string]Object, why error) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	inf.objs = objs
 	was := inf.mode
 	inf.mode, inf.err = modeWatching, nil
 	switch {
-	case again:
+	case why != nil:
 		inf.noteLocked(WatchRelisted, why)
 	case was == modeFailing:
 		inf.noteLocked(WatchWatching, nil)

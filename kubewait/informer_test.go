@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -98,50 +97,27 @@ func TestWaitsOfAClientShareTheNamespaceBeyondTheLimit(t *testing.T) {
 }
 
 // A LIST asks for pages of listPageSize and follows each page's continue
-// token; when the token has expired, it lists the whole again.
+// token.
 func TestListPages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t)
-		page := func(cont string, items ...Object) *unstructured.UnstructuredList {
-			l := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "waitable.test/v1", "kind": "WidgetList",
-				"metadata": map[string]any{"resourceVersion": "7", "continue": cont}}}
-			for _, o := range items {
-				l.Items = append(l.Items, unstructured.Unstructured{Object: o})
-			}
-			return l
-		}
-		ready := func(n string) Object { return widget(n, conditions("Ready", "True")) }
 		var asked []string
-		expire := true
 		k.dyn.PrependReactor("list", "widgets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			opts := a.(k8stesting.ListActionImpl).ListOptions
 			asked = append(asked, fmt.Sprintf("limit=%d continue=%s", opts.Limit, opts.Continue))
-			switch {
-			case opts.Limit == 0:
-				return true, page("", ready("a"), ready("b"), ready("c")), nil
-			case opts.Continue == "":
-				return true, page("p2", ready("a")), nil
-			case expire:
-				expire = false
-				return true, nil, expiredErr()
-			default:
-				return true, page("", ready("b"), ready("c")), nil
+			if opts.Continue == "" {
+				return true, listPage("p2", ready("a")), nil
 			}
+			return true, listPage("", ready("b"), ready("c")), nil
 		})
 		c := NewClient(k.dyn, ClientOptions{})
-		for _, want := range [][]string{
-			{"limit=500 continue=", "limit=500 continue=p2", "limit=0 continue="}, // the token expired: the whole list
-			{"limit=500 continue=", "limit=500 continue=p2"},
-		} {
-			asked = nil
-			res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", All: true,
-				For: rules(Condition("Ready", "")), Timeout: time.Minute})
-			if err != nil || len(res.Objects) != 3 {
-				t.Fatalf("%v, %d objects; want 3 ready", err, len(res.Objects))
-			}
-			if !slices.Equal(asked, want) {
-				t.Errorf("lists asked %q, want %q", asked, want)
-			}
+		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", All: true,
+			For: rules(Condition("Ready", "")), Timeout: time.Minute})
+		if err != nil || len(res.Objects) != 3 {
+			t.Fatalf("%v, %d objects; want 3 ready", err, len(res.Objects))
+		}
+		if want := []string{"limit=500 continue=", "limit=500 continue=p2"}; !slices.Equal(asked, want) {
+			t.Errorf("lists asked %q, want %q", asked, want)
 		}
 	})
 }

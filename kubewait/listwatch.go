@@ -32,79 +32,98 @@ const (
 	// a row, with no watch event in between, make the waits poll until the
 	// watch works again.
 	failuresBeforePolling = 3
+	// watchTimeoutMin is the least timeout a watch asks for; the server
+	// ends the watch then, and the informer watches again from where it
+	// was (see watchTimeout).
+	watchTimeoutMin = 5 * time.Minute
 )
 
 // errShortWatch is the failure of a watch that ended at once.
 var errShortWatch = errors.New("kubewait: the watch ended at once, with no event")
 
 // run lists and watches until ctx ends: a list, then a watch from its
-// resource version, again and again. A watch that the server closes is
-// started again from where it was; one whose resource version expired
-// (410) or is too new for the server lists again. A failure counts until
-// a watch delivers an event, and backs off; failuresBeforePolling in a
-// row make the waits poll; a forbidden list or watch ends the informer's
-// watching for good.
+// resource version, again and again. A watch that the server closes (at
+// its timeout, say) is started again from where it was. One whose
+// resource version expired (410) or is too new for the server lists
+// again, and so does a list whose continue token expired, each after the
+// backoff: never in a loop. A failure counts until a watch delivers an
+// event, and backs off; failuresBeforePolling in a row make the waits
+// poll; a forbidden list or watch ends the informer's watching for good.
 func (inf *informer) run(ctx context.Context) {
 	defer close(inf.done)
 	res := inf.c.resource(inf.key.gvr, inf.key.namespace)
 	b := backoff{clk: inf.c.clk}
 	failures := 0
-	listed := false
 	var rv string
 	var relist error // why the next list comes, after the first
 	var broken error // the failure the next watch starts again after
+	whole := false   // list in one page: the pages' snapshot expired
 	for ctx.Err() == nil {
 		if rv == "" {
-			objs, listRV, err := inf.c.list(ctx, inf.key)
-			if err != nil {
+			objs, listRV, err := inf.c.listPages(ctx, inf.key, whole)
+			switch {
+			case err == nil:
+				inf.replace(objs, relist)
+				rv, relist, whole = listRV, nil, false
+			case expired(err): // a continue token: the first page's snapshot is gone
+				whole = true
+				if relist == nil {
+					relist = apiError(err)
+				}
+				if !inf.backOff(ctx, &b) {
+					return
+				}
+				continue
+			default:
 				if !inf.failed(ctx, err, &failures, &b) {
 					return
 				}
 				continue
 			}
-			inf.replace(objs, listed, relist)
-			listed, rv, relist = true, listRV, nil
 		}
 		wi, err := res.Watch(ctx, metav1.ListOptions{LabelSelector: inf.key.labels, FieldSelector: inf.key.fields,
-			ResourceVersion: rv, AllowWatchBookmarks: true})
-		if err != nil {
-			if relistAfter(err) {
-				rv, relist = "", apiError(err)
-				continue
+			ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: watchTimeout()})
+		if err == nil {
+			if broken != nil && inf.state() == modeWatching {
+				inf.note(WatchRestarted, broken)
 			}
-			broken = apiError(err)
-			if !inf.failed(ctx, err, &failures, &b) {
-				return
+			broken = nil
+			start := inf.c.clk.Now()
+			var delivered bool
+			rv, delivered, err = inf.follow(ctx, wi, rv)
+			wi.Stop()
+			if delivered {
+				failures = 0
 			}
-			continue
-		}
-		if broken != nil && inf.state() == modeWatching {
-			inf.note(WatchRestarted, broken)
-		}
-		broken = nil
-		start := inf.c.clk.Now()
-		var delivered bool
-		rv, delivered, err = inf.follow(ctx, wi, rv)
-		wi.Stop()
-		if delivered {
-			failures = 0
+			if err == nil && !delivered && inf.c.clk.Since(start) < shortWatch {
+				err = errShortWatch
+			}
 		}
 		switch {
 		case ctx.Err() != nil:
 			return
-		case err != nil && relistAfter(err):
+		case err == nil: // closed by the server: watch again from rv
+		case relistAfter(err):
 			rv, relist = "", apiError(err)
-			continue
-		case err == nil && !delivered && inf.c.clk.Since(start) < shortWatch:
-			err = errShortWatch
-		}
-		if err != nil {
+			if !inf.backOff(ctx, &b) {
+				return
+			}
+		default:
 			broken = apiError(err)
 			if !inf.failed(ctx, err, &failures, &b) {
 				return
 			}
 		}
 	}
+}
+
+// watchTimeout returns the timeout a watch asks the server to end it
+// after, in whole seconds: at random in [watchTimeoutMin,
+// 2*watchTimeoutMin), as the Reflector draws it, so that the watches of
+// many clients do not end (and start again) together.
+func watchTimeout() *int64 {
+	s := int64((watchTimeoutMin + rand.N(watchTimeoutMin)) / time.Second)
+	return &s
 }
 
 // follow applies a watch's events until it ends, and returns the resource
@@ -170,6 +189,12 @@ func (inf *informer) failed(ctx context.Context, err error, failures *int, b *ba
 	if *failures >= failuresBeforePolling {
 		inf.setMode(modeFailing, err)
 	}
+	return inf.backOff(ctx, b)
+}
+
+// backOff sleeps for b's next delay, and reports whether ctx is still
+// alive.
+func (inf *informer) backOff(ctx context.Context, b *backoff) bool {
 	t := inf.c.clk.Timer(b.next())
 	defer t.Stop()
 	select {
@@ -197,21 +222,32 @@ func (inf *informer) state() watchMode {
 	return inf.mode
 }
 
-// list lists the objects of key, a page of listPageSize at a time (the
-// whole list again if the pages' snapshot expires before the last), and
-// returns them by namespace/name without their managedFields, with the
-// list's resource version.
+// list lists the objects of key for a poll: as listPages does, and the
+// whole list again at once if the pages' snapshot expires before the last
+// (a poll keeps to the waiter's schedule and the Client's rate limit).
 func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, string, error) {
+	objs, rv, err := c.listPages(ctx, key, false)
+	if err != nil && expired(err) {
+		return c.listPages(ctx, key, true)
+	}
+	return objs, rv, err
+}
+
+// listPages lists the objects of key, a page of listPageSize at a time
+// (or all in one page when whole), and returns them by namespace/name
+// without their managedFields, with the list's resource version. When the
+// pages' snapshot expires before the last page (410 on a continue token),
+// it returns that error.
+func (c *Client) listPages(ctx context.Context, key informerKey, whole bool) (map[string]Object, string, error) {
 	res := c.resource(key.gvr, key.namespace)
 	opts := metav1.ListOptions{LabelSelector: key.labels, FieldSelector: key.fields, Limit: listPageSize}
+	if whole {
+		opts.Limit = 0
+	}
 	objs := map[string]Object{}
 	for {
 		page, err := res.List(ctx, opts)
 		if err != nil {
-			if opts.Continue != "" && expired(err) {
-				opts.Continue, opts.Limit, objs = "", 0, map[string]Object{}
-				continue
-			}
 			return nil, "", err
 		}
 		for i := range page.Items {

@@ -68,10 +68,8 @@ func (l *watchLog) await(t *testing.T, what string, within time.Duration) {
 // watchErrorBody is a watch stream whose only event is an ERROR with a
 // 500, as the API server sends when etcd fails under a watch.
 func watchErrorBody() string {
-	b, _ := json.Marshal(map[string]any{"type": "ERROR", "object": metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
-		Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: "etcd is unhappy"}})
-	return string(b) + "\n"
+	return watchErrorEvent(metav1.Status{Code: http.StatusInternalServerError,
+		Reason: metav1.StatusReasonInternalError, Message: "etcd is unhappy"})
 }
 
 var jsonHeader = http.Header{"Content-Type": {"application/json"}}
