@@ -33,7 +33,9 @@ type Event struct {
 // What an event of the watch says (Event.Watch).
 const (
 	// WatchRelisted: the watch's resource version expired (410 Gone, after
-	// an etcd compaction); the objects were listed again and judged.
+	// an etcd compaction), was newer than the API server had
+	// (ResourceVersionTooLarge), or a LIST's continue token expired; after
+	// a backoff, the objects were listed again and judged.
 	WatchRelisted = "relisted"
 	// WatchRestarted: the watch broke (the API server restarted, the
 	// connection dropped) and was started again where it left off.
