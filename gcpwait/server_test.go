@@ -136,6 +136,17 @@ func (s *ops) CancelOperation(_ context.Context, req *longrunningpb.CancelOperat
 // durably blocked, and would hold virtual time still).
 func serve(t *testing.T, s *ops) *lroauto.OperationsClient {
 	t.Helper()
+	c, stop, err := start(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return c
+}
+
+// start is serve for a caller with no *testing.T (an example): stop
+// ends the client and the server.
+func start(ctx context.Context, s *ops) (c *lroauto.OperationsClient, stop func(), err error) {
 	lis := bufconn.Listen(1 << 16)
 	srv := grpc.NewServer()
 	longrunningpb.RegisterOperationsServer(srv, s)
@@ -144,23 +155,28 @@ func serve(t *testing.T, s *ops) *lroauto.OperationsClient {
 		defer close(done)
 		srv.Serve(lis)
 	}()
+	stopServer := func() {
+		srv.Stop()
+		<-done
+	}
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		t.Fatal(err)
+		stopServer()
+		return nil, nil, err
 	}
-	c, err := lroauto.NewOperationsClient(t.Context(), option.WithGRPCConn(conn))
+	c, err = lroauto.NewOperationsClient(ctx, option.WithGRPCConn(conn))
 	if err != nil {
-		t.Fatal(err)
+		conn.Close()
+		stopServer()
+		return nil, nil, err
 	}
-	t.Cleanup(func() {
+	return c, func() {
 		c.Close()
 		conn.Close()
-		srv.Stop()
-		<-done
-	})
-	return c
+		stopServer()
+	}, nil
 }
 
 // client stands for a generated Google Cloud client: its methods build
