@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -86,10 +87,10 @@ func TestCompute(t *testing.T) {
 		if _, err := run.Result(); err != nil {
 			t.Fatal(err)
 		}
-		if want := []int32{30, 100}; !slicesEqual(progress, want) {
+		if want := []int32{30, 100}; !slices.Equal(progress, want) {
 			t.Errorf("progress = %v, want %v", progress, want)
 		}
-		if want := []bool{true, true, true}; !slicesEqual(g.retry, want) {
+		if want := []bool{true, true, true}; !slices.Equal(g.retry, want) {
 			t.Errorf("gax retries off, per call = %v, want %v", g.retry, want)
 		}
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,22 +47,10 @@ func TestSeveralNotDone(t *testing.T) {
 		if got, want := s.gets("operations/a"), 4; got != want {
 			t.Errorf("GetOperation calls = %d, want %d", got, want)
 		}
-		if want := []int32{10, 40, 70, 100}; !slicesEqual(progress, want) {
+		if want := []int32{10, 40, 70, 100}; !slices.Equal(progress, want) {
 			t.Errorf("progress in the events = %v, want %v", progress, want)
 		}
 	})
-}
-
-func slicesEqual[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestOperationFailedEndsAtOnce: an operation done with an error fails
@@ -294,7 +283,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 		if _, err := run2.Result(); err != nil {
 			t.Fatal(err)
 		}
-		if want := []int{3, 4}; !slicesEqual(numbers, want) {
+		if want := []int{3, 4}; !slices.Equal(numbers, want) {
 			t.Errorf("the resumed wait's attempts = %v, want %v", numbers, want)
 		}
 		if got := s.gets("operations/r"); got != 4 {

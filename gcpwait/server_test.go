@@ -186,18 +186,35 @@ type client struct{ lro *lroauto.OperationsClient }
 
 // JobOperation rebuilds the wrapper of an operation from its name.
 func (c client) JobOperation(name string) *JobOperation {
-	return &JobOperation{lro: longrunning.InternalNewOperation(c.lro, &longrunningpb.Operation{Name: name})}
+	return &JobOperation{wrapper{longrunning.InternalNewOperation(c.lro, &longrunningpb.Operation{Name: name})}}
 }
 
 // EmptyJobOperation rebuilds the wrapper of an operation whose response
 // is google.protobuf.Empty.
 func (c client) EmptyJobOperation(name string) *EmptyJobOperation {
-	return &EmptyJobOperation{lro: longrunning.InternalNewOperation(c.lro, &longrunningpb.Operation{Name: name})}
+	return &EmptyJobOperation{wrapper{longrunning.InternalNewOperation(c.lro, &longrunningpb.Operation{Name: name})}}
 }
+
+// wrapper is what the generator's wrappers have in common: the
+// operation, its metadata (here a percentage), its state and its name.
+type wrapper struct{ lro *longrunning.Operation }
+
+func (op *wrapper) Metadata() (*wrapperspb.Int32Value, error) {
+	var meta wrapperspb.Int32Value
+	if err := op.lro.Metadata(&meta); err == longrunning.ErrNoMetadata {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return &meta, nil
+}
+
+func (op *wrapper) Done() bool   { return op.lro.Done() }
+func (op *wrapper) Name() string { return op.lro.Name() }
 
 // JobOperation is a wrapper in the shape Google's generator gives them
 // (spanner admin's CreateDatabaseOperation, say), with the same bodies.
-type JobOperation struct{ lro *longrunning.Operation }
+type JobOperation struct{ wrapper }
 
 func (op *JobOperation) Poll(ctx context.Context, opts ...gax.CallOption) (*wrapperspb.StringValue, error) {
 	var resp wrapperspb.StringValue
@@ -218,36 +235,10 @@ func (op *JobOperation) Wait(ctx context.Context, opts ...gax.CallOption) (*wrap
 	return &resp, nil
 }
 
-func (op *JobOperation) Metadata() (*wrapperspb.Int32Value, error) {
-	var meta wrapperspb.Int32Value
-	if err := op.lro.Metadata(&meta); err == longrunning.ErrNoMetadata {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	return &meta, nil
-}
-
-func (op *JobOperation) Done() bool   { return op.lro.Done() }
-func (op *JobOperation) Name() string { return op.lro.Name() }
-
 // EmptyJobOperation is the generator's wrapper of an operation whose
 // response is google.protobuf.Empty (UpdateDatabaseDdlOperation's shape).
-type EmptyJobOperation struct{ lro *longrunning.Operation }
+type EmptyJobOperation struct{ wrapper }
 
 func (op *EmptyJobOperation) Poll(ctx context.Context, opts ...gax.CallOption) error {
 	return op.lro.Poll(ctx, nil, opts...)
 }
-
-func (op *EmptyJobOperation) Metadata() (*wrapperspb.Int32Value, error) {
-	var meta wrapperspb.Int32Value
-	if err := op.lro.Metadata(&meta); err == longrunning.ErrNoMetadata {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	return &meta, nil
-}
-
-func (op *EmptyJobOperation) Done() bool   { return op.lro.Done() }
-func (op *EmptyJobOperation) Name() string { return op.lro.Name() }
