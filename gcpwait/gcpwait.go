@@ -47,8 +47,8 @@ type Status[R, M any] struct {
 	// error (the zero R before, and for an EmptyOperation).
 	Response R
 	// Metadata is the operation's metadata as of this poll: its progress.
-	// It is the zero M when the operation carries none, or when the call
-	// failed.
+	// It is the zero M when the operation carries none (or none that
+	// decodes as an M), or when the call failed.
 	Metadata M
 	// Err is the operation's own error, once it has ended in failure.
 	Err error

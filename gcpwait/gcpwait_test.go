@@ -117,6 +117,31 @@ func TestTransientCodesRetried(t *testing.T) {
 	}
 }
 
+// TestRetryInfoNeverUndercut: a ResourceExhausted whose RetryInfo asks
+// for 45s is polled again no sooner, though the schedule's delay is
+// about a second.
+func TestRetryInfoNeverUndercut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/busy", &job{answers: []answer{{code: codes.ResourceExhausted, retry: 45 * time.Second}, {done: true}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/busy", 10*time.Minute)
+		var starts []time.Time
+		for a := range run.Events() {
+			starts = append(starts, a.Start)
+		}
+		if _, err := run.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
+			t.Errorf("polls at %v, want two, 45s or more apart", starts)
+		}
+	})
+}
+
 // TestOtherCodesEndTheWait: a code that is not transient (PermissionDenied,
 // InvalidArgument) ends the wait at once with the call's error.
 func TestOtherCodesEndTheWait(t *testing.T) {

@@ -12,12 +12,14 @@ import (
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/option"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -27,6 +29,7 @@ import (
 // or done with an error (failed).
 type answer struct {
 	code     codes.Code
+	retry    time.Duration // the RPC error's google.rpc.RetryInfo
 	done     bool
 	failed   bool
 	progress int32
@@ -98,7 +101,11 @@ func (s *ops) GetOperation(_ context.Context, req *longrunningpb.GetOperationReq
 		a = answer{done: true, failed: true}
 	}
 	if a.code != codes.OK {
-		return nil, status.Errorf(a.code, "scripted %v", a.code)
+		st := status.New(a.code, "scripted "+a.code.String())
+		if a.retry > 0 {
+			st, _ = st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(a.retry)})
+		}
+		return nil, st.Err()
 	}
 	if a.done && !a.failed {
 		a.progress = 100

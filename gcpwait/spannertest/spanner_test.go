@@ -48,7 +48,7 @@ func admin(t *testing.T) *database.DatabaseAdminClient {
 	return c
 }
 
-// ddl returns the tables of the fake database's schema, by name.
+// tables returns the fake database's schema: its DDL statements.
 func tables(t *testing.T, c *database.DatabaseAdminClient) []string {
 	t.Helper()
 	resp, err := c.GetDatabaseDdl(context.Background(), &databasepb.GetDatabaseDdlRequest{Database: db})
