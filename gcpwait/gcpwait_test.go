@@ -1,0 +1,342 @@
+package gcpwait_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/waitable/waitable/gcpwait"
+	"github.com/waitable/waitable/waiter"
+)
+
+// TestSeveralNotDone: an operation answers "not done" three times, then
+// done: the wait succeeds on the fourth poll, one GetOperation each, with
+// the response, and each attempt's event carries the progress.
+func TestSeveralNotDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/a", &job{answers: []answer{{progress: 10}, {progress: 40}, {progress: 70}, {done: true}}})
+		c := client{serve(t, s)}
+		w, err := gcpwait.New(c.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/a", 10*time.Minute)
+		var progress []int32
+		for a := range run.Events() {
+			if m := a.Output.Metadata; m != nil {
+				progress = append(progress, m.GetValue())
+			}
+		}
+		st, err := run.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := st.Response.GetValue(), "result of operations/a"; got != want || !st.Done {
+			t.Errorf("Response = %q (done %t), want %q", got, st.Done, want)
+		}
+		if got, want := s.gets("operations/a"), 4; got != want {
+			t.Errorf("GetOperation calls = %d, want %d", got, want)
+		}
+		if want := []int32{10, 40, 70, 100}; !slices.Equal(progress, want) {
+			t.Errorf("progress in the events = %v, want %v", progress, want)
+		}
+	})
+}
+
+// TestOperationFailedEndsAtOnce: an operation done with an error fails
+// the wait on that poll with an *OperationError holding the operation's
+// own error (its code), matched by waiter.ErrFailure.
+func TestOperationFailedEndsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/f", &job{answers: []answer{{}, {done: true, failed: true}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		st, err := w.Wait(t.Context(), "operations/f", time.Hour)
+		var oe *gcpwait.OperationError
+		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &oe) || oe.Name != "operations/f" {
+			t.Fatalf("Wait = %v, want an *OperationError for operations/f with waiter.ErrFailure", err)
+		}
+		if got := status.Code(oe.Err); got != codes.FailedPrecondition {
+			t.Errorf("the operation's error code = %v, want FailedPrecondition", got)
+		}
+		if !st.Done || st.Err == nil {
+			t.Errorf("Status = %+v, want done with the operation's error", st)
+		}
+		if got := s.gets("operations/f"); got != 2 {
+			t.Errorf("GetOperation calls = %d, want 2: the wait ends on the failed answer", got)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("the wait took %v, want one delay at most", took)
+		}
+	})
+}
+
+// TestTransientCodesRetried: Unavailable, ResourceExhausted and
+// DeadlineExceeded answers of GetOperation are polled again within the
+// budget, one RPC a poll (gax's own retries are off); the wait succeeds.
+func TestTransientCodesRetried(t *testing.T) {
+	for _, code := range []codes.Code{codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded} {
+		t.Run(code.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &ops{}
+				s.add("operations/t", &job{answers: []answer{{code: code}, {code: code}, {code: code}, {done: true}}})
+				w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := w.Start(t.Context(), "operations/t", 10*time.Minute)
+				var transient int
+				for a := range run.Events() {
+					if a.Transient {
+						transient++
+					}
+				}
+				if _, err := run.Result(); err != nil {
+					t.Fatalf("Wait = %v, want success after three %v", err, code)
+				}
+				if transient != 3 || s.gets("operations/t") != 4 {
+					t.Errorf("%d polls retried as transient, %d GetOperation calls; want 3 and 4: one RPC a poll",
+						transient, s.gets("operations/t"))
+				}
+			})
+		})
+	}
+}
+
+// TestRetryInfoNeverUndercut: a ResourceExhausted whose RetryInfo asks
+// for 45s is polled again no sooner, though the schedule's delay is
+// about a second.
+func TestRetryInfoNeverUndercut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/busy", &job{answers: []answer{{code: codes.ResourceExhausted, retry: 45 * time.Second}, {done: true}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/busy", 10*time.Minute)
+		var starts []time.Time
+		for a := range run.Events() {
+			starts = append(starts, a.Start)
+		}
+		if _, err := run.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
+			t.Errorf("polls at %v, want two, 45s or more apart", starts)
+		}
+	})
+}
+
+// TestOtherCodesEndTheWait: a code that is not transient (PermissionDenied,
+// InvalidArgument) ends the wait at once with the call's error.
+func TestOtherCodesEndTheWait(t *testing.T) {
+	for _, code := range []codes.Code{codes.PermissionDenied, codes.InvalidArgument, codes.Internal} {
+		t.Run(code.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &ops{}
+				s.add("operations/x", &job{answers: []answer{{code: code}, {done: true}}})
+				w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = w.Wait(t.Context(), "operations/x", 10*time.Minute)
+				var we *waiter.Error
+				if !errors.As(err, &we) || we.Failure != waiter.FailureError || status.Code(err) != code {
+					t.Fatalf("Wait = %v, want a failure with the call's %v", err, code)
+				}
+				if got := s.gets("operations/x"); got != 1 {
+					t.Errorf("GetOperation calls = %d, want 1", got)
+				}
+			})
+		})
+	}
+}
+
+// TestNotFoundAfterCreation: an operation that answers NotFound right
+// after its creation is polled again and found; one that never appears
+// ends the wait after the not-found limit (five by default, or
+// waiter.WithNotFoundLimit's), as FailureNeverAppeared.
+func TestNotFoundAfterCreation(t *testing.T) {
+	t.Run("then found", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := &ops{}
+			s.add("operations/n", &job{answers: []answer{{code: codes.NotFound}, {code: codes.NotFound}, {}, {done: true}}})
+			w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Wait(t.Context(), "operations/n", 10*time.Minute); err != nil {
+				t.Fatalf("Wait = %v, want success", err)
+			}
+			if got := s.gets("operations/n"); got != 4 {
+				t.Errorf("GetOperation calls = %d, want 4", got)
+			}
+		})
+	})
+	for _, tc := range []struct {
+		opts []waiter.Option
+		want int
+	}{{nil, 5}, {[]waiter.Option{waiter.WithNotFoundLimit(2)}, 2}} {
+		t.Run(fmt.Sprintf("never, limit %d", tc.want), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &ops{}
+				s.add("operations/other", &job{})
+				w, err := gcpwait.New(client{serve(t, s)}.JobOperation, tc.opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = w.Wait(t.Context(), "operations/never", time.Hour)
+				var we *waiter.Error
+				if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared || we.Attempts != tc.want {
+					t.Fatalf("Wait = %v, want FailureNeverAppeared after %d polls", err, tc.want)
+				}
+				if status.Code(err) != codes.NotFound {
+					t.Errorf("status.Code(err) = %v, want NotFound: the error unwraps to the call's", status.Code(err))
+				}
+			})
+		})
+	}
+}
+
+// TestCancelOnGiveUp: a wait that times out cancels its operation
+// (CancelOperation); one its caller cancels leaves it running, for a
+// process that carries the wait on from its checkpoint.
+func TestCancelOnGiveUp(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout bool
+	}{{"timeout", true}, {"caller cancels", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := &ops{}
+				s.add("operations/slow", &job{answers: []answer{{progress: 1}}})
+				lro := serve(t, s)
+				w, err := gcpwait.New(client{lro}.JobOperation, gcpwait.WithCancelOnGiveUp(lro, time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if !tc.timeout {
+					time.AfterFunc(30*time.Second, cancel)
+				}
+				_, err = w.Wait(ctx, "operations/slow", time.Minute)
+				switch {
+				case tc.timeout && !errors.Is(err, waiter.ErrTimeout):
+					t.Fatalf("Wait = %v, want a timeout", err)
+				case !tc.timeout && !errors.Is(err, context.Canceled):
+					t.Fatalf("Wait = %v, want cancelled", err)
+				}
+				if got := s.cancelled("operations/slow"); got != tc.timeout {
+					t.Errorf("CancelOperation called: %t, want %t", got, tc.timeout)
+				}
+			})
+		})
+	}
+}
+
+// TestEmptyOperation: NewEmpty waits for a wrapper whose Poll returns only
+// an error (a response of google.protobuf.Empty), with its metadata.
+func TestEmptyOperation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/e", &job{answers: []answer{{progress: 50}, {done: true}}})
+		w, err := gcpwait.NewEmpty(client{serve(t, s)}.EmptyJobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.Wait(t.Context(), "operations/e", time.Minute)
+		if err != nil || !st.Done || st.Metadata.GetValue() != 100 {
+			t.Fatalf("Wait = %+v, %v; want done at 100%%", st, err)
+		}
+	})
+}
+
+// TestResumeFromCheckpoint: a wait saved after its second poll is carried
+// on by a new waiter on a new connection (another process), from the
+// operation's name alone: its next poll is the wait's third.
+func TestResumeFromCheckpoint(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/r", &job{answers: []answer{{progress: 10}, {progress: 20}, {progress: 30}, {done: true}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/r", 10*time.Minute)
+		var saved []byte
+		for a := range run.Events() {
+			if a.Number == 2 {
+				if saved, err = json.Marshal(a.Checkpoint); err != nil {
+					t.Fatal(err)
+				}
+				run.Cancel()
+			}
+		}
+		if _, err := run.Result(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("the first process's wait = %v, want cancelled", err)
+		}
+
+		cp, err := waiter.ParseCheckpoint(saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run2 := w2.StartFrom(t.Context(), "operations/r", cp)
+		var numbers []int
+		for a := range run2.Events() {
+			numbers = append(numbers, a.Number)
+		}
+		if _, err := run2.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{3, 4}; !slices.Equal(numbers, want) {
+			t.Errorf("the resumed wait's attempts = %v, want %v", numbers, want)
+		}
+		if got := s.gets("operations/r"); got != 4 {
+			t.Errorf("GetOperation calls = %d, want 4", got)
+		}
+	})
+}
+
+// TestConstructionErrors: a nil function, a nil Canceller and a bad
+// option of package waiter are errors at construction.
+func TestConstructionErrors(t *testing.T) {
+	var nilResume func(string) *JobOperation
+	if _, err := gcpwait.New(nilResume); err == nil {
+		t.Error("New(nil) = nil error")
+	}
+	var nilEmpty func(string) *EmptyJobOperation
+	if _, err := gcpwait.NewEmpty(nilEmpty); err == nil {
+		t.Error("NewEmpty(nil) = nil error")
+	}
+	var nilGet func(context.Context, string, ...gax.CallOption) (*computeOp, error)
+	if _, err := gcpwait.NewCompute(nilGet); err == nil {
+		t.Error("NewCompute(nil) = nil error")
+	}
+	c := client{}
+	if _, err := gcpwait.New(c.JobOperation, gcpwait.WithCancelOnGiveUp(nil, 0)); err == nil {
+		t.Error("WithCancelOnGiveUp(nil) = nil error")
+	}
+	if _, err := gcpwait.New(c.JobOperation, waiter.WithNotFoundLimit(0)); err == nil {
+		t.Error("WithNotFoundLimit(0) = nil error")
+	}
+}
