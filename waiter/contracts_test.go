@@ -446,8 +446,7 @@ func TestObserverPanic(t *testing.T) {
 }
 
 // TestMockDrivesWaiter: clocktest.Mock drives a waiter through every sleep,
-// though the waiter re-arms one timer (a Run's, which calls it back: it
-// sleeps with no goroutine).
+// though the waiter re-arms one timer (a Run's, in its goroutine).
 func TestMockDrivesWaiter(t *testing.T) {
 	m := clocktest.NewMock()
 	rec := newRecorder(func(n int) (*GetThingOutput, error) {
@@ -468,7 +467,7 @@ func TestMockDrivesWaiter(t *testing.T) {
 			m.Set(a.At.Add(a.Delay))
 		}
 	}
-	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[AfterFunc 2s Reset 2s Reset 2s Reset 2s]" {
+	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[Timer 2s Reset 2s Reset 2s Reset 2s]" {
 		t.Errorf("Result = %v after %d calls, sleeps %v; want success after 5 calls, 2s apart", err, len(rec.times()), delays)
 	}
 }

@@ -33,8 +33,7 @@
 // goroutine, with one timer, and returns the last output and nil or an
 // [*Error]. The others:
 //
-//   - [Waiter.Start] waits in the background and returns a [Run] (it
-//     holds a goroutine only while it calls, none while it sleeps):
+//   - [Waiter.Start] waits in a goroutine of its own and returns a [Run]:
 //     its attempts as they happen ([Run.Events]), its latest
 //     [Checkpoint], [Run.Poke] for an event that says the resource may
 //     have changed, and its result.

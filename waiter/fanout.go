@@ -296,8 +296,8 @@ func (e *GroupError) Unwrap() []error { return e.Failed }
 // WaitAll waits for every input with w, at most maxWait each, and returns
 // the outcomes in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]), and runs as
-// [Waiter.Start] does: in a goroutine while it calls, and with none while
-// it sleeps. If an operation panicked, WaitAll panics with a
+// [Waiter.Start] does: in a goroutine of its own, from its start to its
+// end. If an operation panicked, WaitAll panics with a
 // [*PanicError] (the first input's whose operation panicked), in the
 // caller's goroutine, once every wait has ended.
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
@@ -310,7 +310,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			res[i] = Outcome[O]{Output: out, Err: err}
 			g.ended(m, err)
 		}
-		l := ownLoop[I, O]()
+		l := &loop[I, O]{}
 		l.name, l.s = m.name, &l.own
 		if err := l.init(w, ctx, in, maxWait, nil); err != nil {
 			finish(l.last, err, nil)
