@@ -375,10 +375,8 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		// The Run's checkpoint may be published: a copy changes. (Its Seen
-		// counts are shared, and changed again only as next or change
-		// says: in a copy, or under the Run's lock, which moves the Run
-		// to the copy.)
+		// The Run has the member's Checkpoint: a copy changes. (It shares
+		// its Seen counts, which the next attempt clones: see next.)
 		c := *m.s
 		c.Next = at
 		m.s = &c
@@ -444,9 +442,7 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
 	s, p := m.next()
 	var v verdict
-	err := m.change(s, func(s *Checkpoint) error {
-		return m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
-	})
+	err := m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
 	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, err)
 }

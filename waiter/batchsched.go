@@ -355,10 +355,7 @@ func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now ti
 	s, p := m.next()
 	var ans Answer[O]
 	var v verdict
-	m.change(s, func(s *Checkpoint) error {
-		m.w.panicked(s, pe, start, now, &ans, &v)
-		return nil
-	})
+	m.w.panicked(s, pe, start, now, &ans, &v)
 	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, pe)
 }

@@ -311,7 +311,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 			g.ended(m, err)
 		}
 		l := &loop[I, O]{}
-		l.name, l.s = m.name, &l.own
+		l.name = m.name
 		if err := l.init(w, ctx, in, maxWait, nil); err != nil {
 			finish(l.last, err, nil)
 			continue

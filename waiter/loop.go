@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
-	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -105,9 +104,9 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	onEnd func(error)) *Run[O] {
 	r := newRun[O](w.cfg.events, onEnd)
 	l := &loop[I, O]{}
-	l.name, l.s = name, &l.own
+	l.name = name
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, l.final())
+		r.finish(l.last, err, l.s)
 		return r
 	}
 	l.pokes = make(chan struct{}, 1)
@@ -134,29 +133,14 @@ func (l *loop[I, O]) launch(finish func(out O, err error, s *Checkpoint)) {
 				s, p := l.next()
 				var ans Answer[O]
 				var v verdict
-				l.change(s, func(s *Checkpoint) error {
-					l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
-					return nil
-				})
+				l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
 				l.record(l.ctx, &ans, &v, p, now)
-				finish(l.last, l.end(pe), l.final())
+				finish(l.last, l.end(pe), l.s)
 			}
 		}()
 		err := l.run()
-		finish(l.last, err, l.final())
+		finish(l.last, err, l.s)
 	}()
-}
-
-// final returns the wait's final Checkpoint, for its Run to keep: a copy
-// when it is the loop's own (a Run that keeps no attempt publishes that
-// one), so that an ended Run holds its Checkpoint and not its loop, with
-// the loop's contexts, timers and driver state.
-func (l *loop[I, O]) final() *Checkpoint {
-	if l.s != &l.own {
-		return l.s
-	}
-	c := l.own
-	return &c
 }
 
 // loop is one wait of Wait or Start: its driver state, its one timer,
@@ -168,7 +152,6 @@ type loop[I, O any] struct {
 	timer   *clock.Timer
 	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
 	pokes   chan struct{} // a Run's: Run.Poke wakes its sleep (nil: nobody pokes)
-	own     Checkpoint    // where a goroutine's wait keeps its Checkpoint (see start)
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
@@ -346,9 +329,10 @@ func (l *loop[I, O]) cancelled() (reason, cause error) {
 func (l *loop[I, O]) interrupted() error { return l.interruptedBy(l.cancelled()) }
 
 // driver is one wait's state in process, the loop's and a Batch member's:
-// its Checkpoint, retry token, last output and observer. A wait whose
-// attempts are published (a Run's) never changes a Checkpoint it has
-// published: each attempt steps a copy (see record).
+// its Checkpoint, retry token, last output and observer. A Run's wait
+// never changes a Checkpoint its Run has: each attempt steps a fresh copy
+// and publishes it under the Run's lock (see next and record); a wait
+// with no Run (Wait's, a WaitAll member's) steps its own in place.
 type driver[I, O any] struct {
 	w        *Waiter[I, O]
 	name     string // the wait's name in a fan-out, for its errors
@@ -490,70 +474,38 @@ func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, ans *Answer
 func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
 	s, p := d.next()
 	var v verdict
-	err := d.change(s, func(s *Checkpoint) error {
-		if stop != nil {
-			return d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
-		}
-		return d.w.step(s, ans, now, &v)
-	})
+	var err error
+	if stop != nil {
+		err = d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
+	} else {
+		err = d.w.step(s, ans, now, &v)
+	}
 	d.lastErr = ans.Err
 	d.record(actx, ans, &v, p, now)
 	return v.nextDelay, v.outcome != "", err
 }
 
-// next returns the Checkpoint the wait's next attempt changes: its own,
-// or, for a Run that keeps attempts, whose checkpoints are published and
-// never changed, the copy in p, the new Attempt that will publish it (nil
-// when the Run keeps none, or there is no Run: the wait's own changes,
-// under the Run's lock: see change).
+// next returns the Checkpoint the wait's next attempt steps: the wait's
+// own when it has no Run, else a fresh copy in p, the Attempt that
+// publishes it (see record).
 func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
-	if d.r == nil || d.r.ev.size == 0 {
+	if d.r == nil {
 		return d.s, nil
 	}
-	p = new(Attempt[O])
-	p.Checkpoint = *d.s
-	p.Checkpoint.Seen = slices.Clone(d.s.Seen)
+	p = &Attempt[O]{Checkpoint: d.s.clone()}
 	return &p.Checkpoint, p
 }
 
-// change applies f, one attempt's change, to the wait's Checkpoint s (see
-// next): under the lock of a Run that keeps no attempt, whose readers
-// read the wait's own, which is then the Run's latest. If f panics (a
-// WithJitter function can), s is put back as it was, as a copy would
-// have been left, and the panic goes on.
-func (d *driver[I, O]) change(s *Checkpoint, f func(s *Checkpoint) error) error {
-	if d.r == nil || d.r.ev.size != 0 {
-		return f(s)
-	}
-	d.r.mu.Lock()
-	defer d.r.mu.Unlock()
-	d.r.cp = s
-	was, room := *s, [4]SeenCount{}
-	seen := append(room[:0], s.Seen...) // f counts in s.Seen in place
-	defer func() {
-		if p := recover(); p != nil {
-			was.Seen = append(s.Seen[:0], seen...)
-			*s = was
-			panic(p)
-		}
-	}()
-	return f(s)
-}
-
-// record tells the observer of the call of ans, as v judged it, and gives
-// a Run's events its Attempt p (see next): p's Checkpoint is then the
-// wait's. A Run that keeps no attempt has the wait's own already (see
-// change), and a reader waiting on its events gets the attempt.
+// record tells the observer of the call of ans, as v judged it, and
+// publishes the attempt p (see next) to the Run, if the wait has one: its
+// Checkpoint is then the wait's and the Run's latest, and the Run's
+// events get p.
 func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
 	d.endAttempt(actx, ans, v, now)
 	if d.r == nil {
 		return
 	}
 	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
-	if p == nil {
-		d.r.offer(ans, v, d.s)
-		return
-	}
 	fill(p, ans, v)
 	d.s = &p.Checkpoint
 	d.r.record(p)

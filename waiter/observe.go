@@ -23,7 +23,7 @@ func (d *driver[I, O]) end(err error) error {
 		we.Input = d.name
 	}
 	if d.s.Version != 0 && d.s.End == "" {
-		if d.r != nil { // published: a copy changes
+		if d.r != nil { // its Run has it: a copy changes
 			c := d.s.clone()
 			d.s = &c
 		}

@@ -10,9 +10,8 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (its
-// runner's own Checkpoint, until the next attempt changes it); whatever the
-// event buffer, and whether the events are read or not, Checkpoint after
+// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (the
+// one its latest attempt published); whatever the event buffer, and whether the events are read or not, Checkpoint after
 // each attempt is that attempt's, and after the end the final Checkpoint.
 func TestRunKeepsOneCheckpoint(t *testing.T) {
 	for _, buffer := range []int{1, 2, 16} {
@@ -52,13 +51,12 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 	}
 }
 
-// TestRunLiveCheckpoint: a Run's latest checkpoint is its runner's own
-// Checkpoint until the next attempt changes it. A late reader still gets each
+// TestRunLiveCheckpoint: a Run's latest checkpoint is the one its latest
+// attempt published, which the next attempt does not change. A late reader still gets each
 // kept attempt with the checkpoint after it (the newest's included), a
 // Seen once returned never changes, and readers that run during the
 // calls, under the race detector, see only whole Checkpoints. So with the
-// default event buffer (16), and with none (WithEventBuffer(0)), whose
-// Run reads the wait's own Checkpoint under its lock.
+// default event buffer (16), and with none (WithEventBuffer(0)).
 func TestRunLiveCheckpoint(t *testing.T) {
 	for _, buffer := range []int{16, 0} {
 		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {
