@@ -365,16 +365,13 @@ func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now ti
 // place (index). It is 4-ary, and a sift moves one hole rather than
 // swapping: at a million members each level is a cache miss, in the
 // slots and in the member whose index changes, and this halves the
-// levels and the writes of a binary heap's swaps. A slot holds its
-// instant as the time since the first one set (base), read on the same
-// clock: 16 bytes, where a time.Time takes 24 alone.
+// levels and the writes of a binary heap's swaps.
 type schedule[K comparable, O any] struct {
-	base  time.Time
 	slots []slot[K, O]
 }
 
 type slot[K comparable, O any] struct {
-	at time.Duration // since base
+	at time.Time
 	m  *member[K, O]
 }
 
@@ -386,13 +383,13 @@ func (h *schedule[K, O]) next() time.Time {
 	if len(h.slots) == 0 {
 		return time.Time{}
 	}
-	return h.base.Add(h.slots[0].at)
+	return h.slots[0].at
 }
 
 // reached returns the member of the earliest instant if now has reached
 // it, else nil.
 func (h *schedule[K, O]) reached(now time.Time) *member[K, O] {
-	if len(h.slots) == 0 || h.slots[0].at > now.Sub(h.base) {
+	if len(h.slots) == 0 || h.slots[0].at.After(now) {
 		return nil
 	}
 	return h.slots[0].m
@@ -400,18 +397,14 @@ func (h *schedule[K, O]) reached(now time.Time) *member[K, O] {
 
 // set puts m in at at, or moves it there.
 func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
-	if h.base.IsZero() {
-		h.base = at
-	}
-	d := at.Sub(h.base)
 	if m.index < 0 {
-		h.slots = append(h.slots, slot[K, O]{d, m})
+		h.slots = append(h.slots, slot[K, O]{at, m})
 		h.up(len(h.slots) - 1)
 		return
 	}
 	i := m.index
-	earlier := d < h.slots[i].at
-	h.slots[i].at = d
+	earlier := at.Before(h.slots[i].at)
+	h.slots[i].at = at
 	if earlier {
 		h.up(i)
 	} else {
@@ -431,7 +424,7 @@ func (h *schedule[K, O]) remove(m *member[K, O]) {
 	}
 	h.slots[i] = moved
 	moved.m.index = i
-	if i > 0 && moved.at < h.slots[(i-1)/arity].at {
+	if i > 0 && moved.at.Before(h.slots[(i-1)/arity].at) {
 		h.up(i)
 	} else {
 		h.down(i)
@@ -445,7 +438,7 @@ func (h *schedule[K, O]) up(i int) {
 	x := s[i]
 	for i > 0 {
 		p := (i - 1) / arity
-		if x.at >= s[p].at {
+		if !x.at.Before(s[p].at) {
 			break
 		}
 		s[i] = s[p]
@@ -468,11 +461,11 @@ func (h *schedule[K, O]) down(i int) {
 		}
 		end := min(c+arity, len(s))
 		for j := c + 1; j < end; j++ {
-			if s[j].at < s[c].at {
+			if s[j].at.Before(s[c].at) {
 				c = j
 			}
 		}
-		if s[c].at >= x.at {
+		if !s[c].at.Before(x.at) {
 			break
 		}
 		s[i] = s[c]

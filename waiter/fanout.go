@@ -67,31 +67,14 @@ type Group struct {
 	done    int
 	failed  []groupFailure
 	first   int // the failure that cancelled the rest (GroupOptions.FailFast), 0 if none
-	shards  [groupShards]groupShard
 	all     sync.WaitGroup
 	report  sync.Mutex // serializes progress calls
 }
 
-// groupShards is how many contexts the waits of a group whose context can
-// end share out among: each wait's own contexts are children of one of
-// them, not of the group's, so that waits that end together do not all
-// queue on the one lock of the group's context (at a million waits, the
-// goroutines queued there made the GC's pauses long).
-const groupShards = 16
-
-// A groupShard is a child of the group's context that some of its waits
-// run under; it is made for its first wait and released after its last.
-type groupShard struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	live   int // waits under it that have not ended
-}
-
 type groupMember struct {
-	name  string
-	n     int   // its order in the group
-	shard int32 // the index of the shard it runs under, -1 for none
-	slot  bool  // holds one of the group's concurrency slots
+	name string
+	n    int  // its order in the group
+	slot bool // holds one of the group's concurrency slots
 }
 
 type groupFailure struct {
@@ -119,14 +102,14 @@ func NewGroup(ctx context.Context, opts GroupOptions) *Group {
 // a wait ends (or the group is cancelled: the wait then ends at once,
 // making no call).
 func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
-	m, ctx := g.join(name, in)
-	return w.start(ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
+	m := g.join(name, in)
+	return w.start(g.ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
 }
 
 // join counts a new wait of the group, once a concurrency slot is free
 // (or the group is cancelled: the wait then ends at once, making no call),
-// names it (see Go), and returns the context it runs under.
-func (g *Group) join(name string, in any) (*groupMember, context.Context) {
+// and names it (see Go).
+func (g *Group) join(name string, in any) *groupMember {
 	slot := false
 	if g.slots != nil {
 		select {
@@ -140,19 +123,10 @@ func (g *Group) join(name string, in any) (*groupMember, context.Context) {
 	if name == "" {
 		name = inputName(in, g.started)
 	}
-	m, ctx := &groupMember{name: name, n: g.started, shard: -1, slot: slot}, g.ctx
-	if g.ctx.Done() != nil {
-		i := g.started % groupShards
-		sh := &g.shards[i]
-		if sh.live == 0 {
-			sh.ctx, sh.cancel = context.WithCancel(g.ctx)
-		}
-		sh.live++
-		m.shard, ctx = int32(i), sh.ctx
-	}
+	m := &groupMember{name: name, n: g.started, slot: slot}
 	g.mu.Unlock()
 	g.all.Add(1)
-	return m, ctx
+	return m
 }
 
 // inputName names a wait after its input when the input reads well.
@@ -182,18 +156,7 @@ func (g *Group) ended(m *groupMember, err error) {
 		}
 	}
 	p := Progress{Name: m.name, Err: err, Done: g.done, Failed: len(g.failed), Started: g.started}
-	var release context.CancelFunc
-	if m.shard >= 0 {
-		sh := &g.shards[m.shard]
-		if sh.live--; sh.live == 0 {
-			release = sh.cancel
-			*sh = groupShard{}
-		}
-	}
 	g.mu.Unlock()
-	if release != nil {
-		release()
-	}
 	if err != nil && g.cfg.FailFast {
 		g.cancel(fmt.Errorf("waiter: the group fails fast, and wait %s failed", m.name))
 	}
@@ -305,14 +268,14 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 	g := NewGroup(ctx, opts)
 	res := make([]Outcome[O], len(inputs))
 	for i, in := range inputs {
-		m, ctx := g.join("", in)
+		m := g.join("", in)
 		finish := func(out O, err error, _ *Checkpoint) {
 			res[i] = Outcome[O]{Output: out, Err: err}
 			g.ended(m, err)
 		}
 		l := &loop[I, O]{}
 		l.name = m.name
-		if err := l.init(w, ctx, in, maxWait, nil); err != nil {
+		if err := l.init(w, g.ctx, in, maxWait, nil); err != nil {
 			finish(l.last, err, nil)
 			continue
 		}

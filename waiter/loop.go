@@ -60,7 +60,6 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 
 // wait is Wait's: the loop in this goroutine.
 func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
-	l.s = newCheckpoint()
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
@@ -395,18 +394,6 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
 	return nil
-}
-
-// newCheckpoint returns a place for the Checkpoint of a wait in the
-// caller's goroutine, with room for the counts of two kinds of answer
-// (Checkpoint.Seen: a wait mostly sees no more), made at once.
-func newCheckpoint() *Checkpoint {
-	b := new(struct {
-		s    Checkpoint
-		seen [2]SeenCount
-	})
-	b.s.Seen = b.seen[:0]
-	return &b.s
 }
 
 // clk is the waiter's clock.
