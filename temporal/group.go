@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/waitable/waitable/internal/waitname"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -149,7 +149,7 @@ func (d *driver[I, O]) group(ctx workflow.Context, req groupRequest[I, O]) (grou
 		}
 		req.Members = make([]member[O], n)
 		for i, in := range req.Inputs {
-			req.Members[i].Name = memberName(in, i)
+			req.Members[i].Name = waitname.For(in, i+1)
 		}
 	} else if len(req.Members) != n {
 		return groupResult[O]{}, sdktemporal.NewNonRetryableApplicationError(
@@ -326,24 +326,6 @@ func memberSeed(seed uint64, i int) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return (z ^ (z >> 31)) | 1
-}
-
-// memberName names member i after its input as a fan-out in process does
-// (waiter.Go): its text for strings, numbers and fmt.Stringers, "#n"
-// (from 1) otherwise.
-func memberName(in any, i int) string {
-	switch v := in.(type) {
-	case string:
-		return v
-	case fmt.Stringer:
-		return v.String()
-	}
-	switch reflect.ValueOf(in).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		return fmt.Sprint(in)
-	}
-	return fmt.Sprintf("#%d", i+1)
 }
 
 // GroupWait is a durable group of waits started with [StartGroup]: one

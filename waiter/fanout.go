@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/waitable/waitable/internal/plural"
+	"github.com/waitable/waitable/internal/waitname"
 )
 
 // GroupOptions configure a fan-out: [WaitAll] or a [Group]. The zero
@@ -55,9 +55,11 @@ type Outcome[O any] struct {
 // waiters (WithPollRateLimit) to keep all their polls under one API's
 // limit. Add waits with [Go], watch them with GroupOptions.Progress (or
 // each Run's events), and collect them with [Group.Wait].
-// A Group is safe for concurrent use.
+// A Group is safe for concurrent use. A zero Group is valid: its waits
+// run under context.Background(), all at once, and every outcome is
+// collected, as NewGroup(context.Background(), GroupOptions{}) does.
 type Group struct {
-	ctx    context.Context         // the caller's, or (FailFast) the group's own
+	ctx    context.Context         // the caller's, or (FailFast) the group's own; nil: a zero Group's
 	cancel context.CancelCauseFunc // nil without FailFast
 	cfg    GroupOptions
 	slots  chan struct{} // nil: no limit
@@ -103,7 +105,15 @@ func NewGroup(ctx context.Context, opts GroupOptions) *Group {
 // making no call).
 func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
 	m := g.join(name, in)
-	return w.start(g.ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
+	return w.start(g.context(), in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
+}
+
+// context returns the context the group's waits run under.
+func (g *Group) context() context.Context {
+	if g.ctx == nil {
+		return context.Background()
+	}
+	return g.ctx
 }
 
 // join counts a new wait of the group, once a concurrency slot is free
@@ -121,28 +131,12 @@ func (g *Group) join(name string, in any) *groupMember {
 	g.mu.Lock()
 	g.started++
 	if name == "" {
-		name = inputName(in, g.started)
+		name = waitname.For(in, g.started)
 	}
 	m := &groupMember{name: name, n: g.started, slot: slot}
 	g.mu.Unlock()
 	g.all.Add(1)
 	return m
-}
-
-// inputName names a wait after its input when the input reads well.
-func inputName(in any, n int) string {
-	switch v := in.(type) {
-	case string:
-		return v
-	case fmt.Stringer:
-		return v.String()
-	}
-	switch reflect.ValueOf(in).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		return fmt.Sprint(in)
-	}
-	return fmt.Sprintf("#%d", n)
 }
 
 // ended records a member's end.
