@@ -38,11 +38,11 @@
 //     [Checkpoint], [Run.Poke] for an event that says the resource may
 //     have changed, and its result.
 //   - [WaitAll] and [Group] wait for many resources at once, each as
-//     Start does, with a concurrency limit and fail-fast if you ask
-//     ([GroupOptions]).
-//   - [NewBatch] is for thousands of resources, or an API that describes
-//     many in one call: one goroutine and one timer poll them all, in
-//     calls of up to [BatchOptions].Size keys.
+//     Start does (a goroutine each), with a concurrency limit and
+//     fail-fast if you ask ([GroupOptions]).
+//   - [NewBatch] is the tool for mass waits (thousands of resources), and
+//     for an API that describes many in one call: one goroutine and one
+//     timer poll them all, in calls of up to [BatchOptions].Size keys.
 //   - [Waiter.WaitFrom] and [Waiter.StartFrom] carry a wait on from a
 //     Checkpoint saved by another process.
 //   - [Waiter.Begin], [Waiter.Call] and [Waiter.Step] are the core, for a
