@@ -373,7 +373,7 @@ func (g *GroupWait[O]) ID() string { return g.run.GetID() }
 // that continued as new is followed to its end. Any other failure of the
 // workflow (terminated, timed out) is returned as it is, with no
 // outcomes.
-func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Outcome[O], error) {
+func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Result[O], error) {
 	var res groupResult[O]
 	err := g.run.GetWithOptions(ctx, &res, client.WorkflowRunGetOptions{})
 	return outcomesOf(res, err)
@@ -381,7 +381,7 @@ func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Outcome[O], error) {
 
 // outcomesOf is Get's answer for what a group's workflow returned: res,
 // or err (a cancelled group's carries res as its details).
-func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Outcome[O], error) {
+func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Result[O], error) {
 	if err != nil {
 		var canceled *sdktemporal.CanceledError
 		if !errors.As(err, &canceled) || !canceled.HasDetails() || canceled.Details(&res) != nil {
@@ -392,8 +392,8 @@ func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Outcome[O], erro
 }
 
 // outcomes are the members' outcomes and the group's error.
-func (r groupResult[O]) outcomes() ([]waiter.Outcome[O], error) {
-	out := make([]waiter.Outcome[O], len(r.Members))
+func (r groupResult[O]) outcomes() ([]waiter.Result[O], error) {
+	out := make([]waiter.Result[O], len(r.Members))
 	var failed []error
 	for i, m := range r.Members {
 		out[i].Output = m.Output

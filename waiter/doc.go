@@ -65,7 +65,7 @@
 // before the deadline (the longest latency seen with a margin; see
 // [WithFinalReserve]), the last-attempt check counts that latency, and an
 // answer returned at the deadline instant is judged; a call cut off by the
-// deadline is a timeout in its event ([Attempt].Outcome) and in the
+// deadline is a timeout in its event (its Checkpoint's End) and in the
 // result.
 //
 // Time goes through the clock given with [WithClock] (tests use the

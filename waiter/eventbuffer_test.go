@@ -17,7 +17,7 @@ import (
 func numbers[O any](r *waiter.Run[O], pause time.Duration) []int {
 	var got []int
 	for a := range r.Events() {
-		got = append(got, a.Number)
+		got = append(got, a.Checkpoint.Attempts)
 		time.Sleep(pause)
 	}
 	return got

@@ -40,9 +40,9 @@ type Progress struct {
 	Done, Failed, Started int
 }
 
-// Outcome is how one wait of a fan-out ended: its last output and its
+// Result is how one wait of a fan-out ended: its last output and its
 // error, as [Run.Result] returns them.
-type Outcome[O any] struct {
+type Result[O any] struct {
 	Output O
 	Err    error
 }
@@ -251,20 +251,20 @@ func short(err error) string {
 func (e *GroupError) Unwrap() []error { return e.Failed }
 
 // WaitAll waits for every input with w, at most maxWait each, and returns
-// the outcomes in the order of the inputs, with the error of [Group.Wait].
+// their Results in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]), and runs as
 // [Waiter.Start] does: in a goroutine of its own, from its start to its
 // end. If an operation panicked, WaitAll panics with a
 // [*PanicError] (the first input's whose operation panicked), in the
 // caller's goroutine, once every wait has ended.
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
-	opts GroupOptions) ([]Outcome[O], error) {
+	opts GroupOptions) ([]Result[O], error) {
 	g := NewGroup(ctx, opts)
-	res := make([]Outcome[O], len(inputs))
+	res := make([]Result[O], len(inputs))
 	for i, in := range inputs {
 		m := g.join("", in)
 		finish := func(out O, err error, _ *Checkpoint) {
-			res[i] = Outcome[O]{Output: out, Err: err}
+			res[i] = Result[O]{Output: out, Err: err}
 			g.ended(m, err)
 		}
 		l := &loop[I, O]{}

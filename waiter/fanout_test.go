@@ -221,7 +221,7 @@ func TestGroupNamesAndWatches(t *testing.T) {
 		}
 		var numbers []int
 		for a := range runs["thing-5"].Events() {
-			numbers = append(numbers, a.Number)
+			numbers = append(numbers, a.Checkpoint.Attempts)
 		}
 		err := g.Wait()
 		var ge *waiter.GroupError
