@@ -96,8 +96,8 @@ func bytesPerRun(n int, start func()) float64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start()
-	runtime.GC() // gives the last runs time to park on their timers, or to exit
-	runtime.GC() // shrinks the stacks of parked goroutines, if any
+	runtime.GC() // gives the last runs time to reach their sleep, or to exit
+	runtime.GC() // shrinks the stacks of sleeping goroutines, if any
 	runtime.ReadMemStats(&after)
 	runsSlice := float64(8 * n) // the caller's own slice of runs
 	used := float64(after.HeapInuse+after.StackInuse) - float64(before.HeapInuse+before.StackInuse) - runsSlice

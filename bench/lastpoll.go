@@ -86,7 +86,7 @@ func RunLastPoll(budget time.Duration, seeds int) []LastPollStats {
 					}
 					a, err := w.Step(s, waiter.Answer[bool]{Start: at, Latency: latency, Judgment: j}, at.Add(latency))
 					s = a.Checkpoint
-					if a.Outcome == "" {
+					if a.Checkpoint.End == "" {
 						continue
 					}
 					if err == nil {

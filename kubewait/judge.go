@@ -125,18 +125,18 @@ func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 	}
 	m.err = ans.Err
 	defer d.sooner(m, now)
-	if a.Outcome == telemetry.OutcomeTimeout && now.Before(d.end) {
+	if a.Checkpoint.End == telemetry.OutcomeTimeout && now.Before(d.end) {
 		m.next = d.end
 		d.show(m, now, "", nil)
 		return
 	}
 	m.cp, m.next = a.Checkpoint, a.Checkpoint.Next
-	m.state = a.State
-	if a.Outcome != "" {
+	m.state = a.Decision
+	if a.Checkpoint.End != "" {
 		m.done = true
-		if a.Outcome != telemetry.OutcomeSuccess {
+		if a.Checkpoint.End != telemetry.OutcomeSuccess {
 			m.state = classify.Failure
-			if a.Outcome == telemetry.OutcomeTimeout {
+			if a.Checkpoint.End == telemetry.OutcomeTimeout {
 				m.state = classify.Retry
 			}
 			if we, ok := werr.(*waiter.Error); ok {
@@ -145,7 +145,7 @@ func (d *driver) apply(m *member, ans waiter.Answer[Object], now time.Time) {
 			m.werr = werr
 		}
 	}
-	d.show(m, now, a.Outcome, m.werr)
+	d.show(m, now, a.Checkpoint.End, m.werr)
 }
 
 // sooner brings m's next judgment forward to when a trouble of its pods

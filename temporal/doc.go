@@ -34,7 +34,7 @@
 //	g, err := temporal.StartGroup[I, O](ctx, c, "TableExists", tables, 20*time.Minute,
 //		client.StartWorkflowOptions{ID: "tables-orders", TaskQueue: "waits"},
 //		temporal.WithGroupConcurrency(50)) // optional: at most 50 waits at once
-//	outcomes, err := g.Get(ctx) // one waiter.Outcome per input, in order
+//	outcomes, err := g.Get(ctx) // one waiter.Result per input, in order
 //	for i, o := range outcomes {
 //		if errors.Is(o.Err, waiter.ErrFailure) { // each wait's own *waiter.Error
 //			log.Printf("%v failed: %v", tables[i], o.Err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/waitable/waitable/internal/waitname"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -149,7 +149,7 @@ func (d *driver[I, O]) group(ctx workflow.Context, req groupRequest[I, O]) (grou
 		}
 		req.Members = make([]member[O], n)
 		for i, in := range req.Inputs {
-			req.Members[i].Name = memberName(in, i)
+			req.Members[i].Name = waitname.For(in, i+1)
 		}
 	} else if len(req.Members) != n {
 		return groupResult[O]{}, sdktemporal.NewNonRetryableApplicationError(
@@ -328,24 +328,6 @@ func memberSeed(seed uint64, i int) uint64 {
 	return (z ^ (z >> 31)) | 1
 }
 
-// memberName names member i after its input as a fan-out in process does
-// (waiter.Go): its text for strings, numbers and fmt.Stringers, "#n"
-// (from 1) otherwise.
-func memberName(in any, i int) string {
-	switch v := in.(type) {
-	case string:
-		return v
-	case fmt.Stringer:
-		return v.String()
-	}
-	switch reflect.ValueOf(in).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		return fmt.Sprint(in)
-	}
-	return fmt.Sprintf("#%d", i+1)
-}
-
 // GroupWait is a durable group of waits started with [StartGroup]: one
 // workflow, a wait per input.
 type GroupWait[O any] struct {
@@ -391,7 +373,7 @@ func (g *GroupWait[O]) ID() string { return g.run.GetID() }
 // that continued as new is followed to its end. Any other failure of the
 // workflow (terminated, timed out) is returned as it is, with no
 // outcomes.
-func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Outcome[O], error) {
+func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Result[O], error) {
 	var res groupResult[O]
 	err := g.run.GetWithOptions(ctx, &res, client.WorkflowRunGetOptions{})
 	return outcomesOf(res, err)
@@ -399,7 +381,7 @@ func (g *GroupWait[O]) Get(ctx context.Context) ([]waiter.Outcome[O], error) {
 
 // outcomesOf is Get's answer for what a group's workflow returned: res,
 // or err (a cancelled group's carries res as its details).
-func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Outcome[O], error) {
+func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Result[O], error) {
 	if err != nil {
 		var canceled *sdktemporal.CanceledError
 		if !errors.As(err, &canceled) || !canceled.HasDetails() || canceled.Details(&res) != nil {
@@ -410,8 +392,8 @@ func outcomesOf[O any](res groupResult[O], err error) ([]waiter.Outcome[O], erro
 }
 
 // outcomes are the members' outcomes and the group's error.
-func (r groupResult[O]) outcomes() ([]waiter.Outcome[O], error) {
-	out := make([]waiter.Outcome[O], len(r.Members))
+func (r groupResult[O]) outcomes() ([]waiter.Result[O], error) {
+	out := make([]waiter.Result[O], len(r.Members))
 	var failed []error
 	for i, m := range r.Members {
 		out[i].Output = m.Output

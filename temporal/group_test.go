@@ -74,7 +74,7 @@ var threeInputs = []JobInput{{"ok"}, {"bad"}, {"slow"}}
 
 // runGroup runs a group workflow in the test environment and returns
 // Get's answer and what the run returned.
-func runGroup(t *testing.T, env *testsuite.TestWorkflowEnvironment, req groupRequest[JobInput, groupJob]) ([]waiter.Outcome[groupJob], groupResult[groupJob], error) {
+func runGroup(t *testing.T, env *testsuite.TestWorkflowEnvironment, req groupRequest[JobInput, groupJob]) ([]waiter.Result[groupJob], groupResult[groupJob], error) {
 	t.Helper()
 	env.ExecuteWorkflow(GroupWorkflowName("JobDone"), req)
 	if !env.IsWorkflowCompleted() {
@@ -121,7 +121,7 @@ func inModes(t *testing.T, f func(t *testing.T, mode Mode)) {
 // workflow.
 func TestGroupOutcomes(t *testing.T) {
 	// In process, in virtual time.
-	var want []waiter.Outcome[groupJob]
+	var want []waiter.Result[groupJob]
 	var wantErr error
 	inProc := newJobs(threeJobs)
 	synctest.Test(t, func(t *testing.T) {

@@ -241,8 +241,8 @@ func (d *driver[I, O]) activity(ctx context.Context, in I) (poll[O], error) {
 	p, _ := d.w.Call(ctx, in, 0, nil)
 	j := p.Judgment
 	return poll[O]{Output: p.Output, Latency: p.Latency, Err: msg(p.Err), Acceptor: j.Acceptor, Matcher: j.Matcher,
-		State: j.State, Message: j.Message, Failure: msg(j.Failure), Retry: j.Retry, Quota: j.Quota,
-		Refusal: msg(j.Refusal), ErrKind: kindOf(p.Err), FailureKind: kindOf(j.Failure), RefusalKind: kindOf(j.Refusal),
+		State: j.State, Message: j.Message, Failure: msg(j.ConditionErr), Retry: j.Retry, Quota: j.Quota,
+		Refusal: msg(j.Refusal), ErrKind: kindOf(p.Err), FailureKind: kindOf(j.ConditionErr), RefusalKind: kindOf(j.Refusal),
 		RetryAfter: j.Backoff, Hint: j.Hint, Delay: j.Delay, Identity: j.Identity}, nil
 }
 
@@ -327,7 +327,7 @@ func (d *driver[I, O]) pollOnce(ctx workflow.Context, in I, s *waiter.Checkpoint
 	// in process.
 	call := waiter.Answer[O]{Start: start, Latency: now.Sub(start), Err: judged(p.Err, p.ErrKind),
 		Judgment: waiter.Judgment{Acceptor: p.Acceptor, Matcher: p.Matcher, State: p.State, Message: p.Message,
-			Failure: judged(p.Failure, p.FailureKind), Retry: p.Retry, Quota: p.Quota,
+			ConditionErr: judged(p.Failure, p.FailureKind), Retry: p.Retry, Quota: p.Quota,
 			Refusal: judged(p.Refusal, p.RefusalKind), Backoff: p.RetryAfter, Hint: p.Hint, Delay: p.Delay,
 			Identity: p.Identity}}
 	dec := d.stepCore(s, call, now)
@@ -502,7 +502,7 @@ type decision struct {
 func (d *driver[I, O]) stepCore(s *waiter.Checkpoint, ans waiter.Answer[O], now time.Time) decision {
 	a, err := d.w.Step(*s, ans, now)
 	*s = a.Checkpoint
-	return decision{Done: a.Outcome != "", Err: err, State: a.State, Delay: a.NextDelay}
+	return decision{Done: a.Checkpoint.End != "", Err: err, State: a.Decision, Delay: a.NextDelay}
 }
 
 func (d *driver[I, O]) cancelled(s waiter.Checkpoint, now time.Time) error {

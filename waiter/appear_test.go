@@ -78,7 +78,7 @@ func TestIdentityRecreated(t *testing.T) {
 		_, err := r.Result()
 		var we *waiter.Error
 		if !errors.As(err, &we) || we.Failure != waiter.FailureRecreated || len(rec.times()) != 3 ||
-			!strings.Contains(err.Error(), "arn:thing/a/1 became arn:thing/a/2") || last.Outcome != "failure" || last.Checkpoint.Identity != "arn:thing/a/1" {
+			!strings.Contains(err.Error(), "arn:thing/a/1 became arn:thing/a/2") || last.Checkpoint.End != "failure" || last.Checkpoint.Identity != "arn:thing/a/1" {
 			t.Fatalf("Result = %v after %d calls, last event %+v; want FailureRecreated on the 3rd", err, len(rec.times()), last)
 		}
 	})

@@ -70,7 +70,7 @@ type Batch[K comparable, O any] struct {
 
 	mu       sync.Mutex
 	members  map[K]*member[K, O]
-	sched    schedule[K, O]  // members between calls by next poll, and members due or in a call by deadline
+	heap     dueHeap[K, O]   // members between calls by next poll, and members due or in a call by deadline
 	ready    []*member[K, O] // members due, most overdue first (and some gone: see nready)
 	nready   int             // the members of ready that are still ready
 	final    time.Time       // the earliest instant a ready member's final call must start, or earlier
@@ -82,7 +82,7 @@ type Batch[K comparable, O any] struct {
 	poke     chan struct{} // wakes the scheduler
 }
 
-// member is one key's wait in a Batch: a place in the Batch's schedule,
+// member is one key's wait in a Batch: a place in the Batch's heap,
 // its Checkpoint and its Run; no goroutine, timer or context of its own.
 // Its state says where it is; it is in members until its wait ends.
 type member[K comparable, O any] struct {
@@ -91,9 +91,9 @@ type member[K comparable, O any] struct {
 	state memberState
 	// pokeLater is a poke that came during its call. (Its lastCall is
 	// written by its judge, while no poke reads it, before the judge puts
-	// it back in the schedule.)
+	// it back in the heap.)
 	pokeLater bool
-	index     int         // in the schedule, -1 when not in it
+	index     int         // in the heap, -1 when not in it
 	call      *batchCall  // the call in flight that includes it (kept once it left the Batch mid-call)
 	unwatch   func() bool // stops watching the caller's context (nil: it never ends)
 	// stopped is why a member being judged was withdrawn: its judge ends
@@ -105,9 +105,9 @@ type member[K comparable, O any] struct {
 type memberState uint8
 
 const (
-	waiting memberState = iota // in the schedule by its next poll (or its deadline, if earlier)
-	due                        // in ready, and in the schedule by its deadline
-	calling                    // in a call in flight, and in the schedule by its deadline
+	waiting memberState = iota // in the heap by its next poll (or its deadline, if earlier)
+	due                        // in ready, and in the heap by its deadline
+	calling                    // in a call in flight, and in the heap by its deadline
 	judging                    // its call's goroutine applies the answer: in neither
 	gone                       // its wait has ended, or is ending
 )
@@ -304,13 +304,13 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	return r
 }
 
-// place puts a member between calls in the schedule: due now, or at its
+// place puts a member between calls in the heap: due now, or at its
 // next poll (or its deadline, if that comes first). b.mu held.
 func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
 	if m.s.Next.After(now) {
 		at := earliest(m.s.Deadline, m.s.Next)
 		m.state = waiting
-		b.sched.set(m, at)
+		b.heap.set(m, at)
 		b.wakeFor(at)
 		return
 	}
@@ -321,7 +321,7 @@ func (b *Batch[K, O]) place(m *member[K, O], now time.Time) {
 // b.mu held.
 func (b *Batch[K, O]) makeDue(m *member[K, O]) {
 	m.state = due
-	b.sched.set(m, m.s.Deadline)
+	b.heap.set(m, m.s.Deadline)
 	b.ready = append(b.ready, m)
 	if b.nready++; b.nready == 1 {
 		b.final = time.Time{}
@@ -375,10 +375,8 @@ func (m *member[K, O]) poke() {
 func (b *Batch[K, O]) pokeNext(m *member[K, O]) {
 	m.pokeLater = false
 	if at, ok := b.w.pokeAt(m.lastCall, m.s.Next, b.clk.Now()); ok {
-		// The Run's checkpoint may be published: a copy changes. (Its Seen
-		// counts are shared, and changed again only as next or change
-		// says: in a copy, or under the Run's lock, which moves the Run
-		// to the copy.)
+		// The Run has the member's Checkpoint: a copy changes. (It shares
+		// its Seen counts, which the next attempt clones: see next.)
 		c := *m.s
 		c.Next = at
 		m.s = &c
@@ -406,13 +404,13 @@ func (b *Batch[K, O]) withdraw(m *member[K, O], reason, cause error) {
 	b.cutOff(m, b.clk.Now(), &stopReason{reason, cause})
 }
 
-// remove takes a member out of the Batch: out of members, the schedule,
+// remove takes a member out of the Batch: out of members, the heap,
 // ready and its call (whose context ends when no member waits for its
 // answer any more). b.mu held.
 func (b *Batch[K, O]) remove(m *member[K, O]) {
 	delete(b.members, m.in)
 	if m.index >= 0 {
-		b.sched.remove(m)
+		b.heap.remove(m)
 	}
 	if m.state == due {
 		b.nready-- // left in ready, skipped when taken
@@ -444,9 +442,7 @@ func (b *Batch[K, O]) cutOff(m *member[K, O], now time.Time, stop *stopReason) {
 	ans := Answer[O]{Start: c.start, Latency: now.Sub(c.start), Err: cause}
 	s, p := m.next()
 	var v verdict
-	err := m.change(s, func(s *Checkpoint) error {
-		return m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
-	})
+	err := m.w.interrupt(s, &ans, &v, stop.reason == nil, stop.reason, stop.cause, m.lastErr, now)
 	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, err)
 }

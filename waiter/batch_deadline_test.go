@@ -88,7 +88,7 @@ func (a *slowAPI) log() []apiCall {
 func events(r *waiter.Run[BatchInstance]) []string {
 	var ev []string
 	for a := range r.Events() {
-		s := fmt.Sprint(a.Number, " ", a.State, " ", a.Outcome)
+		s := fmt.Sprint(a.Checkpoint.Attempts, " ", a.Decision, " ", a.Checkpoint.End)
 		if a.Err != nil {
 			s += " " + a.Err.Error()
 		}
@@ -205,8 +205,8 @@ func TestBatchCallCutOffIsTimeoutInBoth(t *testing.T) {
 			t.Fatalf("%d events, want 1", len(got))
 		}
 		a := got[0]
-		if !a.Late || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.State != classify.Retry || a.Outcome != "timeout" || a.Checkpoint.End != "timeout" ||
-			a.Latency != 9*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts || a.Number != we.Attempts {
+		if !a.Late || !errors.Is(a.Err, context.DeadlineExceeded) || a.Acceptor != -1 || a.Decision != classify.Retry || a.Checkpoint.End != "timeout" ||
+			a.Latency != 9*time.Second || a.Output.State.Name != "" || a.Checkpoint.Attempts != we.Attempts {
 			t.Errorf("event %+v, want attempt %d cut off at the deadline, unjudged", a, we.Attempts)
 		}
 		if _, err := long.Result(); err != nil {
@@ -484,7 +484,7 @@ func TestBatchPanicReachesEachMember(t *testing.T) {
 				last = a
 			}
 			var pe *waiter.PanicError
-			if !errors.As(last.Err, &pe) || pe.Value != "the API client broke" || last.Outcome != "panic" || last.Checkpoint.End != "panic" {
+			if !errors.As(last.Err, &pe) || pe.Value != "the API client broke" || last.Checkpoint.End != "panic" {
 				t.Errorf("last event %+v, want the panic", last)
 			}
 			func() {

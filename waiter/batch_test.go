@@ -100,8 +100,8 @@ func TestBatchCoalesces(t *testing.T) {
 		for id, r := range runs {
 			var n int
 			for a := range r.Events() {
-				if n++; a.Number != n {
-					t.Fatalf("%s: attempt %d numbered %d", id, n, a.Number)
+				if n++; a.Checkpoint.Attempts != n {
+					t.Fatalf("%s: attempt %d numbered %d", id, n, a.Checkpoint.Attempts)
 				}
 			}
 			out, err := r.Result()

@@ -24,7 +24,7 @@ func (b *Batch[K, O]) wakeFor(at time.Time) {
 	if !b.running {
 		if len(b.members) > 0 {
 			b.running = true
-			go b.schedule()
+			go b.runScheduler()
 		}
 		return
 	}
@@ -37,11 +37,11 @@ func (b *Batch[K, O]) wakeFor(at time.Time) {
 	}
 }
 
-// schedule is the scheduler: it times members out at their deadlines,
+// runScheduler is the scheduler: it times members out at their deadlines,
 // starts calls for due members as the rate limit and the in-flight bound
 // allow, and sleeps until the next of these instants or a poke. It ends
 // as soon as no member is left.
-func (b *Batch[K, O]) schedule() {
+func (b *Batch[K, O]) runScheduler() {
 	var t *clock.Timer
 	defer func() {
 		if t != nil {
@@ -100,7 +100,7 @@ func (b *Batch[K, O]) schedule() {
 // (which it starts: c, counted in flight), or sleep until the instant
 // until (zero: until poked). b.mu held.
 func (b *Batch[K, O]) plan(now time.Time) (batch []*member[K, O], c *batchCall, until time.Time) {
-	until = b.sched.next()
+	until = b.heap.next()
 	if b.nready == 0 || b.inFlight >= b.calls {
 		return nil, nil, until
 	}
@@ -160,12 +160,12 @@ func (b *Batch[K, O]) linger() time.Time {
 // them for timeOut. b.mu held.
 func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 	var expired []*member[K, O]
-	for m := b.sched.reached(now); m != nil; m = b.sched.reached(now) {
+	for m := b.heap.reached(now); m != nil; m = b.heap.reached(now) {
 		switch {
 		case now.Before(m.s.Deadline):
 			b.promote(now)
 		case m.state == judging: // its judge ends it
-			b.sched.remove(m)
+			b.heap.remove(m)
 			if m.stopped == nil {
 				m.stopped = &stopReason{}
 			}
@@ -181,7 +181,7 @@ func (b *Batch[K, O]) expire(now time.Time) []*member[K, O] {
 // has come; it stops at a member whose deadline has come (expire's). b.mu
 // held.
 func (b *Batch[K, O]) promote(now time.Time) {
-	for m := b.sched.reached(now); m != nil; m = b.sched.reached(now) {
+	for m := b.heap.reached(now); m != nil; m = b.heap.reached(now) {
 		if m.state != waiting || !now.Before(m.s.Deadline) {
 			return
 		}
@@ -260,7 +260,7 @@ func (b *Batch[K, O]) call(batch []*member[K, O], c *batchCall) {
 		case !now.Before(m.s.Deadline):
 			b.remove(m)
 			late = append(late, m)
-		default: // being judged: still in the schedule, by its deadline
+		default: // being judged: still in the heap, by its deadline
 			m.call, m.state = nil, judging
 			answered = append(answered, m)
 		}
@@ -355,66 +355,56 @@ func (b *Batch[K, O]) endPanicked(m *member[K, O], pe *PanicError, start, now ti
 	s, p := m.next()
 	var ans Answer[O]
 	var v verdict
-	m.change(s, func(s *Checkpoint) error {
-		m.w.panicked(s, pe, start, now, &ans, &v)
-		return nil
-	})
+	m.w.panicked(s, pe, start, now, &ans, &v)
 	m.record(m.span, &ans, &v, p, now)
 	b.endMember(m, pe)
 }
 
-// schedule is the Batch's heap: members by the instant the scheduler must
+// dueHeap is the Batch's heap: members by the instant the scheduler must
 // look at them (their next poll, or their deadline), each keeping its
 // place (index). It is 4-ary, and a sift moves one hole rather than
 // swapping: at a million members each level is a cache miss, in the
 // slots and in the member whose index changes, and this halves the
-// levels and the writes of a binary heap's swaps. A slot holds its
-// instant as the time since the first one set (base), read on the same
-// clock: 16 bytes, where a time.Time takes 24 alone.
-type schedule[K comparable, O any] struct {
-	base  time.Time
+// levels and the writes of a binary heap's swaps.
+type dueHeap[K comparable, O any] struct {
 	slots []slot[K, O]
 }
 
 type slot[K comparable, O any] struct {
-	at time.Duration // since base
+	at time.Time
 	m  *member[K, O]
 }
 
-// arity is the schedule's number of children per slot.
+// arity is the heap's number of children per slot.
 const arity = 4
 
 // next returns the earliest instant, zero if none.
-func (h *schedule[K, O]) next() time.Time {
+func (h *dueHeap[K, O]) next() time.Time {
 	if len(h.slots) == 0 {
 		return time.Time{}
 	}
-	return h.base.Add(h.slots[0].at)
+	return h.slots[0].at
 }
 
 // reached returns the member of the earliest instant if now has reached
 // it, else nil.
-func (h *schedule[K, O]) reached(now time.Time) *member[K, O] {
-	if len(h.slots) == 0 || h.slots[0].at > now.Sub(h.base) {
+func (h *dueHeap[K, O]) reached(now time.Time) *member[K, O] {
+	if len(h.slots) == 0 || h.slots[0].at.After(now) {
 		return nil
 	}
 	return h.slots[0].m
 }
 
 // set puts m in at at, or moves it there.
-func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
-	if h.base.IsZero() {
-		h.base = at
-	}
-	d := at.Sub(h.base)
+func (h *dueHeap[K, O]) set(m *member[K, O], at time.Time) {
 	if m.index < 0 {
-		h.slots = append(h.slots, slot[K, O]{d, m})
+		h.slots = append(h.slots, slot[K, O]{at, m})
 		h.up(len(h.slots) - 1)
 		return
 	}
 	i := m.index
-	earlier := d < h.slots[i].at
-	h.slots[i].at = d
+	earlier := at.Before(h.slots[i].at)
+	h.slots[i].at = at
 	if earlier {
 		h.up(i)
 	} else {
@@ -423,7 +413,7 @@ func (h *schedule[K, O]) set(m *member[K, O], at time.Time) {
 }
 
 // remove takes m out.
-func (h *schedule[K, O]) remove(m *member[K, O]) {
+func (h *dueHeap[K, O]) remove(m *member[K, O]) {
 	i, last := m.index, len(h.slots)-1
 	moved := h.slots[last]
 	h.slots[last] = slot[K, O]{}
@@ -434,7 +424,7 @@ func (h *schedule[K, O]) remove(m *member[K, O]) {
 	}
 	h.slots[i] = moved
 	moved.m.index = i
-	if i > 0 && moved.at < h.slots[(i-1)/arity].at {
+	if i > 0 && moved.at.Before(h.slots[(i-1)/arity].at) {
 		h.up(i)
 	} else {
 		h.down(i)
@@ -443,12 +433,12 @@ func (h *schedule[K, O]) remove(m *member[K, O]) {
 
 // up moves the slot at i toward the root until its parent is no later,
 // and sets the index of every member it moves.
-func (h *schedule[K, O]) up(i int) {
+func (h *dueHeap[K, O]) up(i int) {
 	s := h.slots
 	x := s[i]
 	for i > 0 {
 		p := (i - 1) / arity
-		if x.at >= s[p].at {
+		if !x.at.Before(s[p].at) {
 			break
 		}
 		s[i] = s[p]
@@ -461,7 +451,7 @@ func (h *schedule[K, O]) up(i int) {
 
 // down moves the slot at i away from the root until no child is
 // earlier, and sets the index of every member it moves.
-func (h *schedule[K, O]) down(i int) {
+func (h *dueHeap[K, O]) down(i int) {
 	s := h.slots
 	x := s[i]
 	for {
@@ -471,11 +461,11 @@ func (h *schedule[K, O]) down(i int) {
 		}
 		end := min(c+arity, len(s))
 		for j := c + 1; j < end; j++ {
-			if s[j].at < s[c].at {
+			if s[j].at.Before(s[c].at) {
 				c = j
 			}
 		}
-		if s[c].at >= x.at {
+		if !s[c].at.Before(x.at) {
 			break
 		}
 		s[i] = s[c]

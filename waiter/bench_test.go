@@ -78,8 +78,8 @@ func BenchmarkIdleRun(b *testing.B) {
 			runs[i] = w.Start(ctx, i, 2*time.Hour)
 		}
 		wg.Wait()
-		runtime.GC() // gives the last runs time to park on their timers
-		runtime.GC() // shrinks the stacks of parked runs
+		runtime.GC() // gives the last runs time to reach their sleep
+		runtime.GC() // shrinks the stacks of sleeping runs
 		runtime.ReadMemStats(&after)
 		used := int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)
 		b.ReportMetric(float64(used)/n, "bytes/run")

@@ -290,15 +290,16 @@ func TestCutOffCallIsATimeout(t *testing.T) {
 				last = a
 			}
 			_, err := r.Result()
-			if !errors.Is(err, waiter.ErrTimeout) || last.Outcome != "timeout" || last.State != classify.Retry || last.Checkpoint.End != "timeout" || r.Checkpoint().End != "timeout" {
-				t.Errorf("honour=%t: Result %v, last event outcome %q state %v, checkpoint end %q; want timeout in all", honour, err, last.Outcome, last.State, last.Checkpoint.End)
+			if !errors.Is(err, waiter.ErrTimeout) || last.Checkpoint.End != "timeout" || last.Decision != classify.Retry || r.Checkpoint().End != "timeout" {
+				t.Errorf("honour=%t: Result %v, last event's checkpoint end %q decision %v, Run's checkpoint end %q; want timeout in all",
+					honour, err, last.Checkpoint.End, last.Decision, r.Checkpoint().End)
 			}
 		})
 	}
 }
 
-// TestEventsAgreeWithResult: on every path, the last event's Outcome and
-// the final checkpoint's End say what the Result says.
+// TestEventsAgreeWithResult: on every path, the last event's checkpoint's
+// End and the Run's final checkpoint's End say what the Result says.
 func TestEventsAgreeWithResult(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -323,15 +324,15 @@ func TestEventsAgreeWithResult(t *testing.T) {
 				r := mustNew(t, thingExists, rec.op, tt.opts...).Start(t.Context(), GetThingInput{"a"}, tt.budget)
 				var last waiter.Attempt[*GetThingOutput]
 				for a := range r.Events() {
-					if a.Outcome != "" && last.Number != 0 && last.Outcome != "" {
-						t.Errorf("attempt %d has an outcome, and so had an earlier one", a.Number)
+					if a.Checkpoint.End != "" && last.Checkpoint.Attempts != 0 && last.Checkpoint.End != "" {
+						t.Errorf("attempt %d has an outcome, and so had an earlier one", a.Checkpoint.Attempts)
 					}
 					last = a
 				}
 				_, err := r.Result()
 				got := outcome(err)
-				if got != tt.want || last.Outcome != got || last.Checkpoint.End != got || r.Checkpoint().End != got {
-					t.Errorf("Result %v (%s), last event %q, its checkpoint %q, Run's %q; want %q everywhere", err, got, last.Outcome, last.Checkpoint.End, r.Checkpoint().End, tt.want)
+				if got != tt.want || last.Checkpoint.End != got || r.Checkpoint().End != got {
+					t.Errorf("Result %v (%s), last event's checkpoint %q, Run's %q; want %q everywhere", err, got, last.Checkpoint.End, r.Checkpoint().End, tt.want)
 				}
 			})
 		})

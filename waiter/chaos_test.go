@@ -87,8 +87,8 @@ func TestChaos(t *testing.T) {
 				r := w.Start(t.Context(), GetThingInput{name}, maxWait)
 				events := 0
 				for a := range r.Events() {
-					if events++; a.Number != events {
-						t.Errorf("run %d: event %d is attempt %d", i, events, a.Number)
+					if events++; a.Checkpoint.Attempts != events {
+						t.Errorf("run %d: event %d is attempt %d", i, events, a.Checkpoint.Attempts)
 					}
 				}
 				_, err := r.Result()

@@ -46,7 +46,7 @@ func TestResumeAfterRestart(t *testing.T) {
 				r := first.Start(ctx, GetThingInput{"a"}, time.Hour)
 				var saved []byte
 				for a := range r.Events() {
-					if a.Number == 3 {
+					if a.Checkpoint.Attempts == 3 {
 						b, err := json.Marshal(a.Checkpoint)
 						if err != nil {
 							t.Fatal(err)
@@ -69,12 +69,12 @@ func TestResumeAfterRestart(t *testing.T) {
 				case "StartFrom":
 					r2 := second.StartFrom(t.Context(), GetThingInput{"a"}, cp)
 					for a := range r2.Events() {
-						numbers = append(numbers, a.Number)
-						if a.Number == 4 && !a.Start.Equal(cp.Next) {
+						numbers = append(numbers, a.Checkpoint.Attempts)
+						if a.Checkpoint.Attempts == 4 && !a.Start.Equal(cp.Next) {
 							t.Errorf("attempt 4 at %v, want when the checkpoint said: %v", a.Start, cp.Next)
 						}
 						if a.Checkpoint.Deadline != cp.Deadline {
-							t.Errorf("attempt %d's deadline %v, want %v", a.Number, a.Checkpoint.Deadline, cp.Deadline)
+							t.Errorf("attempt %d's deadline %v, want %v", a.Checkpoint.Attempts, a.Checkpoint.Deadline, cp.Deadline)
 						}
 					}
 					_, err = r2.Result()
@@ -104,7 +104,7 @@ func TestWaitFromReplaysSchedule(t *testing.T) {
 		var cp waiter.Checkpoint
 		for a := range r.Events() {
 			delays = append(delays, a.NextDelay)
-			if a.Number == 2 {
+			if a.Checkpoint.Attempts == 2 {
 				cp = a.Checkpoint
 			}
 		}
@@ -218,7 +218,7 @@ func TestStepIsPure(t *testing.T) {
 	p := waiter.Answer[*GetThingOutput]{Start: now, Latency: 100 * time.Millisecond, Judgment: w.Judge(GetThingInput{"a"}, status("creating"), nil)}
 	a1, err1 := w.Step(s, p, now.Add(100*time.Millisecond))
 	a2, err2 := w.Step(s, p, now.Add(100*time.Millisecond))
-	if !reflect.DeepEqual(a1, a2) || err1 != nil || err2 != nil || a1.Outcome != "" || a1.NextDelay != 2*sec ||
+	if !reflect.DeepEqual(a1, a2) || err1 != nil || err2 != nil || a1.Checkpoint.End != "" || a1.NextDelay != 2*sec ||
 		a1.Checkpoint.Attempts != 1 || s.Attempts != 0 {
 		t.Errorf("Step twice = %+v, %v and %+v, %v", a1, err1, a2, err2)
 	}
@@ -270,7 +270,7 @@ func TestStep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := w.Step(tt.s, tt.poll, now.Add(tt.at))
-			s, done := a.Checkpoint, a.Outcome != ""
+			s, done := a.Checkpoint, a.Checkpoint.End != ""
 			var we *waiter.Error
 			errors.As(err, &we)
 			switch {
@@ -420,7 +420,7 @@ func TestDrivingTheCore(t *testing.T) {
 					if s, err = waiter.ParseCheckpoint(b); err != nil {
 						t.Fatal(err)
 					}
-					if a.Outcome != "" {
+					if a.Checkpoint.End != "" {
 						break
 					}
 					time.Sleep(a.NextDelay)

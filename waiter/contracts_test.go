@@ -45,7 +45,7 @@ func TestCancelMidCallDeliversAttempt(t *testing.T) {
 			r.Cancel()
 			var states []string
 			for a := range r.Events() {
-				states = append(states, fmt.Sprintf("%d %v %v %q", a.Number, a.State, a.Late, a.Outcome))
+				states = append(states, fmt.Sprintf("%d %v %v %q", a.Checkpoint.Attempts, a.Decision, a.Late, a.Checkpoint.End))
 			}
 			_, err := r.Result()
 			if calls.Load() != 2 || fmt.Sprint(states) != `[1 retry false "" 2 retry false "cancelled"]` || !errors.Is(err, context.Canceled) {
@@ -68,8 +68,8 @@ func TestDeferCancelKeepsUnreadEvents(t *testing.T) {
 		cancel()
 		n := 0
 		for a := range events {
-			if n++; a.Number != n {
-				t.Fatalf("event %d is attempt %d", n, a.Number)
+			if n++; a.Checkpoint.Attempts != n {
+				t.Fatalf("event %d is attempt %d", n, a.Checkpoint.Attempts)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -373,7 +373,7 @@ func TestRunEndsWhenItsCallReturns(t *testing.T) {
 					if !errors.Is(err, wantErr) || time.Since(start) != time.Minute {
 						t.Errorf("%s = %v after %v, want %v when the call returns, after 1m", entry, err, time.Since(start), wantErr)
 					}
-					if entry == "Start" && (len(events) != 1 || events[0].Outcome != wantOutcome || events[0].Latency != time.Minute ||
+					if entry == "Start" && (len(events) != 1 || events[0].Checkpoint.End != wantOutcome || events[0].Latency != time.Minute ||
 						events[0].Late != (end == "deadline") || events[0].Acceptor != -1) {
 						t.Errorf("events %+v, want one attempt of 1m, not judged, ended %q", events, wantOutcome)
 					}
@@ -446,8 +446,7 @@ func TestObserverPanic(t *testing.T) {
 }
 
 // TestMockDrivesWaiter: clocktest.Mock drives a waiter through every sleep,
-// though the waiter re-arms one timer (a Run's, which calls it back: it
-// sleeps with no goroutine).
+// though the waiter re-arms one timer (a Run's, in its goroutine).
 func TestMockDrivesWaiter(t *testing.T) {
 	m := clocktest.NewMock()
 	rec := newRecorder(func(n int) (*GetThingOutput, error) {
@@ -468,7 +467,7 @@ func TestMockDrivesWaiter(t *testing.T) {
 			m.Set(a.At.Add(a.Delay))
 		}
 	}
-	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[AfterFunc 2s Reset 2s Reset 2s Reset 2s]" {
+	if _, err := r.Result(); err != nil || len(rec.times()) != 5 || fmt.Sprint(delays) != "[Timer 2s Reset 2s Reset 2s Reset 2s]" {
 		t.Errorf("Result = %v after %d calls, sleeps %v; want success after 5 calls, 2s apart", err, len(rec.times()), delays)
 	}
 }

@@ -26,10 +26,11 @@ import (
 
 // Attempt is one call of a wait as a subscriber sees it ([Run.Events]):
 // what the call returned, what the wait made of it, and what the wait does
-// next. [Waiter.Step] returns one.
+// next. [Waiter.Step] returns one. Its Checkpoint says where the wait
+// stands after it: the call's number (Checkpoint.Attempts, from 1), the
+// success streak (Checkpoint.Streak) and, on the attempt that ended the
+// wait, how it ended (Checkpoint.End).
 type Attempt[O any] struct {
-	// Number counts the wait's calls from 1.
-	Number int
 	// Start is when the call started, on the waiter's clock, and Latency
 	// how long it took.
 	Start   time.Time
@@ -48,18 +49,16 @@ type Attempt[O any] struct {
 	Acceptor int
 	Matcher  string
 	Message  string
-	// State is where the attempt left the wait: Success and Failure end
-	// it, Retry polls again (unless time or attempts ran out). A call that
-	// was not judged (Late, or cut off by a cancellation) is Retry: nothing
-	// was learnt of the resource.
-	State classify.State
+	// Decision is where the attempt left the wait: Success and Failure
+	// end it, Retry polls again (unless time or attempts ran out). It is
+	// the matched acceptor's state (Judgment.State) but for a success
+	// whose streak is not long enough yet (WithStability), a transient
+	// error, and a call that was not judged (Late, or cut off by a
+	// cancellation): Retry, as nothing was learnt of the resource.
+	Decision classify.State
 	// Transient reports an error that no acceptor matched and that the
 	// retry strategy allowed: it was retried instead of ending the wait.
 	Transient bool
-	// Streak is how many times in a row the success acceptor has matched
-	// (see WithStability): the attempt's State is Retry until the streak
-	// is long enough.
-	Streak int
 	// Hint is the service's hint of when to call again, if it gave one: a
 	// retry-after on an error, or a pending answer's own (WithPollHint).
 	// NextDelay is never shorter. A poke ([Run.Poke]) never brings the
@@ -68,11 +67,6 @@ type Attempt[O any] struct {
 	Hint time.Duration
 	// NextDelay is the wait before the next call; 0 when the wait ends.
 	NextDelay time.Duration
-	// Outcome is set on the attempt that ended the wait, and says how, as
-	// its Result does: "success", "failure", "timeout", "max_polls",
-	// "cancelled" or "panic" (the telemetry package's Outcome names). It
-	// is "" while the wait goes on.
-	Outcome string
 	// Checkpoint is the wait's Checkpoint after this attempt: resume from
 	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
 	Checkpoint Checkpoint
@@ -103,9 +97,9 @@ func (w *Waiter[I, O]) Begin(now time.Time, maxWait time.Duration, seed uint64) 
 
 // Step applies one call's Answer to the wait's Checkpoint s at time now
 // (when the answer came) and returns the Attempt as the wait judged it:
-// its State, Transient, Streak, NextDelay (the time until the next call)
-// and Checkpoint (the next one), and, when the wait ended, its Outcome,
-// with err nil for success or an [*Error].
+// its Decision, Transient, NextDelay (the time until the next call) and
+// Checkpoint (the next one, whose End says how the wait ended, if it
+// did), with err nil for success or an [*Error].
 //
 // Step is the whole workflow of the Smithy specification: the acceptors'
 // verdict (first match wins; an unmatched error fails the wait unless the
@@ -130,7 +124,6 @@ type verdict struct {
 	late      bool
 	transient bool
 	state     classify.State
-	streak    int
 	nextDelay time.Duration
 	outcome   string
 }
@@ -147,9 +140,9 @@ func (v *verdict) acceptor(j *Judgment) int {
 // fill fills in a, but for its Checkpoint: the Attempt of the call of
 // ans as v says the wait judged it.
 func fill[O any](a *Attempt[O], ans *Answer[O], v *verdict) {
-	a.Number, a.Start, a.Latency, a.Output, a.Err = v.number, ans.Start, ans.Latency, ans.Output, ans.Err
-	a.Late, a.Acceptor, a.State, a.Transient, a.Streak = v.late, v.acceptor(&ans.Judgment), v.state, v.transient, v.streak
-	a.NextDelay, a.Outcome = v.nextDelay, v.outcome
+	a.Start, a.Latency, a.Output, a.Err = ans.Start, ans.Latency, ans.Output, ans.Err
+	a.Late, a.Acceptor, a.Decision, a.Transient = v.late, v.acceptor(&ans.Judgment), v.state, v.transient
+	a.NextDelay = v.nextDelay
 	if v.judged {
 		j := &ans.Judgment
 		a.Matcher, a.Message, a.Hint = j.Matcher, j.Message, j.Hint
@@ -167,7 +160,7 @@ func (w *Waiter[I, O]) step(s *Checkpoint, ans *Answer[O], now time.Time, v *ver
 		cv = &verdict
 	}
 	err := w.decide(s, ans, v, now, cv)
-	v.number, v.streak = s.Attempts, s.Streak
+	v.number = s.Attempts
 	state, code := seenKind(v.state, v.late, ans.Err, cv)
 	count(&s.Seen, v.acceptor(&ans.Judgment), state, code)
 	if e, ok := err.(*Error); ok {
@@ -327,8 +320,8 @@ func (w *Waiter[I, O]) conclude(s *Checkpoint, ans *Answer[O], v *verdict, now t
 	switch {
 	case why == FailureAcceptor:
 		e.Acceptor, e.Matcher, e.Message = j.Acceptor, j.Matcher, j.Message
-		if j.Failure != nil {
-			e.Err = j.Failure
+		if j.ConditionErr != nil {
+			e.Err = j.ConditionErr
 		}
 	case j.Refusal != nil:
 		e.Err = j.Refusal // unwraps to the call's error
@@ -340,7 +333,7 @@ func (w *Waiter[I, O]) conclude(s *Checkpoint, ans *Answer[O], v *verdict, now t
 
 // interrupt applies to s, into *v, a call during which the wait's context
 // ended (the caller cancelled, or a Batch member's deadline came with its
-// call in flight): counted, not judged (State Retry), and the wait ends
+// call in flight): counted, not judged (Decision Retry), and the wait ends
 // with a timeout (timedOut) or the cancellation (reason, cause). ans is
 // what the call returned, or the context's error for a call still in
 // flight (its Judgment is not read); last is the error the wait's Error

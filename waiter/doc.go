@@ -33,17 +33,16 @@
 // goroutine, with one timer, and returns the last output and nil or an
 // [*Error]. The others:
 //
-//   - [Waiter.Start] waits in the background and returns a [Run] (it
-//     holds a goroutine only while it calls, none while it sleeps):
+//   - [Waiter.Start] waits in a goroutine of its own and returns a [Run]:
 //     its attempts as they happen ([Run.Events]), its latest
 //     [Checkpoint], [Run.Poke] for an event that says the resource may
 //     have changed, and its result.
 //   - [WaitAll] and [Group] wait for many resources at once, each as
-//     Start does, with a concurrency limit and fail-fast if you ask
-//     ([GroupOptions]).
-//   - [NewBatch] is for thousands of resources, or an API that describes
-//     many in one call: one goroutine and one timer poll them all, in
-//     calls of up to [BatchOptions].Size keys.
+//     Start does (a goroutine each), with a concurrency limit and
+//     fail-fast if you ask ([GroupOptions]).
+//   - [NewBatch] is the tool for mass waits (thousands of resources), and
+//     for an API that describes many in one call: one goroutine and one
+//     timer poll them all, in calls of up to [BatchOptions].Size keys.
 //   - [Waiter.WaitFrom] and [Waiter.StartFrom] carry a wait on from a
 //     Checkpoint saved by another process.
 //   - [Waiter.Begin], [Waiter.Call] and [Waiter.Step] are the core, for a
@@ -66,7 +65,7 @@
 // before the deadline (the longest latency seen with a margin; see
 // [WithFinalReserve]), the last-attempt check counts that latency, and an
 // answer returned at the deadline instant is judged; a call cut off by the
-// deadline is a timeout in its event ([Attempt].Outcome) and in the
+// deadline is a timeout in its event (its Checkpoint's End) and in the
 // result.
 //
 // Time goes through the clock given with [WithClock] (tests use the

@@ -90,12 +90,6 @@ func endedRunLetsGo(t *testing.T, entry string, buffer int, cancel bool) {
 		if _, err := r.Result(); (err != nil) != cancel {
 			t.Fatalf("Result: %v", err)
 		}
-		if cancel {
-			// The runtime drops a stopped timer from its heap lazily, by
-			// the instant it was set for at the latest: the cancelled
-			// wait's alarm, which resumes the wait, goes then.
-			clocktest.Advance(time.Second)
-		}
 		clocktest.Settle()
 		runtime.GC()
 		runtime.GC()

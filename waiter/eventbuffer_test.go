@@ -17,7 +17,7 @@ import (
 func numbers[O any](r *waiter.Run[O], pause time.Duration) []int {
 	var got []int
 	for a := range r.Events() {
-		got = append(got, a.Number)
+		got = append(got, a.Checkpoint.Attempts)
 		time.Sleep(pause)
 	}
 	return got
@@ -133,8 +133,8 @@ func TestEventBufferZeroTakesPokes(t *testing.T) {
 			t.Errorf("the poked call came at %v, want a minute in (at the poke)", time.Since(r.Checkpoint().Start))
 		}
 
-		// A Batch key: the poke changes a copy of its Checkpoint, which
-		// the next poll changes in place and the Run then reads.
+		// A Batch key: the poke changes a copy of its Checkpoint, of which
+		// the next poll steps a copy that the Run then reads.
 		e := &ec2{start: time.Now(), knownAt: func(int) time.Duration { return 0 },
 			runningAt: func(i int) time.Duration { return time.Duration(i) * time.Minute }}
 		b := newBatch(t, e, waiter.BatchOptions[string, BatchInstance]{Linger: -1},
@@ -158,8 +158,8 @@ func TestEventBufferZeroTakesPokes(t *testing.T) {
 }
 
 // TestEventBufferZeroPanicInStep: a WithJitter function that panics
-// while the wait changes its Checkpoint under the lock of a Run that
-// keeps no attempt ends the wait with a *PanicError, leaves the Run
+// while the wait steps its Checkpoint, in a Run that keeps no attempt
+// (or the default 16), ends the wait with a *PanicError, leaves the Run
 // usable (its Checkpoint, Missed and Result do not block) and its final
 // Checkpoint what the default buffer's Run has: the attempt that
 // panicked counted once.

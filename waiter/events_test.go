@@ -39,8 +39,8 @@ func TestEventsInOrder(t *testing.T) {
 		n := 0
 		for a := range r.Events() {
 			n++
-			if a.Number != n {
-				t.Fatalf("event %d is attempt %d", n, a.Number)
+			if a.Checkpoint.Attempts != n {
+				t.Fatalf("event %d is attempt %d", n, a.Checkpoint.Attempts)
 			}
 			time.Sleep(5 * time.Millisecond) // a slow reader
 		}
@@ -79,7 +79,7 @@ func TestUnreadRunIsBounded(t *testing.T) {
 		}
 		var got []int
 		for a := range r.Events() {
-			got = append(got, a.Number)
+			got = append(got, a.Checkpoint.Attempts)
 		}
 		if len(got) != 16 || got[0] != polls-16+1 || got[len(got)-1] != polls || r.Missed() != polls-16 {
 			t.Errorf("a late reader got attempts %v, %d missed; want the last %d and %d missed", got, r.Missed(), 16, polls-16)
@@ -95,7 +95,7 @@ func TestBreakOutOfAttempts(t *testing.T) {
 		w := mustNew(t, thingExists, readyAfter(50), waiter.WithDelays(time.Second, time.Second))
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		for a := range r.Events() {
-			if a.Number == 2 {
+			if a.Checkpoint.Attempts == 2 {
 				break
 			}
 		}
@@ -153,8 +153,8 @@ func TestEventFields(t *testing.T) {
 			t.Fatalf("%d attempts", len(got))
 		}
 		a := got[1]
-		if a.Number != 2 || !a.Start.Equal(start.Add(2250*time.Millisecond)) || a.Latency != 250*time.Millisecond || *a.Output.Status != "creating" ||
-			a.Err != nil || a.Acceptor != -1 || a.State != classify.Retry || a.Transient || a.NextDelay != 0 {
+		if a.Checkpoint.Attempts != 2 || !a.Start.Equal(start.Add(2250*time.Millisecond)) || a.Latency != 250*time.Millisecond || *a.Output.Status != "creating" ||
+			a.Err != nil || a.Acceptor != -1 || a.Decision != classify.Retry || a.Transient || a.NextDelay != 0 {
 			t.Errorf("attempt 2 = %+v", a)
 		}
 		if got[0].NextDelay != 2*time.Second {

@@ -57,7 +57,7 @@ func ExampleGroup() {
 	build := waiter.Go(g, "nightly build", w, "build", time.Minute)
 	waiter.Go(g, "smoke test", w, "bad-smoke", time.Minute)
 	for a := range build.Events() {
-		fmt.Println("build attempt", a.Number, a.Output.State)
+		fmt.Println("build attempt", a.Checkpoint.Attempts, a.Output.State)
 	}
 	err := g.Wait()
 	var ge *waiter.GroupError

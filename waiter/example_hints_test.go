@@ -33,7 +33,7 @@ func ExampleWithPollHint() {
 		waiter.WithPollHint(func(j Operation) time.Duration { return j.PollInterval }))
 	r := w.Start(context.Background(), "job-1", time.Minute)
 	for a := range r.Events() {
-		fmt.Println(a.Number, a.Output.State, "hint", a.Hint, "next poll in", a.NextDelay)
+		fmt.Println(a.Checkpoint.Attempts, a.Output.State, "hint", a.Hint, "next poll in", a.NextDelay)
 	}
 	// Output:
 	// 1 RUNNING hint 300µs next poll in 300µs
@@ -60,7 +60,7 @@ func ExampleWithDelayFunc() {
 	w, _ := waiter.NewFunc("OperationDone", get, done, waiter.WithDelays(50*time.Microsecond, time.Millisecond), waiter.WithDelayFunc(delay))
 	r := w.Start(context.Background(), "job-1", time.Minute)
 	for a := range r.Events() {
-		fmt.Println(a.Number, a.Output.State, "next poll in", a.NextDelay)
+		fmt.Println(a.Checkpoint.Attempts, a.Output.State, "next poll in", a.NextDelay)
 	}
 	// Output:
 	// 1 QUEUED next poll in 400µs
@@ -83,7 +83,7 @@ func ExampleWithStability() {
 	w, _ := waiter.NewFunc("RoleVisible", get, ready, waiter.WithDelays(100*time.Microsecond, 100*time.Microsecond), waiter.WithStability(3, 0))
 	r := w.Start(context.Background(), "deploy-role", time.Minute)
 	for a := range r.Events() {
-		fmt.Println(a.Number, a.Output, a.State, "streak", a.Streak)
+		fmt.Println(a.Checkpoint.Attempts, a.Output, a.Decision, "streak", a.Checkpoint.Streak)
 	}
 	// Output:
 	// 1 READY retry streak 1
@@ -136,7 +136,7 @@ func ExampleRun_Poke() {
 	w, _ := waiter.NewFunc("VolumeAvailable", get, available, waiter.WithDelays(time.Hour, time.Hour))
 	r := w.Start(context.Background(), "vol-1", 2*time.Hour)
 	for a := range r.Events() {
-		fmt.Println(a.Number, a.Output)
+		fmt.Println(a.Checkpoint.Attempts, a.Output)
 		if a.Output == "PENDING" {
 			close(ready) // the event arrives...
 			r.Poke()     // ...and the wait polls now, not in an hour

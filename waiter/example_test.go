@@ -41,7 +41,7 @@ func ExampleWaiter_Start() {
 	}
 	run := w.Start(context.Background(), "job-42", time.Minute)
 	for a := range run.Events() {
-		fmt.Println(a.Number, a.Output.State, a.State)
+		fmt.Println(a.Checkpoint.Attempts, a.Output.State, a.Decision)
 	}
 	job, err := run.Result()
 	fmt.Println(job.State, err)

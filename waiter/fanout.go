@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/waitable/waitable/internal/plural"
+	"github.com/waitable/waitable/internal/waitname"
 )
 
 // GroupOptions configure a fan-out: [WaitAll] or a [Group]. The zero
@@ -40,9 +40,9 @@ type Progress struct {
 	Done, Failed, Started int
 }
 
-// Outcome is how one wait of a fan-out ended: its last output and its
+// Result is how one wait of a fan-out ended: its last output and its
 // error, as [Run.Result] returns them.
-type Outcome[O any] struct {
+type Result[O any] struct {
 	Output O
 	Err    error
 }
@@ -55,9 +55,11 @@ type Outcome[O any] struct {
 // waiters (WithPollRateLimit) to keep all their polls under one API's
 // limit. Add waits with [Go], watch them with GroupOptions.Progress (or
 // each Run's events), and collect them with [Group.Wait].
-// A Group is safe for concurrent use.
+// A Group is safe for concurrent use. A zero Group is valid: its waits
+// run under context.Background(), all at once, and every outcome is
+// collected, as NewGroup(context.Background(), GroupOptions{}) does.
 type Group struct {
-	ctx    context.Context         // the caller's, or (FailFast) the group's own
+	ctx    context.Context         // the caller's, or (FailFast) the group's own; nil: a zero Group's
 	cancel context.CancelCauseFunc // nil without FailFast
 	cfg    GroupOptions
 	slots  chan struct{} // nil: no limit
@@ -67,31 +69,14 @@ type Group struct {
 	done    int
 	failed  []groupFailure
 	first   int // the failure that cancelled the rest (GroupOptions.FailFast), 0 if none
-	shards  [groupShards]groupShard
 	all     sync.WaitGroup
 	report  sync.Mutex // serializes progress calls
 }
 
-// groupShards is how many contexts the waits of a group whose context can
-// end share out among: each wait's own contexts are children of one of
-// them, not of the group's, so that waits that end together do not all
-// queue on the one lock of the group's context (at a million waits, the
-// goroutines queued there made the GC's pauses long).
-const groupShards = 16
-
-// A groupShard is a child of the group's context that some of its waits
-// run under; it is made for its first wait and released after its last.
-type groupShard struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	live   int // waits under it that have not ended
-}
-
 type groupMember struct {
-	name  string
-	n     int   // its order in the group
-	shard int32 // the index of the shard it runs under, -1 for none
-	slot  bool  // holds one of the group's concurrency slots
+	name string
+	n    int  // its order in the group
+	slot bool // holds one of the group's concurrency slots
 }
 
 type groupFailure struct {
@@ -119,14 +104,22 @@ func NewGroup(ctx context.Context, opts GroupOptions) *Group {
 // a wait ends (or the group is cancelled: the wait then ends at once,
 // making no call).
 func Go[I, O any](g *Group, name string, w *Waiter[I, O], in I, maxWait time.Duration) *Run[O] {
-	m, ctx := g.join(name, in)
-	return w.start(ctx, in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
+	m := g.join(name, in)
+	return w.start(g.context(), in, maxWait, nil, m.name, func(err error) { g.ended(m, err) })
+}
+
+// context returns the context the group's waits run under.
+func (g *Group) context() context.Context {
+	if g.ctx == nil {
+		return context.Background()
+	}
+	return g.ctx
 }
 
 // join counts a new wait of the group, once a concurrency slot is free
 // (or the group is cancelled: the wait then ends at once, making no call),
-// names it (see Go), and returns the context it runs under.
-func (g *Group) join(name string, in any) (*groupMember, context.Context) {
+// and names it (see Go).
+func (g *Group) join(name string, in any) *groupMember {
 	slot := false
 	if g.slots != nil {
 		select {
@@ -138,37 +131,12 @@ func (g *Group) join(name string, in any) (*groupMember, context.Context) {
 	g.mu.Lock()
 	g.started++
 	if name == "" {
-		name = inputName(in, g.started)
+		name = waitname.For(in, g.started)
 	}
-	m, ctx := &groupMember{name: name, n: g.started, shard: -1, slot: slot}, g.ctx
-	if g.ctx.Done() != nil {
-		i := g.started % groupShards
-		sh := &g.shards[i]
-		if sh.live == 0 {
-			sh.ctx, sh.cancel = context.WithCancel(g.ctx)
-		}
-		sh.live++
-		m.shard, ctx = int32(i), sh.ctx
-	}
+	m := &groupMember{name: name, n: g.started, slot: slot}
 	g.mu.Unlock()
 	g.all.Add(1)
-	return m, ctx
-}
-
-// inputName names a wait after its input when the input reads well.
-func inputName(in any, n int) string {
-	switch v := in.(type) {
-	case string:
-		return v
-	case fmt.Stringer:
-		return v.String()
-	}
-	switch reflect.ValueOf(in).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
-		return fmt.Sprint(in)
-	}
-	return fmt.Sprintf("#%d", n)
+	return m
 }
 
 // ended records a member's end.
@@ -182,18 +150,7 @@ func (g *Group) ended(m *groupMember, err error) {
 		}
 	}
 	p := Progress{Name: m.name, Err: err, Done: g.done, Failed: len(g.failed), Started: g.started}
-	var release context.CancelFunc
-	if m.shard >= 0 {
-		sh := &g.shards[m.shard]
-		if sh.live--; sh.live == 0 {
-			release = sh.cancel
-			*sh = groupShard{}
-		}
-	}
 	g.mu.Unlock()
-	if release != nil {
-		release()
-	}
 	if err != nil && g.cfg.FailFast {
 		g.cancel(fmt.Errorf("waiter: the group fails fast, and wait %s failed", m.name))
 	}
@@ -294,25 +251,25 @@ func short(err error) string {
 func (e *GroupError) Unwrap() []error { return e.Failed }
 
 // WaitAll waits for every input with w, at most maxWait each, and returns
-// the outcomes in the order of the inputs, with the error of [Group.Wait].
+// their Results in the order of the inputs, with the error of [Group.Wait].
 // Each wait is named after its input, or "#n" (see [Go]), and runs as
-// [Waiter.Start] does: in a goroutine while it calls, and with none while
-// it sleeps. If an operation panicked, WaitAll panics with a
+// [Waiter.Start] does: in a goroutine of its own, from its start to its
+// end. If an operation panicked, WaitAll panics with a
 // [*PanicError] (the first input's whose operation panicked), in the
 // caller's goroutine, once every wait has ended.
 func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait time.Duration,
-	opts GroupOptions) ([]Outcome[O], error) {
+	opts GroupOptions) ([]Result[O], error) {
 	g := NewGroup(ctx, opts)
-	res := make([]Outcome[O], len(inputs))
+	res := make([]Result[O], len(inputs))
 	for i, in := range inputs {
-		m, ctx := g.join("", in)
+		m := g.join("", in)
 		finish := func(out O, err error, _ *Checkpoint) {
-			res[i] = Outcome[O]{Output: out, Err: err}
+			res[i] = Result[O]{Output: out, Err: err}
 			g.ended(m, err)
 		}
-		l := ownLoop[I, O]()
-		l.name, l.s = m.name, &l.own
-		if err := l.init(w, ctx, in, maxWait, nil); err != nil {
+		l := &loop[I, O]{}
+		l.name = m.name
+		if err := l.init(w, g.ctx, in, maxWait, nil); err != nil {
 			finish(l.last, err, nil)
 			continue
 		}

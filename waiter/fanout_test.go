@@ -221,7 +221,7 @@ func TestGroupNamesAndWatches(t *testing.T) {
 		}
 		var numbers []int
 		for a := range runs["thing-5"].Events() {
-			numbers = append(numbers, a.Number)
+			numbers = append(numbers, a.Checkpoint.Attempts)
 		}
 		err := g.Wait()
 		var ge *waiter.GroupError
@@ -330,4 +330,29 @@ func TestGroupWaitsRunUnderTheCallersContext(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestGroupZeroValue: a zero Group is valid, as its doc says: its waits
+// run, and Wait collects every outcome, each failure naming its wait.
+func TestGroupZeroValue(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		f := &fleet{start: time.Now(), readyAt: func(i int) time.Duration { return time.Duration(i) * time.Second },
+			doomed: func(i int) bool { return i == 2 }}
+		w := mustNew(t, thingExists, f.op)
+		var g waiter.Group
+		var runs []*waiter.Run[*GetThingOutput]
+		for _, in := range inputs(4) {
+			runs = append(runs, waiter.Go(&g, "", w, in, time.Minute))
+		}
+		err := g.Wait()
+		var ge *waiter.GroupError
+		if !errors.As(err, &ge) || ge.Total != 4 || len(ge.Failed) != 1 || !strings.Contains(err.Error(), ": #3: failure") {
+			t.Fatalf("zero Group's Wait = %v, want the failure of wait #3 of 4", err)
+		}
+		for i, r := range runs {
+			if o, err := r.Result(); (err != nil) != (i == 2) || o == nil {
+				t.Errorf("wait %d = %v, %v", i, o, err)
+			}
+		}
+	})
 }

@@ -45,8 +45,8 @@ type Judgment struct {
 	State classify.State
 	// Message is a failure acceptor's message, if it has one.
 	Message string
-	// Failure is the error a NewFunc condition failed the wait with.
-	Failure error
+	// ConditionErr is the error a NewFunc condition failed the wait with.
+	ConditionErr error
 	// EvalErr reports JMESPath expressions that failed on this output.
 	EvalErr error
 
@@ -115,7 +115,7 @@ func (w *Waiter[I, O]) judgeCondition(j *Judgment, in I, out O, err error) {
 	case failure == err: // the call's own error, left to the retry strategy
 		j.Acceptor, j.Matcher, j.State = -1, "", classify.Failure
 	default:
-		j.State, j.Failure = classify.Failure, failure
+		j.State, j.ConditionErr = classify.Failure, failure
 	}
 }
 

@@ -2,27 +2,23 @@ package waiter
 
 import (
 	"context"
-	"errors"
 	"runtime/debug"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/waitable/waitable/internal/attemptctx"
 	"github.com/waitable/waitable/internal/timers"
-	"github.com/waitable/waitable/retry"
 	"github.com/waitable/waitable/telemetry"
 )
 
-// The in-process drivers: the loop of Wait and Start. Wait's runs in the
-// caller's goroutine, sleeps included. A wait of its own (Start's, a
-// Group's or WaitAll's member's) runs in a goroutine while it calls and
-// judges, and between calls parks: it holds no goroutine, only its timer,
-// whose callback (or a poke, Run.Cancel or the caller's context) resumes
-// it in a goroutine again. The rules are the core's (core.go); a driver
-// only sleeps, calls and publishes.
+// The loop of Wait and Start: one goroutine per wait from its start to
+// its end (the caller's for Wait, one of its own for Start and each
+// member of a Group or WaitAll), in which every call is made and every
+// sleep is one select on a timer, the wait's context and (a Run's) a
+// poke channel. The wait's state and how an answer is applied are the
+// driver's (driver.go), how it ends is end.go's, and the rules are the
+// core's (core.go): a driver only sleeps, calls and publishes.
 
 // Wait waits at most maxWait for the resource that in names, in the
 // caller's goroutine, and returns the last output observed (even when the
@@ -63,7 +59,6 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 
 // wait is Wait's: the loop in this goroutine.
 func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
-	l.s = newCheckpoint()
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		return l.last, err
 	}
@@ -82,13 +77,14 @@ func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait ti
 }
 
 // Start begins a wait of at most maxWait for the resource that in names,
-// and returns at once. Its rules are those of [Waiter.Wait], and it makes
-// its calls the same way, one at a time, each in a goroutine that lives
-// as long as the call and the judging of its answer: a Run ends when its
-// call returns. Between calls a Run holds no goroutine, only its timer, so
-// that a million sleeping waits cost no stacks. Cancelling ctx (or calling
-// [Run.Cancel]) ends the wait. To wait for many resources together, use a
-// [Group] (or [WaitAll]), or a [Batch] for thousands.
+// in a goroutine of its own, and returns at once. Its rules are those of
+// [Waiter.Wait], and it makes its calls the same way, in its goroutine,
+// which sleeps between them: a Run ends when its call returns.
+// Cancelling ctx (or calling [Run.Cancel]) ends the wait. The goroutine
+// is the caller's child: it carries the caller's profiler labels
+// (runtime/pprof), and a goroutine dump shows it. To wait for many
+// resources together, use a [Group] (or [WaitAll]), or a [Batch] for
+// thousands.
 func (w *Waiter[I, O]) Start(ctx context.Context, in I, maxWait time.Duration) *Run[O] {
 	return w.start(ctx, in, maxWait, nil, "", nil)
 }
@@ -105,163 +101,81 @@ func (w *Waiter[I, O]) StartFrom(ctx context.Context, in I, from Checkpoint) *Ru
 func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, from *Checkpoint, name string,
 	onEnd func(error)) *Run[O] {
 	r := newRun[O](w.cfg.events, onEnd)
-	l := ownLoop[I, O]()
-	l.name, l.s = name, &l.own
+	l := &loop[I, O]{}
+	l.name = name
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
-		r.finish(l.last, err, l.final())
+		r.finish(l.last, err, l.s)
 		return r
 	}
-	l.r, r.ctl = r, l
+	l.pokes = make(chan struct{}, 1)
+	l.r, r.ctl = r, l // the Run is not shared yet: launch makes the context Cancel ends first
 	r.begin(l.s)
 	l.launch(r.finish)
 	return r
 }
 
-// launch begins a wait of its own (Start's, a Group's or WaitAll's
-// member's), once init has set it up: it runs in a goroutine until its
-// first sleep between calls, then sleeps with none (see park), and finish
-// is called with its outcome.
+// launch runs a wait of its own (Start's, a Group's or WaitAll's
+// member's), once init has set it up, in a goroutine of its own from now
+// to its end, then calls finish with its outcome. A panic of the
+// operation (or of a WithMatch function) ends the wait with a
+// *PanicError, which the Run's Result (or WaitAll) panics with.
 func (l *loop[I, O]) launch(finish func(out O, err error, s *Checkpoint)) {
 	// One context for the wait's calls: it ends at the deadline, with the
-	// caller's context, or on Run.Cancel (which also wakes the sleep).
+	// caller's context, or on Run.Cancel.
 	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
-	l.pk.finish, l.pk.ringing = finish, l.ring
-	if l.span.Done() != nil { // the caller's context can end a sleep
-		l.pk.unwatch = context.AfterFunc(l.span, l.wake)
-	}
-	go l.drive(l.run)
-}
-
-// drive runs a wait of its own in this goroutine, by step (its start, or
-// its resumption after a sleep), until the wait ends, then finishes it, or
-// until it parks. A panic of the operation (or of a WithMatch function)
-// ends the wait with a *PanicError, which the Run's Result (or WaitAll)
-// panics with.
-func (l *loop[I, O]) drive(step func() error) {
-	defer func() {
-		if p := recover(); p != nil {
-			pe := &PanicError{Value: p, Stack: debug.Stack()}
-			now := l.clk().Now()
-			s, p := l.next()
-			var ans Answer[O]
-			var v verdict
-			l.change(s, func(s *Checkpoint) error {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				pe := &PanicError{Value: p, Stack: debug.Stack()}
+				now := l.clk().Now()
+				s, p := l.next()
+				var ans Answer[O]
+				var v verdict
 				l.w.panicked(s, pe, l.lastCall.start, now, &ans, &v)
-				return nil
-			})
-			l.record(l.ctx, &ans, &v, p, now)
-			l.done(l.end(pe))
-		}
+				l.record(l.ctx, &ans, &v, p, now)
+				finish(l.last, l.end(pe), l.s)
+			}
+		}()
+		err := l.run()
+		finish(l.last, err, l.s)
 	}()
-	if err := step(); err != errParked {
-		l.done(err)
-	}
 }
 
-// done finishes a wait of its own with its outcome.
-func (l *loop[I, O]) done(err error) {
-	if l.pk.unwatch != nil {
-		l.pk.unwatch()
-	}
-	s := l.s
-	if l.r != nil { // a Run keeps it (a WaitAll member has none)
-		s = l.final()
-	}
-	l.pk.finish(l.last, err, s)
-}
-
-// final returns the wait's final Checkpoint, for its Run to keep: a copy
-// when it is the loop's own (a Run that keeps no attempt publishes that
-// one), so that an ended Run holds its Checkpoint and not its loop, with
-// the loop's contexts, timers and driver state.
-func (l *loop[I, O]) final() *Checkpoint {
-	if l.s != &l.own {
-		return l.s
-	}
-	c := l.own
-	return &c
-}
-
-// errParked is what run and turns return when the wait parked: the
-// goroutine's part is over, and whoever unparks it resumes it.
-var errParked = errors.New("parked")
-
-// loop is one wait of Wait or Start: its driver state and its timers.
-// Wait's sleeps in the caller's goroutine; a wait of its own (pk set)
-// parks between calls: no goroutine, its alarm armed, and whatever ends
-// the sleep (the alarm, a poke that brings the call forward, Run.Cancel,
-// the caller's context) takes it out of the park and resumes it.
+// loop is one wait of Wait or Start: its driver state, its one timer,
+// and (Start's) its pokes.
 type loop[I, O any] struct {
 	driver[I, O]
 	ctx     context.Context    // the calls' context: ends at the deadline, with the caller's, or on Cancel
 	release context.CancelFunc // ends ctx
-	timer   *clock.Timer       // the sleeps in a goroutine (all of Wait's; a parked wait's for a token, or for its deadline)
-	woke    time.Time          // when the timer that ended the last sleep fired: the next call's start
-	own     Checkpoint         // where a goroutine's wait keeps its Checkpoint (see start)
-	pk      *parking[O]        // a wait of its own's (nil: Wait's, whose loop so stays on the caller's stack)
-}
-
-// parking is what a wait of its own adds to its loop: how it ends, and
-// its park, guarded by mu between the wait and whoever unparks it.
-type parking[O any] struct {
-	finish  func(out O, err error, s *Checkpoint) // takes its outcome
-	ringing func()                                // the loop's ring, made once
-	unwatch func() bool                           // stops watching the caller's context (nil: it cannot end)
-	mu      sync.Mutex
-	alarm   *clock.Timer // the parked sleeps' timer: calls ring
-	due     time.Time    // when a parked sleep's call comes
-	parked  bool         // asleep with no goroutine: whoever clears it resumes the wait
-	poked   bool         // a poke came while the wait was not parked
-}
-
-// ownLoop returns the loop of a wait of its own, with its parking, made
-// at once.
-func ownLoop[I, O any]() *loop[I, O] {
-	b := new(struct {
-		l loop[I, O]
-		p parking[O]
-	})
-	b.l.pk = &b.p
-	return &b.l
+	timer   *clock.Timer
+	woke    time.Time     // when the timer that ended the last sleep fired: the next call's start
+	pokes   chan struct{} // a Run's: Run.Poke wakes its sleep (nil: nobody pokes)
 }
 
 // run is the loop: sleep until the next call is due (or a poke), take a
 // token of the poll rate limit, call and apply the answer, until the core
-// says the wait is over, its deadline comes or its context ends. A wait of
-// its own returns errParked when it parks.
+// says the wait is over, its deadline comes or its context ends.
 func (l *loop[I, O]) run() error {
 	if !l.s.Next.IsZero() { // resumed, or an initial delay
 		now := l.clk().Now()
 		if !l.s.Next.Before(l.s.Deadline) { // the deadline comes first
-			l.sleep(l.s.Deadline.Sub(now))
+			l.sleep(l.s.Deadline.Sub(now), false)
 			return l.end(l.interrupted())
 		}
-		if l.pk != nil {
-			if l.park(l.s.Next.Sub(now)) {
-				return errParked
-			}
-		} else if !l.sleep(l.s.Next.Sub(now)) {
+		if !l.sleep(l.s.Next.Sub(now), true) {
 			return l.end(l.interrupted())
 		}
 	}
-	return l.turns()
-}
-
-// turns is the loop from a call on: after a sleep that ended as it should.
-func (l *loop[I, O]) turns() error {
 	for {
-		if l.interrupting() { // ended as the sleep did: no call
-			return l.end(l.interrupted())
-		}
 		wait, ok := l.admit()
 		if !ok {
 			return l.end(l.w.timeoutErr(l.s, l.clk().Now(), l.lastErr))
 		}
-		if wait > 0 && !l.sleep(wait) {
+		if wait > 0 && !l.sleep(wait, false) {
 			return l.end(l.interrupted())
 		}
-		l.dropPoke() // a poke while waiting for the token is done with the call
-		if l.ctx.Err() != nil {
+		l.dropPoke()          // a poke while waiting for the token is done with the call
+		if l.interrupting() { // ended as the sleep did: no call
 			return l.end(l.interrupted())
 		}
 		var ans Answer[O] // this turn's call
@@ -270,11 +184,7 @@ func (l *loop[I, O]) turns() error {
 		if done {
 			return l.end(err)
 		}
-		if l.pk != nil {
-			if l.park(next) {
-				return errParked
-			}
-		} else if !l.sleep(next) {
+		if !l.sleep(next, true) {
 			return l.end(l.interrupted())
 		}
 	}
@@ -315,15 +225,13 @@ func (l *loop[I, O]) call(ans *Answer[O]) (actx context.Context, stop *stopReaso
 }
 
 // sleep waits d on the loop's timer, in this goroutine, and returns
-// whether the wait goes on: false when the caller's context ended (or,
-// for a wait of its own, Run.Cancel was called or its deadline came: it
-// sleeps so only to wait for a token, or for its deadline). Wait's sleep
-// watches the caller's context, not the calls' context (which ends with
-// the caller's, and at the deadline, which no sleep passes: the core
-// times the next call before it, and run sleeps until it when a resumed
-// wait's next call comes after it), so that a context made for the wait
-// costs nothing while the wait sleeps.
-func (l *loop[I, O]) sleep(d time.Duration) bool {
+// whether the wait goes on: false when its context ended (the caller's
+// ended, Run.Cancel was called, or the deadline came, which only a sleep
+// for a resumed wait's deadline reaches: the core times every call
+// before it). With pokable, a poke brings the call forward as the core's
+// poke rule says (see poked); otherwise, while the wait waits for a
+// token of the poll rate limit, a poke is dropped.
+func (l *loop[I, O]) sleep(d time.Duration, pokable bool) bool {
 	if d <= 0 {
 		return l.ctx.Err() == nil
 	}
@@ -332,86 +240,41 @@ func (l *loop[I, O]) sleep(d time.Duration) bool {
 	} else {
 		timers.Reset(l.clk(), l.timer, d)
 	}
-	done := l.span.Done()
-	if l.pk != nil {
-		done = l.ctx.Done()
-	}
-	select {
-	case l.woke = <-l.timer.C:
-		return l.ctx.Err() == nil
-	case <-done:
-		return false // the wait ends, and end stops the timer
-	}
-}
-
-// park ends this goroutine's part in a wait of its own until its next
-// call, d from now, comes: it arms the alarm and reports true, or false
-// when the call comes now (a poke that came during the last call says
-// so, or d is not positive) or the wait has ended (interrupting).
-func (l *loop[I, O]) park(d time.Duration) bool {
-	l.pk.mu.Lock()
-	defer l.pk.mu.Unlock()
-	if l.interrupting() {
-		return false
-	}
-	l.pk.due = l.s.Next
-	if l.pk.poked {
-		l.pk.poked = false
-		now := l.clk().Now()
-		if at, ok := l.w.pokeAt(l.lastCall, l.pk.due, now); ok {
-			d, l.pk.due = at.Sub(now), at
+	due := l.s.Next // when the call comes, moved by a poke
+	for {
+		select {
+		case l.woke = <-l.timer.C:
+			return l.ctx.Err() == nil
+		case <-l.ctx.Done():
+			return false // the wait ends, and end stops the timer
+		case <-l.pokes:
+			if pokable && l.poked(&due) {
+				return true
+			}
 		}
 	}
-	if d <= 0 {
-		return false
-	}
-	if l.pk.alarm == nil {
-		l.pk.alarm = l.clk().AfterFunc(d, l.pk.ringing)
-	} else {
-		timers.Reset(l.clk(), l.pk.alarm, d)
-	}
-	l.pk.parked = true
-	return true
 }
 
-// ring is the alarm's: in a goroutine of the timer's, it resumes the wait
-// it finds parked (and nothing, if something else unparked it first).
-func (l *loop[I, O]) ring() {
-	l.pk.mu.Lock()
-	parked := l.pk.parked
-	l.pk.parked = false
-	l.pk.mu.Unlock()
-	if parked {
-		l.woke = l.clk().Now()
-		l.drive(l.turns)
+// poked applies a poke to a sleep whose call is due at *due, as the
+// core's poke rule says: it reports whether the call comes now, or moves
+// the timer (and *due) to when it comes.
+func (l *loop[I, O]) poked(due *time.Time) bool {
+	now := l.clk().Now()
+	at, ok := l.w.pokeAt(l.lastCall, *due, now)
+	if !ok {
+		return false // the schedule's call comes first
 	}
+	l.stopTimer()
+	if !at.After(now) {
+		return true
+	}
+	timers.Reset(l.clk(), l.timer, at.Sub(now))
+	*due = at
+	return false
 }
 
-// unpark takes the wait out of its park, if it is parked and its alarm
-// has not rung (if it has, ring resumes it), and reports whether it did:
-// the caller then resumes it. l.pk.mu held.
-func (l *loop[I, O]) unpark() bool {
-	if !l.pk.parked || !l.pk.alarm.Stop() {
-		return false
-	}
-	l.pk.parked = false
-	return true
-}
-
-// wake resumes a parked wait whose sleep something ended: Run.Cancel or
-// the caller's context (the resumed wait then ends), or a poke that
-// brought the call to now.
-func (l *loop[I, O]) wake() {
-	l.pk.mu.Lock()
-	resume := l.unpark()
-	l.pk.mu.Unlock()
-	if resume {
-		go l.drive(l.turns)
-	}
-}
-
-// stopTimer stops the loop's timers and drains a value the sleeps' timer
-// may have sent, so that the next sleep starts clean on every clock.
+// stopTimer stops the loop's timer and drains a value it may have sent,
+// so that the next sleep starts clean on every clock.
 func (l *loop[I, O]) stopTimer() {
 	if l.timer != nil && !l.timer.Stop() {
 		select {
@@ -419,28 +282,27 @@ func (l *loop[I, O]) stopTimer() {
 		default:
 		}
 	}
-	if l.pk != nil && l.pk.alarm != nil {
-		l.pk.mu.Lock()
-		l.pk.alarm.Stop()
-		l.pk.parked = false
-		l.pk.mu.Unlock()
-	}
 }
 
 // dropPoke forgets a poke that came while the wait waited for a token.
 func (l *loop[I, O]) dropPoke() {
-	if l.pk == nil {
-		return // Wait's: nobody pokes
+	select {
+	case <-l.pokes:
+	default: // none, or nobody pokes (Wait's)
 	}
-	l.pk.mu.Lock()
-	l.pk.poked = false
-	l.pk.mu.Unlock()
 }
 
-// cancel is Run.Cancel's: it ends the calls' context and wakes the sleep.
-func (l *loop[I, O]) cancel() {
-	l.release()
-	l.wake()
+// cancel is Run.Cancel's: it ends the calls' context, which ends the
+// sleep.
+func (l *loop[I, O]) cancel() { l.release() }
+
+// poke is Run.Poke's: it wakes the sleep, or the next one if the wait is
+// calling.
+func (l *loop[I, O]) poke() {
+	select {
+	case l.pokes <- struct{}{}:
+	default: // one is pending already
+	}
 }
 
 // cancelled returns the error and cause of the wait's context if the
@@ -463,245 +325,3 @@ func (l *loop[I, O]) cancelled() (reason, cause error) {
 // its deadline (a timeout) or its context (a timeout if the caller's
 // deadline ended it, a cancellation otherwise).
 func (l *loop[I, O]) interrupted() error { return l.interruptedBy(l.cancelled()) }
-
-// poke is Run.Poke's: it applies the core's poke rule to a parked wait,
-// which either calls now or sleeps until an earlier instant, and keeps
-// it for the next sleep of a wait that is not parked (see park).
-func (l *loop[I, O]) poke() {
-	l.pk.mu.Lock()
-	if !l.pk.parked {
-		l.pk.poked = true
-		l.pk.mu.Unlock()
-		return
-	}
-	now := l.clk().Now()
-	at, ok := l.w.pokeAt(l.lastCall, l.pk.due, now)
-	if !ok { // the schedule's call comes first
-		l.pk.mu.Unlock()
-		return
-	}
-	if at.After(now) {
-		if l.pk.alarm.Stop() { // else it rang: the call is being made
-			timers.Reset(l.clk(), l.pk.alarm, at.Sub(now))
-			l.pk.due = at
-		}
-		l.pk.mu.Unlock()
-		return
-	}
-	l.pk.mu.Unlock()
-	l.wake() // the call comes now, if the wait is still parked
-}
-
-// driver is one wait's state in process, the loop's and a Batch member's:
-// its Checkpoint, retry token, last output and observer. A wait whose
-// attempts are published (a Run's) never changes a Checkpoint it has
-// published: each attempt steps a copy (see record).
-type driver[I, O any] struct {
-	w        *Waiter[I, O]
-	name     string // the wait's name in a fan-out, for its errors
-	in       I
-	span     context.Context // the caller's context, with the wait's span if one records
-	s        *Checkpoint
-	tok      retry.Token
-	last     O
-	lastErr  error
-	obs      telemetry.WaitObserver
-	r        *Run[O]  // the Run whose events get the attempts (nil: nobody reads them)
-	lastCall lastCall // the call in flight, or the last one: what a poke needs
-}
-
-// init sets a wait up: from scratch (from nil) or from a checkpoint. It
-// returns the error that ends the wait before any call: bad arguments, a
-// context already done, no time left. The driver then makes the calls'
-// context its own way.
-func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
-	d.w, d.in, d.span = w, in, parent
-	if d.s == nil { // no place given for it
-		d.s = new(Checkpoint)
-	}
-	room := d.s.Seen // for its counts, if it was given some
-	now := d.clk().Now()
-	until, hasDeadline := time.Duration(0), false
-	if dl, ok := parent.Deadline(); ok {
-		until, hasDeadline = d.clk().Until(dl), true // on the waiter's clock, as every reading of time
-	}
-	if from == nil {
-		if hasDeadline && maxWait > 0 && until < maxWait {
-			maxWait = max(until, time.Nanosecond) // the caller's deadline is the wait's
-		}
-		s, err := w.Begin(now, maxWait, 0)
-		if err != nil {
-			return err
-		}
-		*d.s = s
-		d.s.Seen = room
-	} else {
-		if err := w.check(*from); err != nil {
-			return err
-		}
-		*d.s = *from
-		d.s.Seen = append(room, from.Seen...)
-		if hasDeadline && now.Add(until).Before(d.s.Deadline) {
-			d.s.Deadline = now.Add(until)
-		}
-	}
-	if w.obs != nil {
-		d.span = d.startWait(parent, now)
-	}
-	if err := parent.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return d.end(d.w.timeoutErr(d.s, now, nil))
-		}
-		return d.end(d.w.cancelErr(err, context.Cause(parent), d.s, now, nil))
-	}
-	if !now.Before(d.s.Deadline) {
-		return d.end(d.w.timeoutErr(d.s, now, nil))
-	}
-	return nil
-}
-
-// newCheckpoint returns a place for the Checkpoint of a wait in the
-// caller's goroutine, with room for the counts of two kinds of answer
-// (Checkpoint.Seen: a wait mostly sees no more), made at once.
-func newCheckpoint() *Checkpoint {
-	b := new(struct {
-		s    Checkpoint
-		seen [2]SeenCount
-	})
-	b.s.Seen = b.seen[:0]
-	return &b.s
-}
-
-// clk is the waiter's clock.
-func (d *driver[I, O]) clk() clock.Clock { return d.w.cfg.clock }
-
-// stopOf is a cancellation's reason and cause, nil if there is none.
-func stopOf(reason, cause error) *stopReason {
-	if reason == nil {
-		return nil
-	}
-	return &stopReason{reason, cause}
-}
-
-// interruptedBy returns the error of a wait that ended between calls: a
-// timeout if reason is nil (its deadline ended it), else a cancellation
-// with reason and cause.
-func (d *driver[I, O]) interruptedBy(reason, cause error) error {
-	now := d.clk().Now()
-	if reason == nil {
-		return d.w.timeoutErr(d.s, now, d.lastErr)
-	}
-	return d.w.cancelErr(reason, cause, d.s, now, d.lastErr)
-}
-
-// admit takes a token from the poll rate limit (WithPollRateLimit) and
-// returns how long to wait for it; ok is false if it would come too late.
-func (d *driver[I, O]) admit() (wait time.Duration, ok bool) {
-	lim := d.w.cfg.limiter
-	if lim == nil {
-		return 0, true
-	}
-	now := d.clk().Now()
-	if lim.AllowN(now, 1) {
-		return 0, true
-	}
-	r := lim.ReserveN(now, 1)
-	wait = r.DelayFrom(now)
-	if !r.OK() || !now.Add(wait).Before(d.s.Deadline) {
-		r.CancelAt(now)
-		return 0, false
-	}
-	return wait, true
-}
-
-// apply applies the answer of a call, ans (its Judgment zero), which
-// returned at now, to the wait: the core judges and steps it, unless the
-// caller cancelled during the call (stop, nil if not: then it is
-// counted, not judged, and the wait ends cancelled). The observer and the
-// Run's events get the attempt; actx is the attempt's context. It returns
-// the delay before the next call or, done, the error that ended the wait
-// (nil for success).
-func (d *driver[I, O]) apply(actx context.Context, stop *stopReason, ans *Answer[O], now time.Time) (next time.Duration, done bool, _ error) {
-	if ans.Err == nil {
-		d.last = ans.Output // the last output observed: of the last call that succeeded
-	}
-	if stop == nil && !late(d.s, ans, now) {
-		d.tok = d.w.judge(actx, d.in, d.s.Attempts+1, ans, d.tok)
-	}
-	return d.advance(actx, ans, now, stop)
-}
-
-// advance applies a judged answer to the wait's Checkpoint (or, stop not
-// nil, counts it, not judged, and ends the wait cancelled), and records
-// the attempt.
-func (d *driver[I, O]) advance(actx context.Context, ans *Answer[O], now time.Time, stop *stopReason) (time.Duration, bool, error) {
-	s, p := d.next()
-	var v verdict
-	err := d.change(s, func(s *Checkpoint) error {
-		if stop != nil {
-			return d.w.interrupt(s, ans, &v, false, stop.reason, stop.cause, ans.Err, now)
-		}
-		return d.w.step(s, ans, now, &v)
-	})
-	d.lastErr = ans.Err
-	d.record(actx, ans, &v, p, now)
-	return v.nextDelay, v.outcome != "", err
-}
-
-// next returns the Checkpoint the wait's next attempt changes: its own,
-// or, for a Run that keeps attempts, whose checkpoints are published and
-// never changed, the copy in p, the new Attempt that will publish it (nil
-// when the Run keeps none, or there is no Run: the wait's own changes,
-// under the Run's lock: see change).
-func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
-	if d.r == nil || d.r.ev.size == 0 {
-		return d.s, nil
-	}
-	p = new(Attempt[O])
-	p.Checkpoint = *d.s
-	p.Checkpoint.Seen = slices.Clone(d.s.Seen)
-	return &p.Checkpoint, p
-}
-
-// change applies f, one attempt's change, to the wait's Checkpoint s (see
-// next): under the lock of a Run that keeps no attempt, whose readers
-// read the wait's own, which is then the Run's latest. If f panics (a
-// WithJitter function can), s is put back as it was, as a copy would
-// have been left, and the panic goes on.
-func (d *driver[I, O]) change(s *Checkpoint, f func(s *Checkpoint) error) error {
-	if d.r == nil || d.r.ev.size != 0 {
-		return f(s)
-	}
-	d.r.mu.Lock()
-	defer d.r.mu.Unlock()
-	d.r.cp = s
-	was, room := *s, [4]SeenCount{}
-	seen := append(room[:0], s.Seen...) // f counts in s.Seen in place
-	defer func() {
-		if p := recover(); p != nil {
-			was.Seen = append(s.Seen[:0], seen...)
-			*s = was
-			panic(p)
-		}
-	}()
-	return f(s)
-}
-
-// record tells the observer of the call of ans, as v judged it, and gives
-// a Run's events its Attempt p (see next): p's Checkpoint is then the
-// wait's. A Run that keeps no attempt has the wait's own already (see
-// change), and a reader waiting on its events gets the attempt.
-func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
-	d.endAttempt(actx, ans, v, now)
-	if d.r == nil {
-		return
-	}
-	d.lastCall = lastCallOf(ans, v) // what a poke of the Run needs
-	if p == nil {
-		d.r.offer(ans, v, d.s)
-		return
-	}
-	fill(p, ans, v)
-	d.s = &p.Checkpoint
-	d.r.record(p)
-}

@@ -205,9 +205,8 @@ func WithMatch[I, O any](
 // matched n times in a row and the first of those matches was at least
 // over before the last (0: no duration). Any other answer breaks the
 // streak. Between the matches of a streak the waiter polls at MinDelay,
-// within the budget. Each attempt's event shows the streak
-// (Attempt.Streak), and the Checkpoint keeps it, so a resumed wait goes on
-// with it. n must be at least 1 and over not negative; WithStability(1,
+// within the budget. Each attempt's Checkpoint keeps the streak
+// (Checkpoint.Streak), so a resumed wait goes on with it. n must be at least 1 and over not negative; WithStability(1,
 // 0) is the default.
 func WithStability(n int, over time.Duration) Option {
 	return func(cfg *config) {

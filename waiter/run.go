@@ -23,7 +23,7 @@ type Run[O any] struct {
 	done chan struct{} // made when first asked for; closed when the outcome is known (ev.closed)
 	out  O
 	err  error       // a *PanicError if the operation panicked
-	cp   *Checkpoint // the latest checkpoint (changed only under mu: see begin)
+	cp   *Checkpoint // the latest checkpoint, published under mu and never changed
 	ev   eventLog[O]
 }
 
@@ -113,31 +113,13 @@ func (r *Run[O]) Checkpoint() Checkpoint {
 	return r.cp.clone()
 }
 
-// begin publishes s, the wait's first Checkpoint. A Run that keeps
-// attempts publishes each attempt's, which its driver changes no more (it
-// changes copies: see driver.next); one that keeps none publishes the
-// wait's own, which its driver changes under the Run's lock (see
-// driver.change). The Run is not shared yet.
+// begin publishes s, the wait's first Checkpoint. The Run is not shared
+// yet.
 func (r *Run[O]) begin(s *Checkpoint) { r.cp = s }
 
-// offer gives a reader waiting on the events of a Run that keeps no
-// attempt the attempt of ans, as v judged it, with s, the checkpoint
-// after it; with no reader waiting, it is counted as missed.
-func (r *Run[O]) offer(ans *Answer[O], v *verdict, s *Checkpoint) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ev.ch == nil {
-		r.ev.missed++
-		return
-	}
-	a := &Attempt[O]{Checkpoint: s.clone()}
-	fill(a, ans, v)
-	r.ev.push(a)
-}
-
-// record delivers an attempt to the events, and its checkpoint as the
-// latest. Neither is changed afterwards: the driver's next attempt is a
-// new one.
+// record publishes an attempt: its checkpoint becomes the latest, and the
+// events get it. Neither is changed afterwards: the driver's next attempt
+// is a new one.
 func (r *Run[O]) record(a *Attempt[O]) {
 	r.mu.Lock()
 	r.ev.push(a)
@@ -211,10 +193,15 @@ type eventLog[O any] struct {
 	closed bool
 }
 
-// push adds an attempt, dropping the oldest unread one if full. (A Run
-// that keeps none pushes only once its channel exists: see offer.)
+// push adds an attempt, dropping the oldest unread one if full (a Run
+// that keeps none gives it to a reader waiting on the channel, if there
+// is one).
 func (l *eventLog[O]) push(a *Attempt[O]) {
 	if l.ch == nil {
+		if l.size == 0 {
+			l.missed++
+			return
+		}
 		if len(l.kept) == int(l.size) {
 			l.kept = append(l.kept[:0], l.kept[1:]...)
 			l.missed++

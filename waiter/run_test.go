@@ -180,7 +180,7 @@ func TestErrorMatchedAsRetry(t *testing.T) {
 		r := mustNew(t, thingExists, rec.op, waiter.WithJitter(backoff.Low)).Start(t.Context(), GetThingInput{"a"}, time.Minute)
 		var got []string
 		for a := range r.Events() {
-			got = append(got, fmt.Sprintf("%d %v %d %v", a.Number, a.State, a.Acceptor, a.NextDelay))
+			got = append(got, fmt.Sprintf("%d %v %d %v", a.Checkpoint.Attempts, a.Decision, a.Acceptor, a.NextDelay))
 		}
 		if _, err := r.Result(); err != nil {
 			t.Fatal(err)
@@ -340,7 +340,7 @@ func TestAttemptTimeout(t *testing.T) {
 		for a := range r.Events() {
 			n++
 			if a.Latency != sec || !errors.Is(a.Err, context.DeadlineExceeded) || !a.Transient {
-				t.Errorf("attempt %d: latency %v, error %v, transient %t; want 1s, DeadlineExceeded, transient", a.Number, a.Latency, a.Err, a.Transient)
+				t.Errorf("attempt %d: latency %v, error %v, transient %t; want 1s, DeadlineExceeded, transient", a.Checkpoint.Attempts, a.Latency, a.Err, a.Transient)
 			}
 		}
 		if _, err := r.Result(); !errors.Is(err, waiter.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || n < 10 {
@@ -417,7 +417,7 @@ func TestPanicReachesResult(t *testing.T) {
 			events = append(events, a)
 		}
 		var pe *waiter.PanicError
-		if len(events) != 1 || !errors.As(events[0].Err, &pe) || events[0].State != classify.Failure {
+		if len(events) != 1 || !errors.As(events[0].Err, &pe) || events[0].Decision != classify.Failure {
 			t.Fatalf("events %+v, want one attempt whose error is the panic", events)
 		}
 		defer func() {

@@ -10,9 +10,8 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (its
-// runner's own Checkpoint, until the next attempt changes it); whatever the
-// event buffer, and whether the events are read or not, Checkpoint after
+// TestRunKeepsOneCheckpoint: a Run holds its latest checkpoint once (the
+// one its latest attempt published); whatever the event buffer, and whether the events are read or not, Checkpoint after
 // each attempt is that attempt's, and after the end the final Checkpoint.
 func TestRunKeepsOneCheckpoint(t *testing.T) {
 	for _, buffer := range []int{1, 2, 16} {
@@ -34,8 +33,8 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 						}
 						if read {
 							a := <-events
-							if a.Number != n || a.Checkpoint.Attempts != cp.Attempts || !a.Checkpoint.Next.Equal(cp.Next) {
-								t.Fatalf("event %d (checkpoint %d attempts) disagrees with Checkpoint (%d attempts)", a.Number, a.Checkpoint.Attempts, cp.Attempts)
+							if a.Checkpoint.Attempts != n || a.Checkpoint.Attempts != cp.Attempts || !a.Checkpoint.Next.Equal(cp.Next) {
+								t.Fatalf("event %d (checkpoint %d attempts) disagrees with Checkpoint (%d attempts)", n, a.Checkpoint.Attempts, cp.Attempts)
 							}
 						}
 						clocktest.Advance(time.Second)
@@ -52,13 +51,12 @@ func TestRunKeepsOneCheckpoint(t *testing.T) {
 	}
 }
 
-// TestRunLiveCheckpoint: a Run's latest checkpoint is its runner's own
-// Checkpoint until the next attempt changes it. A late reader still gets each
+// TestRunLiveCheckpoint: a Run's latest checkpoint is the one its latest
+// attempt published, which the next attempt does not change. A late reader still gets each
 // kept attempt with the checkpoint after it (the newest's included), a
 // Seen once returned never changes, and readers that run during the
 // calls, under the race detector, see only whole Checkpoints. So with the
-// default event buffer (16), and with none (WithEventBuffer(0)), whose
-// Run reads the wait's own Checkpoint under its lock.
+// default event buffer (16), and with none (WithEventBuffer(0)).
 func TestRunLiveCheckpoint(t *testing.T) {
 	for _, buffer := range []int{16, 0} {
 		t.Run(fmt.Sprintf("buffer=%d", buffer), func(t *testing.T) {
@@ -98,11 +96,11 @@ func TestRunLiveCheckpoint(t *testing.T) {
 				}
 				var got []int
 				for a := range r.Events() { // a late reader: what the ring kept, then the rest
-					got = append(got, a.Number)
-					if a.Checkpoint.Attempts != a.Number || total(a.Checkpoint.Seen) != a.Number {
-						t.Fatalf("attempt %d: its checkpoint has %d attempts and counts %d answers", a.Number, a.Checkpoint.Attempts, total(a.Checkpoint.Seen))
+					got = append(got, a.Checkpoint.Attempts)
+					if total(a.Checkpoint.Seen) != a.Checkpoint.Attempts {
+						t.Fatalf("attempt %d: its checkpoint counts %d answers", a.Checkpoint.Attempts, total(a.Checkpoint.Seen))
 					}
-					if a.Number < 8 {
+					if a.Checkpoint.Attempts < 8 {
 						clocktest.Advance(time.Second)
 					}
 				}

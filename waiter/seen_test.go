@@ -33,8 +33,8 @@ func TestSeenCountsAnswers(t *testing.T) {
 		})
 		r := mustNew(t, thingExists, rec.op).Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		for a := range r.Events() {
-			if got := total(a.Checkpoint.Seen); got != a.Number {
-				t.Errorf("attempt %d's checkpoint counts %d answers (%v)", a.Number, got, a.Checkpoint.Seen)
+			if got := total(a.Checkpoint.Seen); got != a.Checkpoint.Attempts {
+				t.Errorf("attempt %d's checkpoint counts %d answers (%v)", a.Checkpoint.Attempts, got, a.Checkpoint.Seen)
 			}
 		}
 		if _, err := r.Result(); err != nil {

@@ -29,7 +29,7 @@ func TestStabilityNInARow(t *testing.T) {
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var got []string
 		for a := range r.Events() {
-			got = append(got, fmt.Sprintf("%v/%d/%v", a.State, a.Streak, a.NextDelay))
+			got = append(got, fmt.Sprintf("%v/%d/%v", a.Decision, a.Checkpoint.Streak, a.NextDelay))
 		}
 		if _, err := r.Result(); err != nil || len(rec.times()) != 6 {
 			t.Fatalf("Result = %v after %d calls, want success on the 6th", err, len(rec.times()))
@@ -77,7 +77,7 @@ func TestStabilityResumes(t *testing.T) {
 		r := w.Start(t.Context(), GetThingInput{"a"}, time.Hour)
 		var cp waiter.Checkpoint
 		for a := range r.Events() {
-			if a.Number == 2 {
+			if a.Checkpoint.Attempts == 2 {
 				cp = a.Checkpoint
 				r.Cancel()
 			}

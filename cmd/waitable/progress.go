@@ -53,7 +53,7 @@ type resultJSON struct {
 }
 
 func (p *progress) attempt(a waiter.Attempt[*output]) {
-	p.n = a.Number
+	p.n = a.Checkpoint.Attempts
 	if p.first.IsZero() {
 		p.first = a.Start
 	}
@@ -63,8 +63,8 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 		out = ce.out
 	}
 	if p.json {
-		j := attemptJSON{Attempt: a.Number, Start: a.Start, LatencyMS: ms(a.Latency), State: a.State.String(), Acceptor: a.Acceptor,
-			Matcher: a.Matcher, Message: a.Message, Transient: a.Transient, NextMS: ms(a.NextDelay), HintMS: ms(a.Hint), Streak: a.Streak}
+		j := attemptJSON{Attempt: a.Checkpoint.Attempts, Start: a.Start, LatencyMS: ms(a.Latency), State: a.Decision.String(), Acceptor: a.Acceptor,
+			Matcher: a.Matcher, Message: a.Message, Transient: a.Transient, NextMS: ms(a.NextDelay), HintMS: ms(a.Hint), Streak: a.Checkpoint.Streak}
 		if a.Err != nil {
 			j.Error = a.Err.Error()
 		}
@@ -93,10 +93,10 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 	if out != nil && out.problem != "" && a.Err == nil { // an error's body need not be JSON
 		what = out.problem + "; " + what
 	}
-	if a.Streak > 0 && a.State != classify.Success {
-		what += fmt.Sprintf(", %d in a row", a.Streak)
+	if a.Checkpoint.Streak > 0 && a.Decision != classify.Success {
+		what += fmt.Sprintf(", %d in a row", a.Checkpoint.Streak)
 	}
-	line := fmt.Sprintf("#%d  +%s  %s  (%s)", a.Number, short(a.Start.Sub(p.first)), a.State, what)
+	line := fmt.Sprintf("#%d  +%s  %s  (%s)", a.Checkpoint.Attempts, short(a.Start.Sub(p.first)), a.Decision, what)
 	if a.NextDelay > 0 {
 		line += fmt.Sprintf("; next poll in %s", short(a.NextDelay))
 		if a.Hint > 0 {

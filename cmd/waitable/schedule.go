@@ -212,7 +212,7 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 			p := waiter.Answer[struct{}]{Start: at, Latency: c.latency, Judgment: judged}
 			a, err := w.Step(s, p, at.Add(c.latency))
 			s = a.Checkpoint
-			if a.Outcome != "" {
+			if a.Checkpoint.End != "" {
 				if err == nil { // seen ready, and confirmed
 					lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
 				}

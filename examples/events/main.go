@@ -86,7 +86,7 @@ func handler(delay time.Duration) http.Handler {
 			go func() {
 				defer wg.Done()
 				for a := range run.Events() {
-					e := event{Wait: plan.name, Attempt: a.Number, AtMs: a.Start.Sub(start).Milliseconds(), State: a.State.String(), Status: a.Output.Status, NextMs: a.NextDelay.Milliseconds()}
+					e := event{Wait: plan.name, Attempt: a.Checkpoint.Attempts, AtMs: a.Start.Sub(start).Milliseconds(), State: a.Decision.String(), Status: a.Output.Status, NextMs: a.NextDelay.Milliseconds()}
 					select {
 					case events <- e:
 					case <-r.Context().Done():

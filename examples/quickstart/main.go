@@ -99,7 +99,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		if a.Err != nil {
 			what = a.Err.Error()
 		}
-		verdict := a.State.String()
+		verdict := a.Decision.String()
 		switch {
 		case a.Transient:
 			verdict += " (transient error)"
@@ -110,7 +110,7 @@ func run(ctx context.Context, stdout io.Writer) error {
 		if a.NextDelay > 0 {
 			next = fmt.Sprintf(", next poll in %v", a.NextDelay.Round(time.Millisecond))
 		}
-		fmt.Fprintf(stdout, "  #%d  +%.1fs  %-36s  %s%s\n", a.Number, a.Start.Sub(start).Seconds(), what, verdict, next)
+		fmt.Fprintf(stdout, "  #%d  +%.1fs  %-36s  %s%s\n", a.Checkpoint.Attempts, a.Start.Sub(start).Seconds(), what, verdict, next)
 	}
 	out, err := run.Result()
 	if err != nil {

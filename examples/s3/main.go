@@ -116,14 +116,14 @@ func run(ctx context.Context, stdout io.Writer, endpoint string, httpClient s3.H
 	fmt.Fprintln(stdout, "waiting for bucket reports and object 2026/q4.csv with AWS's S3 waiters:")
 	br := bucketExists.Start(ctx, &s3.HeadBucketInput{Bucket: aws.String("reports")}, time.Minute)
 	for a := range br.Events() {
-		show("BucketExists", a.Number, a.Err, a.State.String())
+		show("BucketExists", a.Checkpoint.Attempts, a.Err, a.Decision.String())
 	}
 	if _, err := br.Result(); err != nil {
 		return err
 	}
 	or := objectExists.Start(ctx, &s3.HeadObjectInput{Bucket: aws.String("reports"), Key: aws.String("2026/q4.csv")}, time.Minute)
 	for a := range or.Events() {
-		show("ObjectExists", a.Number, a.Err, a.State.String())
+		show("ObjectExists", a.Checkpoint.Attempts, a.Err, a.Decision.String())
 	}
 	head, err := or.Result()
 	if err != nil {

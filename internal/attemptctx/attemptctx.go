@@ -16,7 +16,3 @@ func Marked(ctx context.Context) bool {
 	v, _ := ctx.Value(key{}).(bool)
 	return v
 }
-
-// IsKey reports whether key is the one Marked looks up, for contexts that
-// answer it themselves.
-func IsKey(k any) bool { _, ok := k.(key); return ok }

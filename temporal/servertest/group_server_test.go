@@ -53,7 +53,7 @@ func TestGroupServer(t *testing.T) {
 	if bad := p.Members[1]; !strings.Contains(bad.Err, "failure") || p.Failed < 1 {
 		t.Errorf("progress: bad %+v, %d failed; want its failure", bad, p.Failed)
 	}
-	check := func(who string, out []waiter.Outcome[groupJob], err error) {
+	check := func(who string, out []waiter.Result[groupJob], err error) {
 		t.Helper()
 		if len(out) != 3 {
 			t.Fatalf("%s: %v, %v; want 3 outcomes", who, out, err)

@@ -59,7 +59,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("poll", a.Number, a.State)
+		fmt.Println("poll", a.Checkpoint.Attempts, a.Decision)
 	}
 	_, err = run.Result()
 	os.Remove(file)

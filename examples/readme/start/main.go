@@ -50,7 +50,7 @@ func main() {
 	}
 	run := w.Start(context.Background(), os.Args[1], time.Minute)
 	for a := range run.Events() { // each attempt as it happens
-		fmt.Printf("#%d %s: %v\n", a.Number, a.Output.State, a.State)
+		fmt.Printf("#%d %s: %v\n", a.Checkpoint.Attempts, a.Output.State, a.Decision)
 	}
 	if _, err := run.Result(); err != nil {
 		log.Fatal(err)

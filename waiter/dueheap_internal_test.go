@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// TestScheduleOrder: the Batch's heap gives its members back in the order
+// TestDueHeapOrder: the Batch's heap gives its members back in the order
 // of their instants through any mix of additions, moves (earlier and
 // later) and removals, and every member knows its place.
-func TestScheduleOrder(t *testing.T) {
+func TestDueHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := time.Unix(0, 0)
 	for round := range 200 {
-		var h schedule[int, int]
+		var h dueHeap[int, int]
 		var ms []*member[int, int]
 		at := map[*member[int, int]]time.Time{}
 		for range rng.IntN(300) {
