@@ -200,7 +200,7 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 		run := w.Start(t.Context(), tok, time.Hour)
 		var saved []byte
 		for a := range run.Events() {
-			if a.Number == 2 {
+			if a.Checkpoint.Attempts == 2 {
 				var err error
 				if saved, err = json.Marshal(a.Checkpoint); err != nil {
 					t.Fatal(err)
@@ -227,7 +227,7 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 		run2 := w2.StartFrom(t.Context(), token, cp)
 		var numbers []int
 		for a := range run2.Events() {
-			numbers = append(numbers, a.Number)
+			numbers = append(numbers, a.Checkpoint.Attempts)
 		}
 		out, err := run2.Result()
 		if err != nil || out.Result.Name == nil || *out.Result.Name != "vm1" {

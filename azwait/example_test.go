@@ -65,7 +65,7 @@ func ExampleNew() {
 	}
 	run := w.Start(ctx, token, 30*time.Minute)
 	for a := range run.Events() {
-		fmt.Println(a.Number, a.Output.Status)
+		fmt.Println(a.Checkpoint.Attempts, a.Output.Status)
 	}
 	st, err := run.Result()
 	fmt.Println(*st.Result.Name, err)

@@ -31,7 +31,7 @@ func ExampleNew() {
 	}
 	run := w.Start(context.Background(), "operations/build-42", time.Minute)
 	for a := range run.Events() {
-		fmt.Printf("poll %d: done %t, %d%%\n", a.Number, a.Output.Done, a.Output.Metadata.GetValue())
+		fmt.Printf("poll %d: done %t, %d%%\n", a.Checkpoint.Attempts, a.Output.Done, a.Output.Metadata.GetValue())
 	}
 	st, err := run.Result()
 	fmt.Println(st.Response.GetValue(), err)

@@ -281,7 +281,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 		run := w.Start(t.Context(), "operations/r", 10*time.Minute)
 		var saved []byte
 		for a := range run.Events() {
-			if a.Number == 2 {
+			if a.Checkpoint.Attempts == 2 {
 				if saved, err = json.Marshal(a.Checkpoint); err != nil {
 					t.Fatal(err)
 				}
@@ -303,7 +303,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 		run2 := w2.StartFrom(t.Context(), "operations/r", cp)
 		var numbers []int
 		for a := range run2.Events() {
-			numbers = append(numbers, a.Number)
+			numbers = append(numbers, a.Checkpoint.Attempts)
 		}
 		if _, err := run2.Result(); err != nil {
 			t.Fatal(err)

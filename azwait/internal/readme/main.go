@@ -50,7 +50,7 @@ func run(ctx context.Context, client *armcompute.VirtualMachinesClient, rg, vm s
 	}
 	run := w.Start(ctx, token, 15*time.Minute) // one HTTP request a poll; 429, 5xx retried within the 15 minutes
 	for a := range run.Events() {
-		fmt.Fprintf(out, "poll %d: %s\n", a.Number, a.Output.Status)
+		fmt.Fprintf(out, "poll %d: %s\n", a.Checkpoint.Attempts, a.Output.Status)
 	}
 	if _, err := run.Result(); err != nil {
 		return err // errors.As finds the service's *azcore.ResponseError

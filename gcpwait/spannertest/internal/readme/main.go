@@ -43,7 +43,7 @@ func run(ctx context.Context, admin *database.DatabaseAdminClient, db string, ou
 	run := w.Start(ctx, op.Name(), 10*time.Minute)
 	for a := range run.Events() { // one GetOperation each, its metadata in the output
 		fmt.Fprintf(out, "poll %d: done %t, %d statements applied\n",
-			a.Number, a.Output.Done, len(a.Output.Metadata.GetCommitTimestamps()))
+			a.Checkpoint.Attempts, a.Output.Done, len(a.Output.Metadata.GetCommitTimestamps()))
 	}
 	if _, err := run.Result(); err != nil {
 		return err
