@@ -54,12 +54,15 @@ func kubeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return exitInterrupted, err
 	case errors.As(err, &ue):
 		return exitUsage, err
+	case serverFault(cluster.server, err) != nil:
+		se := serverFault(cluster.server, err).(serverError)
+		return se.code, se
 	case err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded):
 		return exitTimeout, fmt.Errorf("timed out after %v: %w", f.timeout, err)
 	case err != nil:
 		return exitFailure, err
 	}
-	return runKube(ctx, f, start, w, cluster.client, stdout, stderr)
+	return runKube(ctx, f, start, w, cluster, stdout, stderr)
 }
 
 // kubeWaits are the command's waits, and the kind of each of their
@@ -162,8 +165,8 @@ var errStopped = errors.New("stopped: another object's wait failed")
 // their events, the objects that met --for and, when one did not, a
 // summary. The exit status is the worst outcome: a failure (1) ends the
 // other waits at once; then a timeout (2).
-func runKube(ctx context.Context, f kubeFlags, start time.Time, w kubeWaits, client *kubewait.Client, stdout, stderr io.Writer) (int, error) {
-	p := &kubeProgress{f: f, kinds: w.kinds, out: stdout, errOut: stderr, start: start}
+func runKube(ctx context.Context, f kubeFlags, start time.Time, w kubeWaits, cluster kubeCluster, stdout, stderr io.Writer) (int, error) {
+	p := &kubeProgress{f: f, kinds: w.kinds, out: stdout, errOut: stderr, start: start, server: cluster.server, answers: cluster.answers}
 	waitCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	deadline := p.start.Add(f.timeout)
@@ -173,7 +176,7 @@ func runKube(ctx context.Context, f kubeFlags, start time.Time, w kubeWaits, cli
 		r.OnEvent = func(e kubewait.Event) { p.event(r, e) }
 		wg.Go(func() {
 			r.Timeout = max(time.Until(deadline), time.Nanosecond)
-			res, err := client.Wait(waitCtx, *r)
+			res, err := cluster.client.Wait(waitCtx, *r)
 			outcomes[i] = kubeOutcome{req: r, res: res, err: err, code: kubeStatus(ctx, err)}
 			if err != nil && outcomes[i].code != exitTimeout {
 				stop(errStopped)
@@ -204,6 +207,8 @@ func kubeStatus(ctx context.Context, err error) int {
 		return exitInterrupted
 	case errors.Is(err, errStopped):
 		return -1
+	case serverFault("", err) != nil: // a timeout or a failure with the server's error last
+		return serverFault("", err).(serverError).code
 	case errors.Is(err, waiter.ErrTimeout):
 		return exitTimeout
 	default: // a failure, no matching objects, a list that failed
@@ -214,7 +219,7 @@ func kubeStatus(ctx context.Context, err error) int {
 // worse reports whether exit status a is a worse outcome than b.
 func worse(a, b int) bool {
 	rank := func(c int) int {
-		return slices.Index([]int{-1, exitSuccess, exitTimeout, exitFailure, exitUsage, exitInterrupted}, c)
+		return slices.Index([]int{-1, exitSuccess, exitTimeout, exitUnavailable, exitFailure, exitNoPerm, exitUsage, exitInterrupted}, c)
 	}
 	return rank(a) > rank(b)
 }

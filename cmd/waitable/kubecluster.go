@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -24,6 +25,8 @@ type kubeCluster struct {
 	client    *kubewait.Client
 	mapper    kubeTypes
 	namespace string
+	server    string // the API server's URL, for the command's errors
+	answers   *lastAnswer
 }
 
 // kubeTypes maps kubectl's names of types to resources, with or without a
@@ -52,11 +55,14 @@ func kubeconfigCluster(kubeconfig, kubeContext, namespace string, warnings io.Wr
 	if err != nil {
 		return kubeCluster{}, err
 	}
-	// client-go logs the errors it hands back (klog, to standard error):
-	// the command reports them once, in its own words. The API server's
-	// warnings (a deprecated version) are printed as kubectl prints them.
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	// client-go logs the errors it hands back (klog, which writes errors
+	// to standard error whatever its output: discovery's "couldn't get
+	// current server API group list", three times): the command reports
+	// them once, in its own words. The API server's warnings (a
+	// deprecated version) are printed as kubectl prints them.
+	klog.SetLogger(logr.Discard())
+	answers := &lastAnswer{server: cfg.Host}
+	cfg.Wrap(answers.wrap)
 	cfg.WarningHandler = rest.NewWarningWriter(warnings, rest.WarningWriterOptions{Deduplicate: true})
 	dcfg := rest.CopyConfig(cfg)
 	dcfg.QPS, dcfg.Burst = 50, 300
@@ -69,7 +75,7 @@ func kubeconfigCluster(kubeconfig, kubeContext, namespace string, warnings io.Wr
 	if err != nil {
 		return kubeCluster{}, usageError{fmt.Errorf("kubeconfig: %w", err)}
 	}
-	return kubeCluster{client: client, mapper: mapper, namespace: ns}, nil
+	return kubeCluster{client: client, mapper: mapper, namespace: ns, server: cfg.Host, answers: answers}, nil
 }
 
 // loadKubeconfig reads the kubeconfig as kubectl does (clientcmd's

@@ -91,6 +91,9 @@ type fakeAPI struct {
 	watching chan struct{}
 	mu       sync.Mutex
 	tokens   []string
+	// fault, if set before the first request, answers a request whose
+	// path it returns a status for with that status (0: none).
+	fault func(path string) int
 }
 
 func newFakeAPI(t *testing.T, widgets ...string) *fakeAPI {
@@ -109,6 +112,14 @@ func newFakeAPI(t *testing.T, widgets ...string) *fakeAPI {
 		api.mu.Lock()
 		api.tokens = append(api.tokens, r.Header.Get("Authorization"))
 		api.mu.Unlock()
+		if api.fault != nil {
+			if code := api.fault(r.URL.Path); code != 0 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(code)
+				fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"fault %d","code":%d}`, code, code)
+				return
+			}
+		}
 		body, ok := answers[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -137,7 +148,7 @@ func readyWidget(name, phase string) string {
 // TestKubeKubeconfig: waitable kube works against the API server of a
 // kubeconfig given by --kubeconfig, by KUBECONFIG, or in ~/.kube/config,
 // with its credentials; a kubeconfig that cannot be read is bad usage
-// (64), a server that cannot be reached a failure (1), one that does not
+// (64), a server that cannot be reached unavailable (69), one that does not
 // answer within --timeout a timeout (2).
 func TestKubeKubeconfig(t *testing.T) {
 	api := newFakeAPI(t, readyWidget("a", "Running"))
@@ -186,7 +197,8 @@ func TestKubeKubeconfig(t *testing.T) {
 			"waitable kube: timed out after 300ms: discovering the server's types: "},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, exitUsage, "waitable kube: kubeconfig: "},
 		{[]string{"--kubeconfig", path, "--context", "other"}, exitUsage, `waitable kube: kubeconfig: context "other" does not exist`},
-		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, "")}, exitFailure, "waitable kube: discovering the server's types: "},
+		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, "")}, exitUnavailable,
+			"waitable kube: the API server " + closed + " could not be reached: "},
 	} {
 		r := runBinary(t, nil, append([]string{"kube", "--for", "condition=Ready", "widget/a"}, tt.args...)...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {

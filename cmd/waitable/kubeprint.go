@@ -24,6 +24,8 @@ type kubeProgress struct {
 	kinds       map[schema.GroupVersionResource]schema.GroupVersionKind // each resource's kind
 	out, errOut io.Writer
 	start       time.Time
+	server      string      // the API server's URL
+	answers     *lastAnswer // its last answer (nil: not known)
 	mu          sync.Mutex
 }
 
@@ -120,8 +122,20 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 			invalid = o.err
 		}
 	}
+	var fault error // the API server's, for exitUnavailable and exitNoPerm
+	for _, o := range outcomes {
+		if o.code == code && fault == nil {
+			fault = serverFault(p.server, o.err)
+		}
+	}
+	var se serverError
+	if code == exitTimeout && errors.As(p.answers.last(), &se) {
+		// The server answered 5xx, or could not be reached, or refused
+		// access, to the end.
+		code, fault = se.code, se
+	}
 	word := map[int]string{exitSuccess: "success", exitFailure: "failure", exitTimeout: "timeout",
-		exitUsage: "usage", exitInterrupted: "interrupted"}[code]
+		exitUsage: "usage", exitInterrupted: "interrupted", exitUnavailable: "server unavailable", exitNoPerm: "access refused"}[code]
 	if p.f.json {
 		r := kubeResultJSON{Result: word, ElapsedMS: ms(elapsed), Objects: []kubeObjectJSON{}}
 		for _, o := range outcomes {
@@ -141,6 +155,9 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 			}
 		}
 		writeJSON(p.out, r)
+		if invalid == nil {
+			return code, fault
+		}
 		return code, usageOf(invalid)
 	}
 	met := 0
@@ -198,7 +215,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 			fmt.Fprintf(p.errOut, "  %s: %s%s\n", p.object(o.req, obj.Ref), state, detail(obj.Reason, obj.Message))
 		}
 	}
-	return code, nil
+	return code, fault
 }
 
 // countMessage is what kubewait says of a Count not reached ("2 of 3
