@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -41,44 +40,6 @@ func kubeconfig(t *testing.T, ca *httptest.Server, contexts ...string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// TestLoadKubeconfig: the kubeconfig is read as kubectl reads it: the
-// file of --kubeconfig, else $KUBECONFIG; the context of --context, else
-// the current one; the namespace of -n, else the context's, else default.
-// One that cannot be read is bad input.
-func TestLoadKubeconfig(t *testing.T) {
-	path := kubeconfig(t, nil, "one", "https://one.example", "team", "two", "https://two.example", "")
-	t.Setenv("KUBECONFIG", path)
-	for _, tt := range []struct {
-		kubeconfig, context, namespace string
-		host, ns                       string
-	}{
-		{"", "", "", "https://one.example", "team"},
-		{path, "", "", "https://one.example", "team"},
-		{"", "two", "", "https://two.example", "default"},
-		{"", "", "mine", "https://one.example", "mine"},
-		{"", "two", "mine", "https://two.example", "mine"},
-	} {
-		cfg, ns, err := loadKubeconfig(tt.kubeconfig, tt.context, tt.namespace)
-		if err != nil || cfg.Host != tt.host || ns != tt.ns || cfg.BearerToken != "secret" {
-			t.Errorf("loadKubeconfig(%q, %q, %q) = %v, %q, %v; want %s, %q", tt.kubeconfig, tt.context, tt.namespace,
-				cfg, ns, err, tt.host, tt.ns)
-		}
-	}
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	if cfg, _, err := loadKubeconfig(path, "", ""); err != nil || cfg.Host != "https://one.example" {
-		t.Errorf("--kubeconfig, with $KUBECONFIG naming no file: %v, %v", cfg, err)
-	}
-	for _, tt := range []struct{ kubeconfig, context, want string }{
-		{filepath.Join(t.TempDir(), "none"), "", "no such file"},
-		{path, "three", `context "three" does not exist`},
-	} {
-		_, _, err := loadKubeconfig(tt.kubeconfig, tt.context, "")
-		if ue := (usageError{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("loadKubeconfig(%q, %q) = %v, want a usage error saying %q", tt.kubeconfig, tt.context, err, tt.want)
-		}
-	}
 }
 
 // fakeAPI is an API server on loopback (https: a kubeconfig's

@@ -8,11 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/kubewait"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // kubeProgress prints waitable kube's events as they happen (a line each
@@ -20,13 +22,19 @@ import (
 // --json), then how the wait ended. Every request's goroutine calls
 // event: one lock keeps the lines whole.
 type kubeProgress struct {
-	f           kubeFlags
+	o           *kubeOptions
 	kinds       map[schema.GroupVersionResource]schema.GroupVersionKind // each resource's kind
 	out, errOut io.Writer
 	start       time.Time
 	server      string      // the API server's URL
 	answers     *lastAnswer // its last answer (nil: not known)
-	mu          sync.Mutex
+	// named are the named objects, in the order of the command line or
+	// the manifest; met those that met the rule waited for now, and
+	// printed how many of named have printed their line for it.
+	named   []kubewait.Ref
+	met     map[kubewait.Ref]bool
+	printed int
+	mu      sync.Mutex
 }
 
 type kubeEventJSON struct {
@@ -67,7 +75,7 @@ type kubeObjectJSON struct {
 func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.f.json {
+	if p.o.json {
 		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Object.Resource),
 			Namespace: e.Object.Namespace, Name: e.Object.Name, Watch: e.Watch}
 		if e.Watch == "" && e.Object.Name == "" { // the Count's: its request's
@@ -83,7 +91,10 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 		writeJSON(p.out, j)
 		return
 	}
-	if p.f.quiet {
+	if e.Outcome == telemetry.OutcomeSuccess && e.Object.Name != "" {
+		p.objectMet(e.Object)
+	}
+	if p.o.quiet {
 		return
 	}
 	at := "+" + short(e.Time.Sub(p.start)).String()
@@ -136,7 +147,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 	}
 	word := map[int]string{exitSuccess: "success", exitFailure: "failure", exitTimeout: "timeout",
 		exitUsage: "usage", exitInterrupted: "interrupted", exitUnavailable: "server unavailable", exitNoPerm: "access refused"}[code]
-	if p.f.json {
+	if p.o.json {
 		r := kubeResultJSON{Result: word, ElapsedMS: ms(elapsed), Objects: []kubeObjectJSON{}}
 		for _, o := range outcomes {
 			for _, obj := range o.res.Objects {
@@ -161,28 +172,24 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 		return code, usageOf(invalid)
 	}
 	met := 0
-	out := &kubeOutput{format: p.f.output, w: p.out}
 	for _, o := range outcomes {
 		for _, obj := range o.res.Objects {
-			if obj.Name == "" || obj.State != classify.Success {
-				continue
-			}
-			met++
-			for range p.f.forRules { // kubectl prints an object once per --for it met
-				out.print(p.kinds[obj.Resource], obj)
+			if obj.Name != "" && obj.State == classify.Success {
+				met++
 			}
 		}
 	}
 	if code == exitSuccess {
-		if !p.f.quiet {
-			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.f.forText())
+		if !p.o.quiet {
+			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.o.rulesText())
 		}
 		return code, nil
 	}
 	if code == exitUsage {
 		return code, usageOf(invalid)
 	}
-	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), p.f.forText())
+	var notMet error // kubectl's last words on a timeout
+	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), rulesOf(outcomes))
 	for _, o := range outcomes {
 		switch {
 		case errors.Is(o.err, kubewait.ErrNoObjects):
@@ -202,6 +209,9 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 				continue
 			}
 			state := "not met"
+			if notMet == nil && obj.State != classify.Failure {
+				notMet = fmt.Errorf("timed out waiting for the condition on %s/%s", obj.Resource.Resource, obj.Name)
+			}
 			switch {
 			case obj.State == classify.Failure && obj.Rule != "":
 				state = "failed on " + obj.Rule
@@ -209,13 +219,95 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 				state = "failed"
 			case obj.Reason == "NotFound" && obj.Message == "":
 				state, obj.Reason = "not found", ""
-			case len(p.f.forRules) > 1 && len(obj.Unmet) > 0:
-				state = "not met: " + strings.Join(obj.Unmet, ", ")
 			}
 			fmt.Fprintf(p.errOut, "  %s: %s%s\n", p.object(o.req, obj.Ref), state, detail(obj.Reason, obj.Message))
 		}
 	}
+	if fault == nil && code == exitTimeout {
+		return code, notMet
+	}
 	return code, fault
+}
+
+// rulesOf is the rule that outcomes waited for, as kubectl writes it.
+func rulesOf(outcomes []kubeOutcome) string {
+	if len(outcomes) == 0 {
+		return ""
+	}
+	texts := make([]string, len(outcomes[0].req.For))
+	for i, r := range outcomes[0].req.For {
+		texts[i] = r.String()
+	}
+	return strings.Join(texts, ", ")
+}
+
+// printsNames reports whether the printer prints no more of an object
+// than its kind and name (kubectl's line, -o name): it prints as an
+// object meets a rule, where the others print the object as the rule's
+// wait saw it last, when it ends.
+func (p *kubeProgress) printsNames() bool {
+	f := strings.ToLower(*p.o.print.OutputFormat)
+	return !p.o.json && (f == "" || f == "name")
+}
+
+// printMet prints, with the -o printer (kubectl's line by default), that
+// the object ref met a rule; obj is the object as last seen (nil: only
+// its kind and name are known, as of an object already gone).
+func (p *kubeProgress) printMet(ref kubewait.Ref, obj map[string]any) {
+	if obj == nil {
+		gvk := p.kinds[ref.Resource]
+		obj = map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
+			"metadata": map[string]any{"name": ref.Name}}
+		if ref.Namespace != "" {
+			obj["metadata"].(map[string]any)["namespace"] = ref.Namespace
+		}
+	}
+	p.o.printer.PrintObj(&unstructured.Unstructured{Object: obj}, p.out) //nolint:errcheck // standard output: nothing to do about an error
+}
+
+// objectMet prints the lines of the named objects that can go out now
+// that ref met the rule, as kubectl's would: in the order named, each as
+// soon as it and the ones before it met the rule.
+func (p *kubeProgress) objectMet(ref kubewait.Ref) {
+	ref.UID = ""
+	if p.met == nil {
+		p.met = map[kubewait.Ref]bool{}
+	}
+	p.met[ref] = true
+	for p.printsNames() && p.printed < len(p.named) && p.met[p.named[p.printed]] {
+		p.printMet(p.named[p.printed], nil)
+		p.printed++
+	}
+}
+
+// ruleEnded prints what is left to print when the wait for a rule
+// ended: the lines of the named objects that met it behind one that did
+// not, then those of a selector's objects (by namespace and name, as
+// kubectl lists them); or, with a printer of whole objects (-o json,
+// yaml, jsonpath, go-template), each object that met the rule, as the
+// wait saw it last, in the same order.
+func (p *kubeProgress) ruleEnded(outcomes []kubeOutcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer func() { p.met, p.printed = nil, 0 }()
+	if p.o.json {
+		return
+	}
+	for _, o := range outcomes {
+		if p.printsNames() && len(o.req.Objects) > 0 {
+			for _, ref := range p.named[p.printed:] {
+				if p.met[ref] {
+					p.printMet(ref, nil)
+				}
+			}
+			continue
+		}
+		for _, obj := range o.res.Objects {
+			if obj.Name != "" && obj.State == classify.Success {
+				p.printMet(obj.Ref, obj.Object)
+			}
+		}
+	}
 }
 
 // countMessage is what kubewait says of a Count not reached ("2 of 3
@@ -237,10 +329,7 @@ func usageOf(err error) error {
 // kindName is how kubectl names an object's type in its lines: the kind
 // in lower case, then the group (widget.waitable.test, pod).
 func kindName(gvk schema.GroupVersionKind) string {
-	if gvk.Group == "" {
-		return strings.ToLower(gvk.Kind)
-	}
-	return strings.ToLower(gvk.Kind) + "." + gvk.Group
+	return schema.GroupKind{Group: gvk.Group, Kind: strings.ToLower(gvk.Kind)}.String()
 }
 
 // kind is kubectl's name of the kind of the resource gvr.
@@ -253,12 +342,7 @@ func (p *kubeProgress) kind(gvr schema.GroupVersionResource) string {
 
 // resourceName is the resource as kubectl's TYPE takes it: plural, then
 // the group (widgets.waitable.test, pods).
-func resourceName(gvr schema.GroupVersionResource) string {
-	if gvr.Group == "" {
-		return gvr.Resource
-	}
-	return gvr.Resource + "." + gvr.Group
-}
+func resourceName(gvr schema.GroupVersionResource) string { return gvr.GroupResource().String() }
 
 // object names an object as kubectl does (widget.waitable.test/a), with
 // its namespace when the wait spans every namespace; the Count's entry
@@ -268,7 +352,7 @@ func (p *kubeProgress) object(r *kubewait.Request, ref kubewait.Ref) string {
 		return p.selection(r)
 	}
 	s := p.kind(ref.Resource) + "/" + ref.Name
-	if p.f.allNamespaces && ref.Namespace != "" {
+	if *p.o.objects.AllNamespaces && ref.Namespace != "" {
 		s += " -n " + ref.Namespace
 	}
 	return s
@@ -291,7 +375,7 @@ func (p *kubeProgress) watched(r *kubewait.Request, ref kubewait.Ref) string {
 	switch {
 	case ref.Namespace != "":
 		s += " -n " + ref.Namespace
-	case p.f.allNamespaces:
+	case *p.o.objects.AllNamespaces:
 		s += " -A"
 	}
 	if r.Selector != "" {
