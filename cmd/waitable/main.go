@@ -56,6 +56,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit statuses.
@@ -90,6 +92,7 @@ Usage:
                                      its paths against the model's shapes
   waitable list MODEL...             list the waiters in model files
   waitable version                   print the version (also --version)
+  waitable completion bash|zsh|fish  print the shell's completion script (source <(waitable completion bash))
 
 Conditions (http and exec), tried in the order given; the first that holds
 decides:
@@ -200,6 +203,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = lintCommand(args[1:], stdout, false)
 	case "list":
 		code, err = lintCommand(args[1:], stdout, true)
+	case "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		code, err = completionCommand(ctx, args, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitSuccess
