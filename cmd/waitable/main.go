@@ -191,8 +191,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var code int
 	var err error
 	switch args[0] {
-	case "http", "exec":
-		code, err = waitCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "http":
+		code, err = httpCommand(ctx, args[1:], stdout, stderr)
+	case "exec":
+		code, err = execCommand(ctx, args[1:], stdout, stderr)
 	case "aws":
 		code, err = awsCommand(ctx, args[1:], stdout, stderr)
 	case "kube":
