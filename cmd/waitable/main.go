@@ -202,9 +202,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":
-		code, err = lintCommand(args[1:], stdout, false)
+		code, err = lintCommand(args[1:], stdout)
 	case "list":
-		code, err = lintCommand(args[1:], stdout, true)
+		code, err = listCommand(args[1:], stdout)
 	case "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 		code, err = completionCommand(ctx, args, stdout, stderr)
 	case "-h", "-help", "--help", "help":
