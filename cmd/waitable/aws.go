@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 )
@@ -29,12 +30,12 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		ours, cliArgs = args[:i], args[i+1:]
 	}
 	fs := flag.NewFlagSet("aws", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	file := fs.String("waiters", "", "a botocore waiters-2.json file whose waiters replace AWS's for the service")
 	var wf waitFlags
 	wf.register(fs, 0, "how long to wait in all (default: the waiter's delay × maxAttempts, as the AWS CLI's wait)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
+		fmt.Fprint(stdout, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
 			"       waitable aws list [--waiters FILE] [SERVICE]\n\n"+
 			"SERVICE and WAITER are the AWS CLI's names (dynamodb table-exists), as in\n"+
 			"aws SERVICE wait WAITER. Each poll runs aws SERVICE OPERATION ARGS --output json once,\n"+

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,16 +11,18 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 )
 
 // execCommand is waitable exec: it polls the command after --, whose
 // standard output is JSON.
 func execCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	var p pollFlags
 	p.register(fs)
-	fs.Usage = p.usage(fs, "Usage: waitable exec [flags] -- CMD ARGS...", stderr)
+	fs.Usage = p.usage(fs, "Usage: waitable exec [flags] -- CMD ARGS...", stdout)
 	positional, err := p.parse(fs, args, true)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

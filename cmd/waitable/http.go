@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 )
@@ -16,13 +17,13 @@ import (
 // httpCommand is waitable http: it polls the URL, whose body is JSON.
 func httpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("http", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	var p pollFlags
 	p.register(fs)
 	var hdrs headers
-	fs.Var(&hdrs, "H", "a request header, Name: value (repeatable)")
+	fs.VarP(&hdrs, "header", "H", "a request header, Name: value (repeatable)")
 	method := fs.String("method", "GET", "the HTTP method")
-	fs.Usage = p.usage(fs, "Usage: waitable http URL [flags]", stderr)
+	fs.Usage = p.usage(fs, "Usage: waitable http URL [flags]", stdout)
 	positional, err := p.parse(fs, args, false)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -38,6 +39,7 @@ func httpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (
 type headers []string
 
 func (h *headers) String() string { return strings.Join(*h, ", ") }
+func (h *headers) Type() string   { return "header" }
 
 func (h *headers) Set(s string) error {
 	if !strings.Contains(s, ":") {

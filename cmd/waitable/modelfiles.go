@@ -2,10 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter/model"

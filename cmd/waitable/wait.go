@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/telemetry"
@@ -75,6 +76,7 @@ type condFlag struct {
 }
 
 func (f condFlag) String() string { return "" }
+func (f condFlag) Type() string   { return "condition" }
 
 func (f condFlag) Set(s string) error {
 	m, err := parseCondition(s)
@@ -240,13 +242,13 @@ func (p *pollFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.text, "text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
 }
 
-// usage prints fs's usage under the line that says how to call the
+// usage prints fs's usage (on standard output) under the line that says how to call the
 // command.
-func (p *pollFlags) usage(fs *flag.FlagSet, line string, stderr io.Writer) func() {
+func (p *pollFlags) usage(fs *flag.FlagSet, line string, stdout io.Writer) func() {
 	return func() {
-		fmt.Fprintln(stderr, line)
+		fmt.Fprintln(stdout, line)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
+		fmt.Fprint(stdout, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
 	}
 }
 
@@ -272,24 +274,14 @@ func (p *pollFlags) run(ctx context.Context, waiterName string, poll call, targe
 }
 
 // parseInterleaved parses flags that may come after positional arguments
-// (waitable http URL --success ok). For exec, everything after "--" (or
-// after the first argument that is not a flag) is the command.
+// (waitable http URL --success ok), GNU style. For exec, everything after
+// "--" (or after the first argument that is not a flag) is the command.
 func parseInterleaved(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if command {
-			return rest, nil // flag stops at "--" and drops it
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	fs.SetInterspersed(!command)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
 	}
+	return fs.Args(), nil
 }
 
 // definition builds the waiter's definition from the conditions (a
