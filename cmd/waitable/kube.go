@@ -248,9 +248,6 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 		return se.code, se
 	case errors.As(err, &ue):
 		return exitUsage, err
-	case err != nil && serverFault(cluster.server, err) != nil:
-		se := serverFault(cluster.server, err).(serverError)
-		return se.code, se
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitTimeout, err
 	case err != nil:
@@ -266,8 +263,8 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 
 // resolveBefore resolves the objects (discovery, manifests) by the
 // command's deadline: cli-runtime's builder takes no context, and a
-// server that does not answer would hold it past it. A --timeout of 0
-// gives discovery kubectl's default, 30 s.
+// server that does not answer would hold it past it. With --timeout=0
+// (check once), discovery has the default --timeout, 30 s.
 func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluster kubeCluster, args []string) (kubeWaits, error) {
 	budget := o.budget()
 	if budget == 0 {
@@ -288,7 +285,7 @@ func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluste
 	case r := <-done:
 		return r.w, r.err
 	case <-timer.C:
-		return kubeWaits{}, fmt.Errorf("timed out after %v: discovering the server's types: %w", o.budget(), context.DeadlineExceeded)
+		return kubeWaits{}, fmt.Errorf("timed out after %v: discovering the server's types: %w", budget, context.DeadlineExceeded)
 	case <-ctx.Done():
 		return kubeWaits{}, context.Cause(ctx)
 	}
