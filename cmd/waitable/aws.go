@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
+	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 )
@@ -26,12 +30,12 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		ours, cliArgs = args[:i], args[i+1:]
 	}
 	fs := flag.NewFlagSet("aws", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	file := fs.String("waiters", "", "a botocore waiters-2.json file whose waiters replace AWS's for the service")
 	var wf waitFlags
 	wf.register(fs, 0, "how long to wait in all (default: the waiter's delay × maxAttempts, as the AWS CLI's wait)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
+		fmt.Fprint(stdout, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
 			"       waitable aws list [--waiters FILE] [SERVICE]\n\n"+
 			"SERVICE and WAITER are the AWS CLI's names (dynamodb table-exists), as in\n"+
 			"aws SERVICE wait WAITER. Each poll runs aws SERVICE OPERATION ARGS --output json once,\n"+
@@ -188,3 +192,39 @@ func (e *unreachable) Error() string { return e.msg }
 // RetrySafety says that the call may be made again: no request reached
 // the service, or none was answered.
 func (e *unreachable) RetrySafety() classify.Safety { return classify.SafetyYes }
+
+// awsList prints the waiters of service (of every service when it is
+// ""), one a line: the CLI's names of the service, the waiter and the
+// operation each poll calls, the delay, maxAttempts and their product,
+// the default budget.
+func awsList(w io.Writer, service, file string) error {
+	services := []string{service}
+	if service == "" {
+		if file != "" {
+			return usagef("with --waiters, name the service: waitable aws list --waiters FILE SERVICE")
+		}
+		services = slices.Sorted(maps.Keys(awsServices()))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVICE\tWAITER\tOPERATION\tDELAY\tATTEMPTS\tBUDGET")
+	for _, s := range services {
+		defs, err := awsWaiters(s, file)
+		if err != nil {
+			return usageError{err}
+		}
+		for _, d := range defs {
+			op, delay, attempts, total := cliName(d.Operation.ID), d.MinDelay, "-", "-"
+			if op == "" {
+				op = "-"
+			}
+			if delay == 0 {
+				delay = 2 * time.Second // a Smithy waiter's default
+			}
+			if d.MaxPolls > 0 {
+				attempts, total = fmt.Sprint(d.MaxPolls), budget(d).String()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s, cliName(d.Name), op, delay, attempts, total)
+		}
+	}
+	return tw.Flush()
+}

@@ -289,8 +289,8 @@ func TestAWSUsage(t *testing.T) {
 		t.Errorf("no aws on the PATH: exit %d, stderr %q; want %d, saying what to install", r.code, r.stderr, exitNotFound)
 	}
 	r = runBinary(t, nil, "aws", "-h")
-	if r.code != 0 || !strings.Contains(r.stderr, "waitable aws list [--waiters FILE] [SERVICE]") || !strings.Contains(r.stderr, "-max-wait") {
-		t.Errorf("aws -h: exit %d, stderr %q", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "waitable aws list [--waiters FILE] [SERVICE]") || !strings.Contains(r.stdout, "--max-wait") || r.stderr != "" {
+		t.Errorf("aws -h: exit %d, stdout %q, stderr %q; want the help on stdout", r.code, r.stdout, r.stderr)
 	}
 }
 

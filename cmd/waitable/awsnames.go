@@ -5,11 +5,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/waitable/waitable/internal/suggest"
@@ -132,40 +130,4 @@ func pickAWSWaiter(defs []waiter.Definition, service, name string) (waiter.Defin
 // delay times its maxAttempts; 0 when it has no maxAttempts.
 func budget(d waiter.Definition) time.Duration {
 	return d.MinDelay * time.Duration(d.MaxPolls)
-}
-
-// awsList prints the waiters of service (of every service when it is
-// ""), one a line: the CLI's names of the service, the waiter and the
-// operation each poll calls, the delay, maxAttempts and their product,
-// the default budget.
-func awsList(w io.Writer, service, file string) error {
-	services := []string{service}
-	if service == "" {
-		if file != "" {
-			return usagef("with --waiters, name the service: waitable aws list --waiters FILE SERVICE")
-		}
-		services = slices.Sorted(maps.Keys(awsServices()))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVICE\tWAITER\tOPERATION\tDELAY\tATTEMPTS\tBUDGET")
-	for _, s := range services {
-		defs, err := awsWaiters(s, file)
-		if err != nil {
-			return usageError{err}
-		}
-		for _, d := range defs {
-			op, delay, attempts, total := cliName(d.Operation.ID), d.MinDelay, "-", "-"
-			if op == "" {
-				op = "-"
-			}
-			if delay == 0 {
-				delay = 2 * time.Second // a Smithy waiter's default
-			}
-			if d.MaxPolls > 0 {
-				attempts, total = fmt.Sprint(d.MaxPolls), budget(d).String()
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s, cliName(d.Name), op, delay, attempts, total)
-		}
-	}
-	return tw.Flush()
 }

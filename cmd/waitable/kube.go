@@ -1,187 +1,337 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/waitable/waitable/kubewait"
-	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
-// kubeCommand is `waitable kube`: kubectl wait's objects and rules. The
-// named objects (TYPE/NAME arguments, or a manifest's), of any kinds, are
-// one kubewait wait; a selector's or --all's, one wait per resource and
-// namespace; every wait runs at once under one budget.
+const kubeLong = `Waits, as kubectl wait does, until every object meets every --for, one
+meets a --fail-on rule, or --timeout passes. Objects are named as kubectl
+names them (k8s.io/cli-runtime's resource builder): TYPE/NAME, TYPE NAME...,
+TYPE with -l, --field-selector or --all (a category such as all, short names),
+-f files, directories, URLs or - (standard input), -k a kustomization. Each
+object's line (widget.waitable.test/a condition met, or -o's) is printed on
+standard output as it meets a --for.
+
+Rules (--for, --fail-on), as kubectl wait --for writes them:
+  condition=TYPE[=STATUS]   a status condition (STATUS True if left out)
+  jsonpath=EXPR[=VALUE]     a JSONPath value, or that the path has one
+  create, delete            the object exists, or is gone
+  kstatus=Current|Failed    kstatus's verdict (reconciled, or failed)
+  rollout                   a rollout done, failing as soon as a pod cannot start
+Several --for are waited for one after another, in order (create first), as
+kubectl 1.36 does.
+
+Exit statuses: 0 success; 1 an object failed (a --fail-on rule held), or
+no object matched; 2 timeout; 64 bad usage or input (a type the server does
+not have, a kubeconfig that cannot be read, a manifest that cannot be read);
+69 the API server could not be reached, or answered 5xx to the end; 77 it
+refused our credentials or the resource (401, 403).`
+
+const kubeExample = `  waitable kube --for condition=Available --timeout 5m -n prod deployment/web
+  waitable kube --for condition=Ready -l app=web --count 3 pods
+  waitable kube -f app.yaml --for=condition=Ready --for=jsonpath='{.status.phase}'=Done
+  waitable kube --for=condition=Complete --fail-on=condition=Failed job/migrate -o name`
+
+// week is how long a negative --timeout waits, as kubectl's does.
+const week = 168 * time.Hour
+
+// kubeOptions are waitable kube's flags: kubectl's (cli-runtime's config,
+// resource builder and print flags) and the command's own.
+type kubeOptions struct {
+	config  *genericclioptions.ConfigFlags
+	objects *genericclioptions.ResourceBuilderFlags
+	print   *genericclioptions.PrintFlags
+
+	forText, failOnText []string
+	timeout             time.Duration
+	count               int
+	json, quiet         bool
+	stdin               io.Reader // -f -'s
+	recursiveSet        bool      // -R was given (it is on by default, as kubectl wait's, but for -k)
+
+	// Read from the flags by check.
+	forRules, failOn []kubewait.Rule
+	printer          printers.ResourcePrinter
+}
+
+func newKubeOptions() *kubeOptions {
+	kustomize := ""
+	return &kubeOptions{
+		config: genericclioptions.NewConfigFlags(true),
+		// kubectl wait's, and -k, which kubectl apply and get take.
+		objects: genericclioptions.NewResourceBuilderFlags().WithFile(true, &kustomize).WithLabelSelector("").
+			WithFieldSelector("").WithAll(false).WithAllNamespaces(false),
+		print: genericclioptions.NewPrintFlags("condition met"),
+	}
+}
+
+// kubeCommand is `waitable kube`: kubectl wait's flags, objects, rules and
+// printers. The named objects (TYPE/NAME arguments, or a manifest's), of
+// any kinds, are one kubewait wait; a selector's or --all's, one wait per
+// resource and namespace; every wait runs at once under one budget.
 func kubeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, connect kubeConnect) (int, error) {
-	f, targets, err := parseKube(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitSuccess, nil
+	o := newKubeOptions()
+	o.stdin = stdin
+	code := exitSuccess
+	cmd := &cobra.Command{
+		Use:                   "kube ([-f FILENAME] | [-k DIR] | TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)) --for RULE",
+		Short:                 "Wait for Kubernetes objects as kubectl wait does",
+		Long:                  kubeLong,
+		Example:               kubeExample,
+		DisableFlagsInUseLine: true,
+		SilenceErrors:         true,
+		SilenceUsage:          true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.recursiveSet = cmd.Flags().Changed("recursive")
+			var err error
+			code, err = o.run(ctx, args, stdout, stderr, connect)
+			return err
+		},
 	}
-	if err != nil {
-		return exitUsage, err
+	o.addFlags(cmd)
+	cmd.SetArgs(args)
+	cmd.SetIn(stdin)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError{flagError{err}}
+	})
+	err := cmd.Execute()
+	return code, err
+}
+
+// flagError is a flag that the command does not take, or a value that
+// its flag refuses: said once, in pflag's GNU style, with kubectl's hint.
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() + "\nSee 'waitable kube --help' for usage." }
+func (e flagError) Unwrap() error { return e.err }
+
+// addFlags adds kubectl wait's flags (cli-runtime's) and the command's.
+func (o *kubeOptions) addFlags(cmd *cobra.Command) {
+	o.print.AddFlags(cmd)
+	o.objects.AddFlags(cmd.Flags())
+	o.config.AddFlags(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.forText, "for", nil, "The rule each object must meet: create, delete, condition=TYPE[=STATUS], "+
+		"jsonpath='{EXPR}'[=VALUE], kstatus=Current|Failed, rollout. Several are waited for one after another, in order.")
+	fs.StringArrayVar(&o.failOnText, "fail-on", nil, "A rule that ends the wait with failure (status 1) as soon as an object meets it.")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "The command's total time, discovery included, for every object at once. "+
+		"Zero means check once and don't wait, negative means wait for a week.")
+	fs.IntVar(&o.count, "count", 0, "With a selector or --all: wait for at least N objects, those created during the wait included.")
+	fs.BoolVar(&o.json, "json", false, "Print one JSON object per event on standard output, then the result.")
+	fs.BoolVar(&o.quiet, "quiet", false, "Print no progress.")
+}
+
+// check reads the rules and the printer, and checks the flags that go
+// together: every problem at once, as a usageError.
+func (o *kubeOptions) check() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	rule := func(flag, s string) kubewait.Rule {
+		r, err := kubewait.ParseRule(s)
+		if err != nil {
+			bad("--%s=%s: %s", flag, s, strings.TrimPrefix(err.Error(), "kubewait: "))
+		}
+		return r
 	}
-	var manifest []manifestObject
-	if len(f.files) > 0 {
-		if manifest, err = readManifests(f.files, f.recursive, stdin); err != nil {
-			return exitUsage, err
+	o.forRules, o.failOn = nil, nil
+	for _, s := range o.forText {
+		o.forRules = append(o.forRules, rule("for", s))
+	}
+	for _, s := range o.failOnText {
+		o.failOn = append(o.failOn, rule("fail-on", s))
+	}
+	// kubectl waits for --for=create before the others.
+	slices.SortStableFunc(o.forRules, func(a, b kubewait.Rule) int {
+		return boolRank(b.String() == "create") - boolRank(a.String() == "create")
+	})
+	if len(o.forText) == 0 {
+		bad("--for is required (condition=Ready, jsonpath={.status.phase}=Running, create, delete, kstatus=Current, rollout)")
+	}
+	switch {
+	case o.count < 0:
+		bad("--count=%d: negative", o.count)
+	case o.count > 0 && !o.bySelector():
+		bad("--count needs -l, --field-selector or --all")
+	}
+	if *o.objects.LabelSelector != "" && *o.objects.All {
+		bad("-l and --all: give one of them")
+	}
+	if sel := *o.objects.LabelSelector; sel != "" {
+		if _, err := labels.Parse(sel); err != nil {
+			bad("-l %q: %v", sel, err)
 		}
 	}
+	if sel := *o.objects.FieldSelector; sel != "" {
+		if _, err := fields.ParseSelector(sel); err != nil {
+			bad("--field-selector %q: %v", sel, err)
+		}
+	}
+	printer, err := o.print.ToPrinter()
+	switch {
+	case err != nil:
+		errs = append(errs, err)
+	case o.json && o.print.OutputFlagSpecified != nil && o.print.OutputFlagSpecified():
+		bad("-o and --json: give one of them (--json prints the events, -o the objects)")
+	}
+	o.printer = printer
+	if len(errs) > 0 {
+		return usageError{errors.Join(errs...)}
+	}
+	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// bySelector reports whether the objects are those of a selector or --all.
+func (o *kubeOptions) bySelector() bool {
+	return *o.objects.LabelSelector != "" || *o.objects.FieldSelector != "" || *o.objects.All
+}
+
+// budget is the command's total time: --timeout, a week for a negative
+// one, as kubectl's.
+func (o *kubeOptions) budget() time.Duration {
+	if o.timeout < 0 {
+		return week
+	}
+	return o.timeout
+}
+
+// rulesText is the --for rules as kubectl writes them, joined by ", ".
+func (o *kubeOptions) rulesText() string {
+	texts := make([]string, len(o.forRules))
+	for i, r := range o.forRules {
+		texts[i] = r.String()
+	}
+	return strings.Join(texts, ", ")
+}
+
+// run connects, resolves the objects and waits for them.
+func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.Writer, connect kubeConnect) (int, error) {
+	if err := o.check(); err != nil {
+		return exitUsage, err
+	}
 	start := time.Now() // the budget's: discovery counts in it
-	cluster, err := connect(f.kubeconfig, f.kubeContext, f.namespace, stderr)
+	cluster, err := connect(o.config, stderr)
 	if err != nil {
 		return exitUsage, err
 	}
-	// Discovery ends at the deadline too. The waits themselves get no
-	// context deadline: kubewait ends each at its own Timeout, which
-	// reports a timeout rather than a cancellation.
-	dctx, cancel := context.WithDeadline(ctx, start.Add(f.timeout))
-	w, err := kubeRequests(dctx, f, targets, manifest, cluster)
-	cancel()
+	w, err := o.resolveBefore(ctx, start, cluster, args)
 	var ue usageError
+	var se serverError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return exitInterrupted, err
+	case errors.As(err, &se):
+		return se.code, se
 	case errors.As(err, &ue):
 		return exitUsage, err
-	case err != nil && errors.Is(dctx.Err(), context.DeadlineExceeded):
-		return exitTimeout, fmt.Errorf("timed out after %v: %w", f.timeout, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return exitTimeout, err
 	case err != nil:
-		return exitFailure, err
+		return exitUsage, err
 	}
-	return runKube(ctx, f, start, w, cluster.client, stdout, stderr)
+	p := &kubeProgress{o: o, kinds: w.kinds, out: stdout, errOut: stderr, start: start,
+		server: cluster.server, answers: cluster.answers, named: w.named}
+	if o.timeout == 0 {
+		return p.checkOnce(ctx, w, cluster)
+	}
+	return p.wait(ctx, start.Add(o.budget()), w, cluster)
 }
 
-// kubeWaits are the command's waits, and the kind of each of their
-// resources, for the command's lines.
-type kubeWaits struct {
-	reqs  []*kubewait.Request
-	kinds map[schema.GroupVersionResource]schema.GroupVersionKind
-	// named are the named objects, each waited for once (widget/a wd/a
-	// is one object).
-	named map[kubewait.Ref]bool
-}
-
-// kubeRequests resolves each TYPE, and each kind of the manifest, through
-// discovery. The named objects, in the order of the command line or the
-// manifest (each once), are one request; a selector's or --all's, one per
-// resource and namespace. A kind or a type the server does not have, or
-// an object in a namespace other than -n's, is a usageError.
-func kubeRequests(ctx context.Context, f kubeFlags, targets []kubeTarget, manifest []manifestObject, cluster kubeCluster) (kubeWaits, error) {
-	w := kubeWaits{kinds: map[schema.GroupVersionResource]schema.GroupVersionKind{}, named: map[kubewait.Ref]bool{}}
-	request := func(ns string) *kubewait.Request {
-		return &kubewait.Request{Namespace: ns, For: f.forRules, FailOn: f.failOn,
-			Options: []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}}
+// resolveBefore resolves the objects (discovery, manifests) by the
+// command's deadline: cli-runtime's builder takes no context, and a
+// server that does not answer would hold it past it. With --timeout=0
+// (check once), discovery has the default --timeout, 30 s.
+func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluster kubeCluster, args []string) (kubeWaits, error) {
+	budget := o.budget()
+	if budget == 0 {
+		budget = 30 * time.Second
 	}
-	var named *kubewait.Request
-	addNamed := func(m *meta.RESTMapping, ns, name string) {
-		ref := kubewait.Ref{Resource: m.Resource, Namespace: ns, Name: name}
-		if w.named[ref] {
-			return // one object named twice (widget/a wd/a)
-		}
-		w.named[ref] = true
-		if named == nil {
-			named = request(cluster.namespace)
-			w.reqs = append(w.reqs, named)
-		}
-		named.Objects = append(named.Objects, kubewait.ObjectRef{GroupVersionKind: m.GroupVersionKind, Namespace: ns, Name: name})
+	type resolved struct {
+		w   kubeWaits
+		err error
 	}
-	mappings := map[string]*meta.RESTMapping{}
-	for _, t := range targets {
-		m := mappings[t.typ]
-		if m == nil {
-			var err error
-			if m, err = mappingFor(ctx, cluster.mapper, t.typ); err != nil {
-				return w, err
-			}
-			mappings[t.typ] = m
-		}
-		w.kinds[m.Resource] = m.GroupVersionKind
-		ns := cluster.namespace
-		if f.allNamespaces || m.Scope.Name() == meta.RESTScopeNameRoot {
-			ns = ""
-		}
-		if t.name != "" {
-			addNamed(m, ns, t.name)
-			continue
-		}
-		if slices.ContainsFunc(w.reqs, func(r *kubewait.Request) bool { return r.Resource == m.Resource && r.Namespace == ns }) {
-			continue
-		}
-		r := request(ns)
-		r.Resource, r.Selector, r.FieldSelector, r.All, r.Count = m.Resource, f.selector, f.fieldSelector, f.all, f.count
-		w.reqs = append(w.reqs, r)
+	done := make(chan resolved, 1)
+	go func() {
+		w, err := o.resolve(cluster, args)
+		done <- resolved{w, err}
+	}()
+	timer := time.NewTimer(time.Until(start.Add(budget)))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.w, r.err
+	case <-timer.C:
+		return kubeWaits{}, fmt.Errorf("timed out after %v: discovering the server's types: %w", budget, context.DeadlineExceeded)
+	case <-ctx.Done():
+		return kubeWaits{}, context.Cause(ctx)
 	}
-	var errs []error
-	for _, o := range manifest {
-		var versions []string
-		if o.gvk.Version != "" {
-			versions = []string{o.gvk.Version}
-		}
-		m, err := cluster.mapper.RESTMappingWithContext(ctx, o.gvk.GroupKind(), versions...)
-		switch {
-		case meta.IsNoMatchError(err):
-			errs = append(errs, fmt.Errorf("%s: no matches for kind %q in version %q (ensure CRDs are installed first)",
-				o.source, o.gvk.Kind, o.gvk.GroupVersion()))
-			continue
-		case err != nil:
-			return w, fmt.Errorf("discovering the server's types: %w", err)
-		}
-		w.kinds[m.Resource] = m.GroupVersionKind
-		ns := ""
-		if m.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns = cmp.Or(o.namespace, cluster.namespace)
-			if f.namespace != "" && ns != f.namespace {
-				errs = append(errs, fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q "+
-					"(kubectl's words): pass --namespace=%s", o.source, ns, f.namespace, ns))
-				continue
-			}
-		}
-		addNamed(m, ns, o.name)
-	}
-	if len(errs) > 0 {
-		return w, usageError{errors.Join(errs...)}
-	}
-	return w, nil
 }
 
 // errStopped is why a wait was cancelled when another one failed.
 var errStopped = errors.New("stopped: another object's wait failed")
 
-// runKube runs every request at once, under one deadline, and prints
-// their events, the objects that met --for and, when one did not, a
-// summary. The exit status is the worst outcome: a failure (1) ends the
-// other waits at once; then a timeout (2).
-func runKube(ctx context.Context, f kubeFlags, start time.Time, w kubeWaits, client *kubewait.Client, stdout, stderr io.Writer) (int, error) {
-	p := &kubeProgress{f: f, kinds: w.kinds, out: stdout, errOut: stderr, start: start}
+// wait runs the --for rules one after another, in order, as kubectl
+// does: for each, every request at once under one deadline, each
+// object's line printed as it meets the rule. It stops at the first rule
+// not met by every object.
+func (p *kubeProgress) wait(ctx context.Context, deadline time.Time, w kubeWaits, cluster kubeCluster) (int, error) {
+	var outcomes []kubeOutcome
+	for _, rule := range p.o.forRules {
+		outcomes = p.waitFor(ctx, deadline, rule, w, cluster)
+		if worst(outcomes) != exitSuccess {
+			break
+		}
+	}
+	return p.finish(outcomes, time.Since(p.start))
+}
+
+// waitFor waits for every request of w to meet rule, at once, and
+// returns their outcomes. A failure (1) ends the other waits at once.
+func (p *kubeProgress) waitFor(ctx context.Context, deadline time.Time, rule kubewait.Rule, w kubeWaits, cluster kubeCluster) []kubeOutcome {
 	waitCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	deadline := p.start.Add(f.timeout)
 	outcomes := make([]kubeOutcome, len(w.reqs))
 	var wg sync.WaitGroup
-	for i, r := range w.reqs {
-		r.OnEvent = func(e kubewait.Event) { p.event(r, e) }
+	for i, base := range w.reqs {
+		r := *base
+		r.For, r.FailOn = []kubewait.Rule{rule}, p.o.failOn
+		r.OnEvent = func(e kubewait.Event) { p.event(&r, e) }
 		wg.Go(func() {
 			r.Timeout = max(time.Until(deadline), time.Nanosecond)
-			res, err := client.Wait(waitCtx, *r)
-			outcomes[i] = kubeOutcome{req: r, res: res, err: err, code: kubeStatus(ctx, err)}
+			res, err := cluster.client.Wait(waitCtx, r)
+			outcomes[i] = kubeOutcome{req: &r, res: res, err: err, code: kubeStatus(ctx, err)}
 			if err != nil && outcomes[i].code != exitTimeout {
 				stop(errStopped)
 			}
 		})
 	}
 	wg.Wait()
-	return p.finish(outcomes, time.Since(p.start))
+	p.ruleEnded(outcomes)
+	return outcomes
 }
 
 // kubeOutcome is how one request ended.
@@ -190,6 +340,17 @@ type kubeOutcome struct {
 	res  kubewait.Result
 	err  error
 	code int
+}
+
+// worst is the worst exit status of outcomes.
+func worst(outcomes []kubeOutcome) int {
+	code := exitSuccess
+	for _, o := range outcomes {
+		if worse(o.code, code) {
+			code = o.code
+		}
+	}
+	return code
 }
 
 // kubeStatus is the exit status of one request's outcome; -1 for a wait
@@ -204,6 +365,8 @@ func kubeStatus(ctx context.Context, err error) int {
 		return exitInterrupted
 	case errors.Is(err, errStopped):
 		return -1
+	case serverFault("", err) != nil: // a timeout or a failure with the server's error last
+		return serverFault("", err).(serverError).code
 	case errors.Is(err, waiter.ErrTimeout):
 		return exitTimeout
 	default: // a failure, no matching objects, a list that failed
@@ -214,7 +377,7 @@ func kubeStatus(ctx context.Context, err error) int {
 // worse reports whether exit status a is a worse outcome than b.
 func worse(a, b int) bool {
 	rank := func(c int) int {
-		return slices.Index([]int{-1, exitSuccess, exitTimeout, exitFailure, exitUsage, exitInterrupted}, c)
+		return slices.Index([]int{-1, exitSuccess, exitTimeout, exitUnavailable, exitFailure, exitNoPerm, exitUsage, exitInterrupted}, c)
 	}
 	return rank(a) > rank(b)
 }

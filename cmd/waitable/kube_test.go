@@ -8,21 +8,28 @@ import (
 	"fmt"
 	"io"
 	goruntime "runtime"
-	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	discoveryfake "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/waitable/waitable/kubewait"
 )
@@ -62,15 +69,40 @@ func newFakeCluster(t *testing.T, objs ...map[string]any) *fakeCluster {
 	return &fakeCluster{t: t, dyn: dyn, disc: disc, namespace: "ns"}
 }
 
-// connect is the cluster's kubeConnect: the command's own mapper over the
-// fake discovery, and a kubewait Client of the fake dynamic client.
-func (c *fakeCluster) connect(_, _, namespace string, warnings io.Writer) (kubeCluster, error) {
-	if namespace == "" {
-		namespace = c.namespace
+// connect is the cluster's kubeConnect: cli-runtime's getter over the
+// fake discovery (a REST mapper with short names and categories, as
+// ConfigFlags makes), and a kubewait Client of the fake dynamic client.
+// The namespace is -n's, else the context's (c.namespace).
+func (c *fakeCluster) connect(flags *genericclioptions.ConfigFlags, warnings io.Writer) (kubeCluster, error) {
+	ns, enforced := c.namespace, false
+	if *flags.Namespace != "" {
+		ns, enforced = *flags.Namespace, true
 	}
-	mapper := kubeMapper(c.disc, warnings)
+	cached := memory.NewMemCacheClient(c.disc)
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, func(w string) {
+		fmt.Fprintf(warnings, "Warning: %s\n", w)
+	})
+	getter := fakeGetter{disc: cached, mapper: mapper}
 	client := kubewait.NewClient(c.dyn, kubewait.ClientOptions{Mapper: mapper})
-	return kubeCluster{client: client, mapper: mapper, namespace: namespace}, nil
+	return kubeCluster{getter: getter, client: client, dyn: c.dyn, namespace: ns, enforced: enforced, server: "https://fake.invalid"}, nil
+}
+
+// fakeGetter is cli-runtime's RESTClientGetter over a fake discovery: the
+// resource builder maps types with it and makes no request.
+type fakeGetter struct {
+	disc   discovery.CachedDiscoveryInterface
+	mapper meta.RESTMapper
+}
+
+func (g fakeGetter) ToRESTConfig() (*rest.Config, error) {
+	return &rest.Config{Host: "https://fake.invalid"}, nil
+}
+func (g fakeGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return g.disc, nil
+}
+func (g fakeGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.mapper, nil }
+func (g fakeGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+	return clientcmd.NewDefaultClientConfig(clientcmdapi.Config{}, &clientcmd.ConfigOverrides{})
 }
 
 func (c *fakeCluster) write(gvr schema.GroupVersionResource, o map[string]any, create bool) {
@@ -176,8 +208,8 @@ func (r kubeRun) String() string {
 }
 
 // TestKubeConditionMet: each object that meets --for prints kubectl's
-// line on standard output when the wait ends, in the order of the
-// arguments; standard error has a line per object transition, as it
+// line on standard output as kubectl would, in the order of the
+// arguments, each as soon as it and those before it met it; standard error has a line per object transition, as it
 // happens, and the success.
 func TestKubeConditionMet(t *testing.T) {
 	bubble(t, func(t *testing.T) {
@@ -226,7 +258,8 @@ func TestKubeTimeout(t *testing.T) {
 		want := "waitable: timeout after 30s, waiting for condition=Ready:\n" +
 			"  widget.waitable.test/a: met (ReadyReason: Ready message)\n" +
 			"  widget.waitable.test/b: not met (ReadyReason: Ready message)\n" +
-			"  widget.waitable.test/gone: not found\n"
+			"  widget.waitable.test/gone: not found\n" +
+			"waitable kube: timed out waiting for the condition on widgets/b\n"
 		if !strings.HasSuffix(r.stderr, want) {
 			t.Errorf("stderr ends\n%s\nwant\n%s", r.stderr, want)
 		}
@@ -565,24 +598,22 @@ func TestKubeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "want TYPE/NAME..., TYPE NAME..., -f FILE or TYPE with -l or --all"},
+		{nil, "--for is required"},
 		{[]string{"widget/a"}, "--for is required"},
-		{[]string{"--for", "ready", "widget/a"}, `invalid value "ready" for flag -for: rule "ready": want condition=TYPE[=STATUS]`},
+		{[]string{"--for", "ready", "widget/a"}, `--for=ready: rule "ready": want condition=TYPE[=STATUS]`},
 		{[]string{"--for", "jsonpath={.a}=", "widget/a"}, "the value after = is empty"},
-		{append(forReady, "--fail-on", "nope", "widget/a"), `invalid value "nope" for flag -fail-on`},
+		{append(forReady, "--fail-on", "nope", "widget/a"), `--fail-on=nope: rule "nope"`},
 		{append(forReady, "--count", "2", "widget/a"), "--count needs -l, --field-selector or --all"},
-		{append(forReady, "--count", "-1", "--all", "widget"), "--count -1: negative"},
+		{append(forReady, "--count", "-1", "--all", "widget"), "--count=-1: negative"},
 		{append(forReady, "--count", "2", "--all", "widget,gizmo"), "--count takes one TYPE, not 2"},
-		{append(forReady, "--timeout", "0", "widget/a"), "--timeout 0s: want a positive duration"},
-		{append(forReady, "--timeout", "-1s", "widget/a"), "--timeout -1s: want a positive duration"},
 		{append(forReady, "-l", "app=web", "--all", "widget"), "-l and --all: give one of them"},
-		{append(forReady, "-l", "app=web", "widget", "a"), "names and -l, --field-selector or --all: give one of them"},
+		{append(forReady, "-l", "app=web", "widget", "a"), "name cannot be provided when a selector is specified"},
 		{append(forReady, "-l", "app in (", "widget"), `-l "app in (":`},
-		{append(forReady, "widget"), "widget: give NAMEs, -l SELECTOR, --field-selector SELECTOR or --all"},
-		{append(forReady, "widget/a", "b"), `"b": want TYPE/NAME`},
-		{append(forReady, "widget", "a/b"), `"a/b": after TYPE, give NAMEs`},
-		{append(forReady, "-A", "widget/a"), "-A: objects are named in one namespace"},
-		{append(forReady, "--bogus", "widget/a"), "flag provided but not defined: -bogus"},
+		{append(forReady, "widget"), "resource(s) were provided, but no name was specified"},
+		{append(forReady, "widget/a", "b"), "there is no need to specify a resource type as a separate argument"},
+		{append(forReady, "widget", "a/b"), "there is no need to specify a resource type as a separate argument"},
+		{append(forReady, "-A", "widget/a"), "a resource cannot be retrieved by name across all namespaces"},
+		{append(forReady, "--bogus", "widget/a"), "unknown flag: --bogus\nSee 'waitable kube --help' for usage."},
 		{append(forReady, "thing/a"), `the server doesn't have a resource type "thing"`},
 		{[]string{"--for", "delete", "--count", "2", "--all", "widget"}, "a wait for deletion has no count"},
 	} {
@@ -590,50 +621,52 @@ func TestKubeUsage(t *testing.T) {
 			bubble(t, func(t *testing.T) {
 				c := newFakeCluster(t, widget("a", nil))
 				r := kube(t, t.Context(), c, tt.args...)
-				if r.code != exitUsage || r.took != 0 || !strings.Contains(r.stderr, tt.want) {
-					t.Errorf("%v\nwant exit 64 at once, saying %q", r, tt.want)
+				if r.code != exitUsage || r.took != 0 || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "waitable kube:") != 1 {
+					t.Errorf("%v\nwant exit 64 at once, saying %q once", r, tt.want)
 				}
 			})
 		})
 	}
 }
 
-// TestKubeHelp: --help prints the usage and exits 0.
+// TestKubeHelp: --help prints the help on standard output and exits 0.
 func TestKubeHelp(t *testing.T) {
 	c := newFakeCluster(t)
-	if r := kube(t, t.Context(), c, "--help"); r.code != exitSuccess || !strings.HasPrefix(r.stderr, "Usage: waitable kube [flags] TYPE/NAME...") {
-		t.Errorf("%v\nwant exit 0 and the usage", r)
+	r := kube(t, t.Context(), c, "--help")
+	if r.code != exitSuccess || !strings.HasPrefix(r.stdout, "Waits, as kubectl wait does") || !strings.Contains(r.stdout, "--for stringArray") ||
+		!strings.Contains(r.stdout, "--server string") || r.stderr != "" {
+		t.Errorf("%v\nwant exit 0 and the help on stdout", r)
 	}
 }
 
-// TestKubeFlagNames: the long and short names of a flag are one flag.
-func TestKubeFlagNames(t *testing.T) {
-	for _, pair := range [][2][]string{
-		{{"-l", "app=web", "widget"}, {"--selector", "app=web", "widget"}},
-		{{"-n", "team", "widget/a"}, {"--namespace", "team", "widget/a"}},
-		{{"-A", "--all", "widget"}, {"--all-namespaces", "--all", "widget"}},
-	} {
-		var got [2]string
-		for i, args := range pair {
-			f, _, err := parseKube(append([]string{"--for", "create"}, args...), io.Discard)
-			if err != nil {
-				t.Fatalf("%q: %v", args, err)
+// TestKubeTimeoutZeroAndNegative: --timeout=0 checks once, as kubectl's:
+// a GET per object, each judged by each --for, its line printed if met,
+// else status 2 with kubectl's words; a negative --timeout waits a week.
+func TestKubeTimeoutZeroAndNegative(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", cond("Ready", "True")), widget("b", cond("Ready", "False")))
+		r := kube(t, t.Context(), c, "--for=condition=Ready", "--timeout=0", "widget/a")
+		if r.code != exitSuccess || r.took != 0 || r.stdout != "widget.waitable.test/a condition met\n" {
+			t.Errorf("met: %v\nwant exit 0 at once, the line", r)
+		}
+		r = kube(t, t.Context(), c, "--for=condition=Ready", "--timeout=0", "widget/a", "widget/b")
+		if r.code != exitTimeout || r.took != 0 || r.stdout != "widget.waitable.test/a condition met\n" ||
+			!strings.HasSuffix(r.stderr, "waitable kube: condition not met for widgets/b\n") {
+			t.Errorf("not met: %v\nwant exit 2 at once, a's line, kubectl's words for b", r)
+		}
+		gets := 0
+		for _, a := range c.dyn.Actions() {
+			if a.GetVerb() == "get" {
+				gets++
 			}
-			// Rules compare as kubectl writes them (a Rule holds its
-			// compiled acceptors, new with each parse).
-			rules := fmt.Sprint(f.forRules, f.failOn)
-			f.forRules, f.failOn = nil, nil
-			got[i] = fmt.Sprintf("%s %+v", rules, f)
 		}
-		if got[0] != got[1] {
-			t.Errorf("%q and %q differ: %s, %s", pair[0], pair[1], got[0], got[1])
+		if gets != 3 {
+			t.Errorf("%d GETs, want one per object and run, 3", gets)
 		}
-	}
-	f, targets, err := parseKube([]string{"widget/a", "--for", "create", "--fail-on", "delete", "--fail-on", "kstatus=Failed",
-		"--timeout", "1m", "--kubeconfig", "k", "--context", "c", "--json", "--quiet", "gizmo/b"}, io.Discard)
-	want := []kubeTarget{{"widget", "a"}, {"gizmo", "b"}}
-	if err != nil || len(f.failOn) != 2 || f.timeout != time.Minute || f.kubeconfig != "k" || f.kubeContext != "c" ||
-		!f.json || !f.quiet || f.forText() != "create" || !slices.Equal(targets, want) {
-		t.Errorf("parseKube = %+v, %v, %v; want every flag read, targets %v", f, targets, err, want)
-	}
+		after(100*time.Hour, func() { c.write(widgets, widget("b", cond("Ready", "True")), false) })
+		r = kube(t, t.Context(), c, "--for=condition=Ready", "--timeout=-1s", "--quiet", "widget/b")
+		if r.code != exitSuccess || r.took != 100*time.Hour {
+			t.Errorf("negative: %v\nwant exit 0 after 100h", r)
+		}
+	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -43,44 +42,6 @@ func kubeconfig(t *testing.T, ca *httptest.Server, contexts ...string) string {
 	return path
 }
 
-// TestLoadKubeconfig: the kubeconfig is read as kubectl reads it: the
-// file of --kubeconfig, else $KUBECONFIG; the context of --context, else
-// the current one; the namespace of -n, else the context's, else default.
-// One that cannot be read is bad input.
-func TestLoadKubeconfig(t *testing.T) {
-	path := kubeconfig(t, nil, "one", "https://one.example", "team", "two", "https://two.example", "")
-	t.Setenv("KUBECONFIG", path)
-	for _, tt := range []struct {
-		kubeconfig, context, namespace string
-		host, ns                       string
-	}{
-		{"", "", "", "https://one.example", "team"},
-		{path, "", "", "https://one.example", "team"},
-		{"", "two", "", "https://two.example", "default"},
-		{"", "", "mine", "https://one.example", "mine"},
-		{"", "two", "mine", "https://two.example", "mine"},
-	} {
-		cfg, ns, err := loadKubeconfig(tt.kubeconfig, tt.context, tt.namespace)
-		if err != nil || cfg.Host != tt.host || ns != tt.ns || cfg.BearerToken != "secret" {
-			t.Errorf("loadKubeconfig(%q, %q, %q) = %v, %q, %v; want %s, %q", tt.kubeconfig, tt.context, tt.namespace,
-				cfg, ns, err, tt.host, tt.ns)
-		}
-	}
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	if cfg, _, err := loadKubeconfig(path, "", ""); err != nil || cfg.Host != "https://one.example" {
-		t.Errorf("--kubeconfig, with $KUBECONFIG naming no file: %v, %v", cfg, err)
-	}
-	for _, tt := range []struct{ kubeconfig, context, want string }{
-		{filepath.Join(t.TempDir(), "none"), "", "no such file"},
-		{path, "three", `context "three" does not exist`},
-	} {
-		_, _, err := loadKubeconfig(tt.kubeconfig, tt.context, "")
-		if ue := (usageError{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("loadKubeconfig(%q, %q) = %v, want a usage error saying %q", tt.kubeconfig, tt.context, err, tt.want)
-		}
-	}
-}
-
 // fakeAPI is an API server on loopback (https: a kubeconfig's
 // credentials go only to one) that serves discovery (widgets,
 // short name wd) and the widgets of namespace ns: a list, and a watch
@@ -91,6 +52,9 @@ type fakeAPI struct {
 	watching chan struct{}
 	mu       sync.Mutex
 	tokens   []string
+	// fault, if set before the first request, answers a request whose
+	// path it returns a status for with that status (0: none).
+	fault func(path string) int
 }
 
 func newFakeAPI(t *testing.T, widgets ...string) *fakeAPI {
@@ -109,6 +73,14 @@ func newFakeAPI(t *testing.T, widgets ...string) *fakeAPI {
 		api.mu.Lock()
 		api.tokens = append(api.tokens, r.Header.Get("Authorization"))
 		api.mu.Unlock()
+		if api.fault != nil {
+			if code := api.fault(r.URL.Path); code != 0 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(code)
+				fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"fault %d","code":%d}`, code, code)
+				return
+			}
+		}
 		body, ok := answers[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
@@ -137,7 +109,7 @@ func readyWidget(name, phase string) string {
 // TestKubeKubeconfig: waitable kube works against the API server of a
 // kubeconfig given by --kubeconfig, by KUBECONFIG, or in ~/.kube/config,
 // with its credentials; a kubeconfig that cannot be read is bad usage
-// (64), a server that cannot be reached a failure (1), one that does not
+// (64), a server that cannot be reached unavailable (69), one that does not
 // answer within --timeout a timeout (2).
 func TestKubeKubeconfig(t *testing.T) {
 	api := newFakeAPI(t, readyWidget("a", "Running"))
@@ -186,7 +158,8 @@ func TestKubeKubeconfig(t *testing.T) {
 			"waitable kube: timed out after 300ms: discovering the server's types: "},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, exitUsage, "waitable kube: kubeconfig: "},
 		{[]string{"--kubeconfig", path, "--context", "other"}, exitUsage, `waitable kube: kubeconfig: context "other" does not exist`},
-		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, "")}, exitFailure, "waitable kube: discovering the server's types: "},
+		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, "")}, exitUnavailable,
+			"waitable kube: the API server " + closed + " could not be reached: "},
 	} {
 		r := runBinary(t, nil, append([]string{"kube", "--for", "condition=Ready", "widget/a"}, tt.args...)...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {

@@ -8,8 +8,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// TestKubeOutput: -o name, json and yaml print each object that met
-// --for as kubectl wait -o does (once per --for): its kind and name; the
+// TestKubeOutput: -o name, json, yaml, jsonpath and go-template print
+// each object that met --for as kubectl wait -o does (cli-runtime's
+// printers, once per --for): its kind and name; the
 // object as JSON indented by four spaces; the object as YAML, documents
 // separated by ---; without its managedFields.
 func TestKubeOutput(t *testing.T) {
@@ -34,8 +35,21 @@ func TestKubeOutput(t *testing.T) {
 					t.Errorf("%q: stdout %q", args, r.stdout)
 				}
 			}
-			if r := run(t, "-o", "name", "--for=create"); r.stdout != "widget.waitable.test/a\nwidget.waitable.test/a\nwidget.waitable.test/b\nwidget.waitable.test/b\n" {
-				t.Errorf("two --for: stdout %q, want each name twice", r.stdout)
+			// create first, then Ready: each object's line for each --for.
+			if r := run(t, "-o", "name", "--for=create"); r.stdout != "widget.waitable.test/a\nwidget.waitable.test/b\nwidget.waitable.test/a\nwidget.waitable.test/b\n" {
+				t.Errorf("two --for: stdout %q, want each name twice, once per --for", r.stdout)
+			}
+		})
+	})
+	t.Run("jsonpath and go-template", func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"-o", `jsonpath={.metadata.name}{"\n"}`}, {"-o", `go-template={{.metadata.name}}{{"\n"}}`},
+				{"-o", "jsonpath", "--template", `{.metadata.name}{"\n"}`},
+			} {
+				if r := run(t, args...); r.stdout != "a\nb\n" {
+					t.Errorf("%q: stdout %q, want a\\nb\\n", args, r.stdout)
+				}
 			}
 		})
 	})
@@ -87,9 +101,9 @@ func TestKubeOutput(t *testing.T) {
 				args []string
 				want string
 			}{
-				{[]string{"-o", "wide"}, "-o wide: want name, json or yaml"},
-				{[]string{"-o", "jsonpath={.metadata.name}"}, "-o jsonpath={.metadata.name}: want name, json or yaml"},
-				{[]string{"-o", "json", "--json"}, "-o json and --json: give one of them"},
+				{[]string{"-o", "wide"}, `unable to match a printer suitable for the output format "wide", allowed formats are: `},
+				{[]string{"-o", "jsonpath={.metadata"}, "unclosed action"},
+				{[]string{"-o", "json", "--json"}, "-o and --json: give one of them"},
 			} {
 				r := kube(t, t.Context(), c, append([]string{"--for=condition=Ready", "widget/a"}, tt.args...)...)
 				if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {

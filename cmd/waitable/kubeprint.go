@@ -1,229 +1,88 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"strings"
-	"sync"
-	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/kubewait"
 )
 
-// kubeProgress prints waitable kube's events as they happen (a line each
-// on standard error, or a JSON object each on standard output with
-// --json), then how the wait ended. Every request's goroutine calls
-// event: one lock keeps the lines whole.
-type kubeProgress struct {
-	f           kubeFlags
-	kinds       map[schema.GroupVersionResource]schema.GroupVersionKind // each resource's kind
-	out, errOut io.Writer
-	start       time.Time
-	mu          sync.Mutex
+// printsNames reports whether the printer prints no more of an object
+// than its kind and name (kubectl's line, -o name): it prints as an
+// object meets a rule, where the others print the object as the rule's
+// wait saw it last, when it ends.
+func (p *kubeProgress) printsNames() bool {
+	f := strings.ToLower(*p.o.print.OutputFormat)
+	return !p.o.json && (f == "" || f == "name")
 }
 
-type kubeEventJSON struct {
-	Time      time.Time `json:"time"`
-	ElapsedMS float64   `json:"elapsed_ms"`
-	Resource  string    `json:"resource"`
-	Namespace string    `json:"namespace,omitempty"`
-	Name      string    `json:"name,omitempty"`
-	Object    string    `json:"object,omitempty"`
-	State     string    `json:"state,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	Message   string    `json:"message,omitempty"`
-	Outcome   string    `json:"outcome,omitempty"`
-	Watch     string    `json:"watch,omitempty"`
-	Error     string    `json:"error,omitempty"`
+// printMet prints, with the -o printer (kubectl's line by default), that
+// the object ref met a rule; obj is the object as last seen (nil: only
+// its kind and name are known, as of an object already gone).
+func (p *kubeProgress) printMet(ref kubewait.Ref, obj map[string]any) {
+	if obj == nil {
+		gvk := p.kinds[ref.Resource]
+		obj = map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
+			"metadata": map[string]any{"name": ref.Name}}
+		if ref.Namespace != "" {
+			obj["metadata"].(map[string]any)["namespace"] = ref.Namespace
+		}
+	}
+	p.o.printer.PrintObj(&unstructured.Unstructured{Object: obj}, p.out) //nolint:errcheck // standard output: nothing to do about an error
 }
 
-type kubeResultJSON struct {
-	Result    string           `json:"result"`
-	ElapsedMS float64          `json:"elapsed_ms"`
-	Objects   []kubeObjectJSON `json:"objects"`
-	Error     string           `json:"error,omitempty"`
+// objectMet prints the lines of the named objects that can go out now
+// that ref met the rule, as kubectl's would: in the order named, each as
+// soon as it and the ones before it met the rule.
+func (p *kubeProgress) objectMet(ref kubewait.Ref) {
+	ref.UID = ""
+	if p.met == nil {
+		p.met = map[kubewait.Ref]bool{}
+	}
+	p.met[ref] = true
+	for p.printsNames() && p.printed < len(p.named) && p.met[p.named[p.printed]] {
+		p.printMet(p.named[p.printed], nil)
+		p.printed++
+	}
 }
 
-type kubeObjectJSON struct {
-	Resource  string `json:"resource"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Object    string `json:"object,omitempty"`
-	State     string `json:"state"`
-	Reason    string `json:"reason,omitempty"`
-	Message   string `json:"message,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
-// event prints one event of r's wait: an object's transition, or what
-// happened to a watch.
-func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
+// ruleEnded prints what is left to print when the wait for a rule
+// ended: the lines of the named objects that met it behind one that did
+// not, then those of a selector's objects (by namespace and name, as
+// kubectl lists them); or, with a printer of whole objects (-o json,
+// yaml, jsonpath, go-template), each object that met the rule, as the
+// wait saw it last, in the same order.
+func (p *kubeProgress) ruleEnded(outcomes []kubeOutcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.f.json {
-		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Object.Resource),
-			Namespace: e.Object.Namespace, Name: e.Object.Name, Watch: e.Watch}
-		if e.Watch == "" && e.Object.Name == "" { // the Count's: its request's
-			j.Resource, j.Namespace = resourceName(r.Resource), r.Namespace
-		}
-		if e.Watch == "" {
-			j.Object = p.object(r, e.Object)
-			j.State, j.Reason, j.Message, j.Outcome = e.State.String(), e.Reason, e.Message, e.Outcome
-		}
-		if e.Err != nil {
-			j.Error = e.Err.Error()
-		}
-		writeJSON(p.out, j)
+	defer func() { p.met, p.printed = nil, 0 }()
+	if p.o.json {
 		return
 	}
-	if p.f.quiet {
-		return
-	}
-	at := "+" + short(e.Time.Sub(p.start)).String()
-	if e.Watch != "" {
-		line := fmt.Sprintf("%s  %s: watch %s", at, p.watched(r, e.Object), e.Watch)
-		if e.Err != nil {
-			line += ": " + e.Err.Error()
-		}
-		fmt.Fprintln(p.errOut, line)
-		return
-	}
-	state := e.State.String()
-	if e.Outcome != "" {
-		state = e.Outcome
-	}
-	d := detail(e.Reason, e.Message)
-	if e.Object.Name == "" { // the Count: fewer objects match
-		d = " (" + countMessage(e.Message) + ")"
-	}
-	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Object), state, d)
-}
-
-// finish prints how the wait ended: on standard output, kubectl's line
-// (or, with -o, the object) for each object that met --for, once per
-// --for, in the order of the command line or the manifest (a selector's
-// objects by namespace and name); a summary on standard error. It
-// returns the worst outcome's exit status.
-func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (int, error) {
-	code := exitSuccess
-	var invalid error
 	for _, o := range outcomes {
-		if worse(o.code, code) {
-			code = o.code
-		}
-		if o.code == exitUsage {
-			invalid = o.err
-		}
-	}
-	word := map[int]string{exitSuccess: "success", exitFailure: "failure", exitTimeout: "timeout",
-		exitUsage: "usage", exitInterrupted: "interrupted"}[code]
-	if p.f.json {
-		r := kubeResultJSON{Result: word, ElapsedMS: ms(elapsed), Objects: []kubeObjectJSON{}}
-		for _, o := range outcomes {
-			for _, obj := range o.res.Objects {
-				j := kubeObjectJSON{Resource: resourceName(obj.Resource), Namespace: obj.Namespace, Name: obj.Name,
-					Object: p.object(o.req, obj.Ref), State: obj.State.String(), Reason: obj.Reason, Message: obj.Message}
-				if obj.Name == "" {
-					j.Object, j.Resource = "", resourceName(o.req.Resource)
+		if p.printsNames() && len(o.req.Objects) > 0 {
+			for _, ref := range p.named[p.printed:] {
+				if p.met[ref] {
+					p.printMet(ref, nil)
 				}
-				if obj.Err != nil {
-					j.Error = obj.Err.Error()
-				}
-				r.Objects = append(r.Objects, j)
 			}
-			if o.err != nil && r.Error == "" && !errors.Is(o.err, errStopped) {
-				r.Error = o.err.Error()
-			}
-		}
-		writeJSON(p.out, r)
-		return code, usageOf(invalid)
-	}
-	met := 0
-	out := &kubeOutput{format: p.f.output, w: p.out}
-	for _, o := range outcomes {
-		for _, obj := range o.res.Objects {
-			if obj.Name == "" || obj.State != classify.Success {
-				continue
-			}
-			met++
-			for range p.f.forRules { // kubectl prints an object once per --for it met
-				out.print(p.kinds[obj.Resource], obj)
-			}
-		}
-	}
-	if code == exitSuccess {
-		if !p.f.quiet {
-			fmt.Fprintf(p.errOut, "waitable: success after %s: %s met %s\n", short(elapsed), plural.N(met, "object"), p.f.forText())
-		}
-		return code, nil
-	}
-	if code == exitUsage {
-		return code, usageOf(invalid)
-	}
-	fmt.Fprintf(p.errOut, "waitable: %s after %s, waiting for %s:\n", word, short(elapsed), p.f.forText())
-	for _, o := range outcomes {
-		switch {
-		case errors.Is(o.err, kubewait.ErrNoObjects):
-			fmt.Fprintf(p.errOut, "  %s: no matching resources found\n", p.selection(o.req))
-			continue
-		case o.err != nil && len(o.res.Objects) == 0 && !errors.Is(o.err, errStopped):
-			fmt.Fprintf(p.errOut, "  %s: %v\n", p.selection(o.req), o.err)
 			continue
 		}
 		for _, obj := range o.res.Objects {
-			if obj.State == classify.Success {
-				fmt.Fprintf(p.errOut, "  %s: met%s\n", p.object(o.req, obj.Ref), detail(obj.Reason, obj.Message))
-				continue
+			if obj.Name != "" && obj.State == classify.Success {
+				p.printMet(obj.Ref, obj.Object)
 			}
-			if obj.Name == "" { // the Count: fewer objects match
-				fmt.Fprintf(p.errOut, "  %s: %s, want --count %d\n", p.selection(o.req), countMessage(obj.Message), o.req.Count)
-				continue
-			}
-			state := "not met"
-			switch {
-			case obj.State == classify.Failure && obj.Rule != "":
-				state = "failed on " + obj.Rule
-			case obj.State == classify.Failure:
-				state = "failed"
-			case obj.Reason == "NotFound" && obj.Message == "":
-				state, obj.Reason = "not found", ""
-			case len(p.f.forRules) > 1 && len(obj.Unmet) > 0:
-				state = "not met: " + strings.Join(obj.Unmet, ", ")
-			}
-			fmt.Fprintf(p.errOut, "  %s: %s%s\n", p.object(o.req, obj.Ref), state, detail(obj.Reason, obj.Message))
 		}
 	}
-	return code, nil
-}
-
-// countMessage is what kubewait says of a Count not reached ("2 of 3
-// objects: widgets.waitable.test in ns matching app=web") without what
-// the command's own line already names.
-func countMessage(m string) string {
-	m, _, _ = strings.Cut(m, ": ")
-	return m
-}
-
-// usageOf makes a request that kubewait refused a usage error.
-func usageOf(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err}
 }
 
 // kindName is how kubectl names an object's type in its lines: the kind
 // in lower case, then the group (widget.waitable.test, pod).
 func kindName(gvk schema.GroupVersionKind) string {
-	if gvk.Group == "" {
-		return strings.ToLower(gvk.Kind)
-	}
-	return strings.ToLower(gvk.Kind) + "." + gvk.Group
+	return schema.GroupKind{Group: gvk.Group, Kind: strings.ToLower(gvk.Kind)}.String()
 }
 
 // kind is kubectl's name of the kind of the resource gvr.
@@ -236,12 +95,7 @@ func (p *kubeProgress) kind(gvr schema.GroupVersionResource) string {
 
 // resourceName is the resource as kubectl's TYPE takes it: plural, then
 // the group (widgets.waitable.test, pods).
-func resourceName(gvr schema.GroupVersionResource) string {
-	if gvr.Group == "" {
-		return gvr.Resource
-	}
-	return gvr.Resource + "." + gvr.Group
-}
+func resourceName(gvr schema.GroupVersionResource) string { return gvr.GroupResource().String() }
 
 // object names an object as kubectl does (widget.waitable.test/a), with
 // its namespace when the wait spans every namespace; the Count's entry
@@ -251,7 +105,7 @@ func (p *kubeProgress) object(r *kubewait.Request, ref kubewait.Ref) string {
 		return p.selection(r)
 	}
 	s := p.kind(ref.Resource) + "/" + ref.Name
-	if p.f.allNamespaces && ref.Namespace != "" {
+	if *p.o.objects.AllNamespaces && ref.Namespace != "" {
 		s += " -n " + ref.Namespace
 	}
 	return s
@@ -274,7 +128,7 @@ func (p *kubeProgress) watched(r *kubewait.Request, ref kubewait.Ref) string {
 	switch {
 	case ref.Namespace != "":
 		s += " -n " + ref.Namespace
-	case p.f.allNamespaces:
+	case *p.o.objects.AllNamespaces:
 		s += " -A"
 	}
 	if r.Selector != "" {
@@ -287,15 +141,4 @@ func (p *kubeProgress) watched(r *kubewait.Request, ref kubewait.Ref) string {
 		s += " --all"
 	}
 	return s
-}
-
-// detail is " (reason: message)", or less when either is empty.
-func detail(reason, message string) string {
-	switch {
-	case reason != "" && message != "":
-		return " (" + reason + ": " + message + ")"
-	case reason+message != "":
-		return " (" + reason + message + ")"
-	}
-	return ""
 }

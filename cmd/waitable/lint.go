@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
@@ -27,46 +28,29 @@ import (
 
 const waitableTrait = "smithy.waiters#waitable"
 
-// lintCommand checks (or, with list, lists) the waiters of model files:
-// Smithy JSON AST models or botocore waiters-2.json documents, told apart
-// by their content. Lint checks every acceptor's paths against the
-// operation's shapes: a Smithy model's own, a botocore document's in the
-// service model (--service, or the service-2.json beside a waiters-2.json).
-func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
-	name := "lint"
-	if list {
-		name = "list"
-	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// lintCommand checks the waiters of model files: Smithy JSON AST models
+// or botocore waiters-2.json documents, told apart by their content. It
+// checks every acceptor's paths against the operation's shapes: a Smithy
+// model's own, a botocore document's in the service model (--service, or
+// the service-2.json beside a waiters-2.json).
+func lintCommand(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	warnings := fs.Bool("warnings", false, "also print what the loader allows but finds suspicious")
-	var service *string
-	if !list {
-		service = fs.String("service", "", "the botocore service model (service-2.json) of the botocore documents given;\nwithout it, the service-2.json beside a waiters-2.json, if any")
-	}
+	service := fs.String("service", "", "the botocore service model (service-2.json) of the botocore documents given;\nwithout it, the service-2.json beside a waiters-2.json, if any")
 	fs.Usage = func() {
-		if list {
-			fmt.Fprintf(stdout, "Usage: waitable list MODEL...\n\nMODEL is a Smithy JSON AST model or a botocore waiters-2.json document.\n")
-		} else {
-			fmt.Fprintf(stdout, "Usage: waitable lint [--service service-2.json] MODEL...\n\n"+
-				"MODEL is a Smithy JSON AST model or a botocore waiters-2.json document. Each\n"+
-				"problem is a line FILE:LINE:COLUMN: waiter W: acceptor N: ...; paths are\n"+
-				"checked against the operation's input and output shapes: a Smithy model's\n"+
-				"own, a botocore document's in its service model.\n")
-		}
+		fmt.Fprintf(stdout, "Usage: waitable lint [--service service-2.json] MODEL...\n\n"+
+			"MODEL is a Smithy JSON AST model or a botocore waiters-2.json document. Each\n"+
+			"problem is a line FILE:LINE:COLUMN: waiter W: acceptor N: ...; paths are\n"+
+			"checked against the operation's input and output shapes: a Smithy model's\n"+
+			"own, a botocore document's in its service model.\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitSuccess, nil
-		}
-		return exitUsage, usageError{err}
-	}
-	if fs.NArg() == 0 {
-		return exitUsage, usagef("give at least one model file")
+	if help, err := parseModelFlags(fs, args); help || err != nil {
+		return modelFlagsStatus(err)
 	}
 	var svc *serviceModel
-	if service != nil && *service != "" {
+	if *service != "" {
 		s, err := readService(*service)
 		if err != nil {
 			return exitUsage, usageError{err}
@@ -75,47 +59,18 @@ func lintCommand(args []string, stdout io.Writer, list bool) (int, error) {
 	}
 	problems := 0
 	for _, file := range fs.Args() {
-		data, err := os.ReadFile(file)
+		l, c, err := loadModel(file)
 		if err != nil {
-			return exitUsage, usageError{err}
+			return exitUsage, err
 		}
-		l := newLinter(file, data)
-		c, err := l.load()
-		l.loadProblems(err)
-		if !list {
-			l.checkTypes(svc)
-		}
-		for _, p := range l.sorted() {
-			fmt.Fprintln(stdout, p)
-		}
-		problems += len(l.problems)
-		if c != nil && list {
-			for _, n := range c.Names() {
-				d, _ := c.Get(n)
-				maxDelay := d.MaxDelay.String()
-				if d.MaxDelay == 0 {
-					maxDelay = "120s (the default)"
-				}
-				minDelay := d.MinDelay.String()
-				if d.MinDelay == 0 {
-					minDelay = "2s (the default)"
-				}
-				fmt.Fprintf(stdout, "%s: %s on %s: %s, delays %s to %s\n", file, n, d.Operation.ID, plural.N(len(d.Acceptors), "acceptor"), minDelay, maxDelay)
-			}
-		}
-		if c != nil && *warnings {
-			for _, w := range c.Warnings() {
-				fmt.Fprintf(stdout, "%s: warning: %s\n", file, w)
-			}
-		}
-		if c != nil && !list && len(l.problems) == 0 {
+		l.checkTypes(svc)
+		problems += l.report(stdout)
+		l.warn(stdout, c, *warnings)
+		if c != nil && len(l.problems) == 0 {
 			fmt.Fprintf(stdout, "%s: %s, ok%s\n", file, plural.N(len(c.Names()), "waiter"), l.note)
 		}
 	}
-	if problems > 0 {
-		return exitLint, errors.New(plural.N(problems, "problem"))
-	}
-	return exitSuccess, nil
+	return lintStatus(problems)
 }
 
 // load reads the file as a Smithy model or a botocore document, whichever

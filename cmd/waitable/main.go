@@ -35,13 +35,16 @@
 // and the summary printed). An exec'd command runs in a process group of
 // its own, which a cancelled call ends whole, as timeout(1) does.
 //
-// waitable kube's statuses differ from kubectl wait's, which exits 1 for
-// any error: a type the server does not have, a kubeconfig that cannot be
-// read and a manifest (-f) that cannot be read or names an object without
-// a kind or a name are bad usage (64); a server that cannot be reached, and -l or
-// --all matching no object ("no matching resources found"), are a failure
-// (1); a timeout is 2. Its --timeout (default 30s, as kubectl's) must be
-// positive: kubectl's 0 checks once, and a negative one waits a week.
+// waitable kube is built as kubectl is, on k8s.io/cli-runtime: kubectl's
+// global flags, object names, manifests and printers. Its statuses
+// differ from kubectl wait's, which exits 1 for any error: bad usage or
+// input (a type the server does not have, a kubeconfig or a manifest
+// that cannot be read) is 64; an object that failed, and -l or --all
+// matching no object, 1; a timeout 2; an API server that cannot be
+// reached, or answers 5xx to the end, 69 (EX_UNAVAILABLE); one that
+// refuses our credentials or the resource (401, 403) 77 (EX_NOPERM).
+// Its --timeout (default 30s) is kubectl's: 0 checks once, a negative
+// one waits a week.
 package main
 
 import (
@@ -53,6 +56,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit statuses.
@@ -81,12 +86,13 @@ Usage:
   waitable kube [flags] TYPE/NAME... | TYPE NAME... | -f FILE... | TYPE (-l SELECTOR | --all)
                                      wait for Kubernetes objects as kubectl wait does
                                      (--for condition=Ready, jsonpath=..., create, delete;
-                                     several --for must all hold)
+                                     several --for one after another; kubectl's flags)
   waitable schedule [flags]          show when a waiter's polls happen
   waitable lint MODEL...             check every waiter in Smithy JSON AST or botocore files,
                                      its paths against the model's shapes
   waitable list MODEL...             list the waiters in model files
   waitable version                   print the version (also --version)
+  waitable completion bash|zsh|fish  print the shell's completion script (source <(waitable completion bash))
 
 Conditions (http and exec), tried in the order given; the first that holds
 decides:
@@ -112,7 +118,8 @@ Run 'waitable COMMAND --help' for a command's flags.
 
 Exit statuses: 0 success; 1 failure; 2 timeout; 3 lint found problems;
 64 bad usage or input (for kube, a type the server does not have, a
-kubeconfig it cannot read); 126 exec's command is not executable, 127 it
+kubeconfig it cannot read); 69 (kube) the API server could not be
+reached or answered 5xx to the end, 77 it refused access; 126 exec's command is not executable, 127 it
 does not exist; 128+n stopped by signal n (Ctrl-C 130, SIGTERM 143,
 SIGHUP 129).
 exec runs the command in a process group of its own: a cancelled call (its
@@ -184,8 +191,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var code int
 	var err error
 	switch args[0] {
-	case "http", "exec":
-		code, err = waitCommand(ctx, args[0], args[1:], stdout, stderr)
+	case "http":
+		code, err = httpCommand(ctx, args[1:], stdout, stderr)
+	case "exec":
+		code, err = execCommand(ctx, args[1:], stdout, stderr)
 	case "aws":
 		code, err = awsCommand(ctx, args[1:], stdout, stderr)
 	case "kube":
@@ -193,9 +202,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "schedule":
 		code, err = scheduleCommand(args[1:], stdout)
 	case "lint":
-		code, err = lintCommand(args[1:], stdout, false)
+		code, err = lintCommand(args[1:], stdout)
 	case "list":
-		code, err = lintCommand(args[1:], stdout, true)
+		code, err = listCommand(args[1:], stdout)
+	case "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		code, err = completionCommand(ctx, args, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitSuccess

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"html"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
@@ -361,6 +362,8 @@ func (f reserveFlag) String() string {
 	}
 	return f.d.String()
 }
+
+func (f reserveFlag) Type() string { return "duration" }
 
 func (f reserveFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)

@@ -5,16 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/telemetry"
@@ -78,6 +76,7 @@ type condFlag struct {
 }
 
 func (f condFlag) String() string { return "" }
+func (f condFlag) Type() string   { return "condition" }
 
 func (f condFlag) Set(s string) error {
 	m, err := parseCondition(s)
@@ -111,17 +110,6 @@ func parseCondition(s string) (classify.Matcher, error) {
 		return classify.Matcher{}, err
 	}
 	return classify.OnOutput(e.String(), classify.BooleanEquals, "true"), nil
-}
-
-type headers []string
-
-func (h *headers) String() string { return strings.Join(*h, ", ") }
-func (h *headers) Set(s string) error {
-	if !strings.Contains(s, ":") {
-		return fmt.Errorf("header %q is not Name: value", s)
-	}
-	*h = append(*h, s)
-	return nil
 }
 
 // waitFlags are the flags of every wait: http's, exec's and aws's.
@@ -234,97 +222,77 @@ func badUsage(ctx context.Context) error {
 	return nil
 }
 
-// waitCommand is http and exec.
-func waitCommand(ctx context.Context, kind string, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var conds conditions
-	fs.Var(condFlag{&conds, classify.Success}, "success", "a condition that ends the wait with success (repeatable)")
-	fs.Var(condFlag{&conds, classify.Failure}, "failure", "a condition that ends the wait with failure (repeatable)")
-	fs.Var(condFlag{&conds, classify.Retry}, "retry", "a condition that means poll again (repeatable)")
-	waiterFile := fs.String("waiter", "", "a file of waiters instead of conditions: the JSON value of a smithy.waiters#waitable trait, a Smithy JSON AST model or botocore's waiters-2.json")
-	name := fs.String("name", "", "the waiter of --waiter to use (needed when the file has several)")
-	var wf waitFlags
-	wf.register(fs, 5*time.Minute, "how long to wait in all")
-	text := fs.Bool("text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
-	var hdrs headers
-	method := "GET"
-	if kind == "http" {
-		fs.Var(&hdrs, "H", "a request header, Name: value (repeatable)")
-		fs.StringVar(&method, "method", "GET", "the HTTP method")
-	}
-	fs.Usage = func() {
-		if kind == "http" {
-			fmt.Fprintln(stderr, "Usage: waitable http URL [flags]")
-		} else {
-			fmt.Fprintln(stderr, "Usage: waitable exec [flags] -- CMD ARGS...")
-		}
+// pollFlags are the flags http and exec share: the conditions (or a
+// waiter file), the waiter's schedule and --text.
+type pollFlags struct {
+	conds            conditions
+	waiterFile, name string
+	wf               waitFlags
+	text             bool
+}
+
+// register adds the flags to fs.
+func (p *pollFlags) register(fs *flag.FlagSet) {
+	fs.Var(condFlag{&p.conds, classify.Success}, "success", "a condition that ends the wait with success (repeatable)")
+	fs.Var(condFlag{&p.conds, classify.Failure}, "failure", "a condition that ends the wait with failure (repeatable)")
+	fs.Var(condFlag{&p.conds, classify.Retry}, "retry", "a condition that means poll again (repeatable)")
+	fs.StringVar(&p.waiterFile, "waiter", "", "a file of waiters instead of conditions: the JSON value of a smithy.waiters#waitable trait, a Smithy JSON AST model or botocore's waiters-2.json")
+	fs.StringVar(&p.name, "name", "", "the waiter of --waiter to use (needed when the file has several)")
+	p.wf.register(fs, 5*time.Minute, "how long to wait in all")
+	fs.BoolVar(&p.text, "text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
+}
+
+// usage prints fs's usage (on standard output) under the line that says how to call the
+// command.
+func (p *pollFlags) usage(fs *flag.FlagSet, line string, stdout io.Writer) func() {
+	return func() {
+		fmt.Fprintln(stdout, line)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
+		fmt.Fprint(stdout, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
 	}
-	positional, err := parseInterleaved(fs, args, kind == "exec")
-	if errors.Is(err, flag.ErrHelp) {
-		return exitSuccess, nil
+}
+
+// parse reads args (a command after them for exec) and returns the
+// positional arguments; help is (nil, flag.ErrHelp).
+func (p *pollFlags) parse(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
+	positional, err := parseInterleaved(fs, args, command)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, usageError{err}
 	}
+	return positional, err
+}
+
+// run waits on poll, which polls target, under the waiter that the
+// conditions or --waiter define (waiterName names a waiter of
+// conditions).
+func (p *pollFlags) run(ctx context.Context, waiterName string, poll call, target string, stdout, stderr io.Writer) (int, error) {
+	def, err := definition(&p.conds, p.waiterFile, p.name, waiterName)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
-	var poll call
-	var target string
-	switch kind {
-	case "http":
-		if len(positional) != 1 {
-			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
-		}
-		poll = httpCall(method, positional[0], hdrs, *text)
-		target = positional[0]
-	case "exec":
-		if len(positional) == 0 {
-			return exitUsage, usagef("want a command after --")
-		}
-		if code, err := runnable(positional[0]); err != nil {
-			return code, err
-		}
-		poll = execCall(positional, *text)
-		target = shellQuote(positional)
-	}
-	def, err := definition(&conds, *waiterFile, *name, kind)
-	if err != nil {
-		return exitUsage, usageError{err}
-	}
-	return wf.wait(ctx, def, poll, wf.maxWait, target, stdout, stderr)
+	return p.wf.wait(ctx, def, poll, p.wf.maxWait, target, stdout, stderr)
 }
 
 // parseInterleaved parses flags that may come after positional arguments
-// (waitable http URL --success ok). For exec, everything after "--" (or
-// after the first argument that is not a flag) is the command.
+// (waitable http URL --success ok), GNU style. For exec, everything after
+// "--" (or after the first argument that is not a flag) is the command.
 func parseInterleaved(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if command {
-			return rest, nil // flag stops at "--" and drops it
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	fs.SetInterspersed(!command)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
 	}
+	return fs.Args(), nil
 }
 
-// definition builds the waiter's definition from the conditions or the
-// waiter file.
-func definition(c *conditions, file, name, kind string) (waiter.Definition, error) {
+// definition builds the waiter's definition from the conditions (a
+// waiter named waiterName) or the waiter file.
+func definition(c *conditions, file, name, waiterName string) (waiter.Definition, error) {
 	if file == "" {
 		if len(c.acceptors) == 0 {
 			return waiter.Definition{}, errors.New("give at least one --success condition (or --waiter FILE)")
 		}
-		// Named after the kind of wait; messages add what was polled.
-		return waiter.Definition{Name: map[string]string{"http": "HTTP", "exec": "Command"}[kind], Acceptors: c.acceptors}, nil
+		// Messages add what was polled.
+		return waiter.Definition{Name: waiterName, Acceptors: c.acceptors}, nil
 	}
 	if len(c.acceptors) > 0 {
 		return waiter.Definition{}, errors.New("give conditions or --waiter, not both")
@@ -334,104 +302,6 @@ func definition(c *conditions, file, name, kind string) (waiter.Definition, erro
 		return waiter.Definition{}, err
 	}
 	return pickWaiter(defs, file, name, "--name")
-}
-
-// httpCall polls url.
-func httpCall(method, url string, hdrs headers, text bool) call {
-	return func(ctx context.Context, _ struct{}) (*output, error) {
-		req, err := http.NewRequestWithContext(ctx, method, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hdrs {
-			k, v, _ := strings.Cut(h, ":")
-			req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-		}
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-		if err != nil {
-			return nil, err
-		}
-		after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
-		raw, problem := decode(body, text)
-		out := &output{raw: raw, status: resp.StatusCode, after: after, problem: problem}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
-		}
-		return out, nil
-	}
-}
-
-// shellQuote writes argv as a shell would read it back: an argument with
-// anything but letters, digits and -_./:=@%+, in single quotes.
-func shellQuote(argv []string) string {
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-		}) < 0 {
-			quoted[i] = a
-			continue
-		}
-		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(quoted, " ")
-}
-
-// runnable checks, as a shell does before it runs a command, that the
-// command exists (else exit status 127) and may be executed (else 126).
-func runnable(name string) (int, error) {
-	_, err := exec.LookPath(name)
-	switch {
-	case err == nil:
-		return exitSuccess, nil
-	case errors.Is(err, fs.ErrPermission):
-		return exitNotExecutable, fmt.Errorf("%s: not executable: permission denied", name)
-	default: // not in $PATH, or no such file
-		return exitNotFound, fmt.Errorf("%s: command not found", name)
-	}
-}
-
-// execCall runs the command; its standard output is the JSON output.
-func execCall(argv []string, text bool) call {
-	return func(ctx context.Context, _ struct{}) (*output, error) {
-		stdout, stderr, err := runCommand(ctx, argv, nil)
-		raw, problem := decode(stdout, text)
-		out := &output{raw: raw, status: 200, problem: problem}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ctx.Err() == nil {
-			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr), out: out}
-		}
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-}
-
-// runCommand runs argv, with env added to the command's environment, in
-// a process group of its own that a cancelled call ends whole, and
-// returns what it printed and how it ended (an *exec.ExitError for a
-// non-zero exit, or for a command the cancellation ended).
-func runCommand(ctx context.Context, argv, env []string) (stdout, stderr []byte, err error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.WaitDelay = time.Second
-	cleanup := inOwnGroup(cmd)
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		cleanup() // what the group's SIGTERM left
-	}
-	return out.Bytes(), errOut.Bytes(), err
 }
 
 // decode returns what conditions read of output data: with --text, the

@@ -3,6 +3,7 @@ package servertest_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -84,5 +85,49 @@ func TestKubeCommandPollsOnceAfterRetryAfter(t *testing.T) {
 		t.Errorf("no progress line reports the 429: the wait did not see it")
 	case seen.Time.Sub(polls[0].Time) >= retryAfter:
 		t.Errorf("the 429 was reported %v after its GET: a retry, not the poll, met it", seen.Time.Sub(polls[0].Time))
+	}
+}
+
+// TestKubeCommandLineAsMet: each object's line reaches standard output
+// as the object meets --for, as kubectl's does: with wd/a and wd/b, a
+// Ready and b not yet, both commands print a's line before b is made
+// Ready, then b's.
+func TestKubeCommandLineAsMet(t *testing.T) {
+	srv := apiserver.Start(t, apiserver.Options{})
+	env := waitcmd.NewEnv(t, srv.Kubeconfig)
+	const ns = "line-as-met"
+	srv.CreateWidget(t, ns, "a", nil)
+	srv.CreateWidget(t, ns, "b", nil)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var procs []*waitcmd.Proc
+	defer func() { // on a t.Fatal: no command outlives the test
+		cancel()
+		for _, p := range procs {
+			p.Wait()
+		}
+	}()
+	for _, tool := range []waitcmd.Tool{waitcmd.Kubectl, waitcmd.Waitable} {
+		p, err := env.Start(ctx, tool, "wd/a", "wd/b", "-n", ns, "--for=condition=Ready", "--timeout=30s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, p)
+	}
+	srv.SetCondition(t, ns, "a", "Ready", "True", "Up", "")
+	for _, p := range procs {
+		if !p.WaitStdout(ctx, "widget.waitable.test/a condition met") {
+			t.Fatal("a command printed no line for a while b was not Ready")
+		}
+	}
+	bReady := time.Now()
+	srv.SetCondition(t, ns, "b", "Ready", "True", "Up", "")
+	for _, p := range procs {
+		res := p.Wait()
+		want := []string{"widget.waitable.test/a condition met", "widget.waitable.test/b condition met"}
+		if res.Class() != waitcmd.Success || !slices.Equal(waitcmd.Texts(res.Stdout), want) || !res.Stdout[0].Time.Before(bReady) {
+			t.Errorf("%s = %s, stdout %q (a's line at %v, b Ready at %v); want success, %q, a's line first",
+				res.Command(), res.Class(), waitcmd.Texts(res.Stdout), res.Stdout[0].Time, bReady, want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -210,6 +212,23 @@ var parity = []scenario{
 	// both print the first and time out.
 	{name: "some-ready-then-timeout", args: []string{"wd", "c", "b", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
 		setup: create("b", "c"), act: cond("c", "Ready", "True"), want: timesOut("c")},
+	// kubectl's vocabulary through k8s.io/cli-runtime: an attached
+	// shorthand, global flags (SERVER and TOKEN stand for the server's
+	// URL and bearer token), a manifest served over HTTP (URL stands for
+	// a server on loopback of the scenario's files), a category (widgets
+	// are in all).
+	{name: "namespace-attached", args: []string{"wd/a", "-nNS", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "server-token", args: []string{"wd/a", "-n", "NS", "--server", "SERVER", "--token", "TOKEN", "--for=condition=Ready", "--timeout=10s"},
+		setup: create("a"), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	{name: "file-url", args: []string{"-f", "URL/app.yaml", "--for=condition=Ready", "--timeout=10s"},
+		files: map[string]string{"app.yaml": twoWidgets}, setup: create("a", "b"),
+		act: steps(cond("a", "Ready", "True"), cond("b", "Ready", "True")), want: succeeds("a", "b")},
+	{name: "category-all", args: []string{"all", "-l", "app=web", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
+		setup: steps(label("a", "app=web"), label("b", "app=db")), act: cond("a", "Ready", "True"), want: succeeds("a")},
+	// --timeout=0 checks once.
+	{name: "timeout-zero-met", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
+		setup: steps(create("a"), cond("a", "Ready", "True")), want: succeeds("a")},
 	{name: "several-timeout", args: []string{"wd", "a", "b", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
 		setup: create("a", "b"), want: timeout},
 }
@@ -261,9 +280,15 @@ var differences = []scenario{
 	{name: "jsonpath-empty-value", args: []string{"wd/a", "-n", "NS", "--for=jsonpath={.status.phase}=", "--timeout=10s"},
 		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
 		differs: "bad usage is status 64 (kubectl: 1)"},
-	{name: "timeout-zero", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
-		setup: create("a"), want: failure, waitable: &outcome{class: waitcmd.Usage},
-		differs: "--timeout must be positive, status 64 (kubectl's --timeout=0 checks once)"},
+	{name: "timeout-zero-not-met", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
+		setup: create("a"), want: outcome{class: waitcmd.Failure, says: "condition not met for widgets/a"},
+		waitable: &outcome{class: waitcmd.Timeout, says: "condition not met for widgets/a"},
+		differs:  "README: --timeout=0 that finds a --for not met is status 2, the time given ran out (kubectl: 1)"},
+	{name: "kustomize", args: []string{"-k", "DIR", "--for=condition=Ready", "--timeout=10s"},
+		files: map[string]string{"kustomization.yaml": "resources:\n- app.yaml\n", "app.yaml": twoWidgets}, setup: create("a", "b"),
+		act:  steps(cond("a", "Ready", "True"), cond("b", "Ready", "True")),
+		want: outcome{class: waitcmd.Failure, says: "unknown shorthand flag: 'k'"}, waitable: &outcome{class: waitcmd.Success, lines: met("a", "b")},
+		differs: "README: waitable kube reads a kustomization (-k), as kubectl apply and get do (kubectl wait has no -k)"},
 	{name: "unknown-type", args: []string{"things/a", "-n", "NS", "--for=condition=Ready", "--timeout=10s"},
 		want: failure, waitable: &outcome{class: waitcmd.Usage},
 		differs: "a type the server does not have is status 64 (kubectl: 1, which here means a failure condition held)"},
@@ -341,10 +366,18 @@ func (sc scenario) run(t *testing.T, srv *apiserver.Server, envs parityEnvs, req
 			t.Fatal(err)
 		}
 	}
+	files := ""
+	if slices.ContainsFunc(sc.args, func(a string) bool { return strings.Contains(a, "URL") }) {
+		hs := httptest.NewServer(http.FileServer(http.Dir(dir)))
+		defer hs.Close()
+		files = hs.URL
+	}
 	expand := func(args []string) []string {
 		out := slices.Clone(args)
 		for i, a := range out {
-			out[i] = strings.ReplaceAll(strings.ReplaceAll(a, "NS", ns), "DIR", dir)
+			a = strings.ReplaceAll(strings.ReplaceAll(a, "NS", ns), "DIR", dir)
+			a = strings.ReplaceAll(strings.ReplaceAll(a, "SERVER", srv.Config.Host), "TOKEN", srv.Config.BearerToken)
+			out[i] = strings.ReplaceAll(a, "URL", files)
 		}
 		return out
 	}

@@ -24,7 +24,8 @@ import (
 )
 
 // WidgetResource is the namespaced test custom resource: kind Widget in
-// group waitable.test, version v1, short name wd, with a status
+// group waitable.test, version v1, short name wd, in the category all
+// (kubectl get all, kubectl wait all -l ...), with a status
 // subresource. Its spec and status hold any fields; status.conditions is
 // a list of {type, status, reason, message, lastTransitionTime} keyed by
 // type, as Kubernetes' own conditions are.
@@ -99,6 +100,9 @@ func seedCRDs(ctx context.Context, kv clientv3.KV) error {
 		crd(WidgetResource, "Widget", "wd", apiextensionsv1.NamespaceScoped),
 		crd(GadgetResource, "Gadget", "gd", apiextensionsv1.ClusterScoped),
 	} {
+		if c.Spec.Names.Kind == "Widget" {
+			c.Spec.Names.Categories = []string{"all"}
+		}
 		c.APIVersion, c.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
 		c.UID, c.CreationTimestamp, c.Generation = uuid.NewUUID(), established, 1
 		c.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}

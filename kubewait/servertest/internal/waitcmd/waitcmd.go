@@ -299,9 +299,20 @@ func (p *Proc) Wait() Result {
 // WaitStderr waits until a line of the command's standard error contains
 // s, and reports whether one did before the command exited or ctx ended.
 func (p *Proc) WaitStderr(ctx context.Context, s string) bool {
+	return p.waitLine(ctx, func(r *Result) []Line { return r.Stderr }, s)
+}
+
+// WaitStdout waits until a line of the command's standard output
+// contains s, as [Proc.WaitStderr] does for standard error.
+func (p *Proc) WaitStdout(ctx context.Context, s string) bool {
+	return p.waitLine(ctx, func(r *Result) []Line { return r.Stdout }, s)
+}
+
+// waitLine waits until a line of the output that out gives contains s.
+func (p *Proc) waitLine(ctx context.Context, out func(*Result) []Line, s string) bool {
 	for seen := 0; ; {
 		p.mu.Lock()
-		lines, next := p.res.Stderr, p.lines
+		lines, next := out(&p.res), p.lines
 		p.mu.Unlock()
 		for ; seen < len(lines); seen++ {
 			if strings.Contains(lines[seen].Text, s) {
@@ -313,7 +324,7 @@ func (p *Proc) WaitStderr(ctx context.Context, s string) bool {
 		case <-p.done:
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			for _, l := range p.res.Stderr[seen:] {
+			for _, l := range out(&p.res)[seen:] {
 				if strings.Contains(l.Text, s) {
 					return true
 				}

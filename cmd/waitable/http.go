@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	flag "github.com/spf13/pflag"
+
+	"github.com/waitable/waitable/classify"
+)
+
+// httpCommand is waitable http: it polls the URL, whose body is JSON.
+func httpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("http", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var p pollFlags
+	p.register(fs)
+	var hdrs headers
+	fs.VarP(&hdrs, "header", "H", "a request header, Name: value (repeatable)")
+	method := fs.String("method", "GET", "the HTTP method")
+	fs.Usage = p.usage(fs, "Usage: waitable http URL [flags]", stdout)
+	positional, err := p.parse(fs, args, false)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return exitSuccess, nil
+	case err != nil:
+		return exitUsage, err
+	case len(positional) != 1:
+		return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
+	}
+	return p.run(ctx, "HTTP", httpCall(*method, positional[0], hdrs, p.text), positional[0], stdout, stderr)
+}
+
+type headers []string
+
+func (h *headers) String() string { return strings.Join(*h, ", ") }
+func (h *headers) Type() string   { return "header" }
+
+func (h *headers) Set(s string) error {
+	if !strings.Contains(s, ":") {
+		return fmt.Errorf("header %q is not Name: value", s)
+	}
+	*h = append(*h, s)
+	return nil
+}
+
+// httpCall polls url.
+func httpCall(method, url string, hdrs headers, text bool) call {
+	return func(ctx context.Context, _ struct{}) (*output, error) {
+		req, err := http.NewRequestWithContext(ctx, method, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hdrs {
+			k, v, _ := strings.Cut(h, ":")
+			req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return nil, err
+		}
+		after, _ := classify.RetryAfterHeader(resp.Header, time.Now())
+		raw, problem := decode(body, text)
+		out := &output{raw: raw, status: resp.StatusCode, after: after, problem: problem}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
+		}
+		return out, nil
+	}
+}
