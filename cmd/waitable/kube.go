@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -64,6 +65,8 @@ type kubeOptions struct {
 	json, quiet         bool
 	stdin               io.Reader // -f -'s
 	recursiveSet        bool      // -R was given (it is on by default, as kubectl wait's, but for -k)
+	rollout             kubewait.RolloutOptions
+	rolloutSet          []string // the --rollout-* flags given
 
 	// Read from the flags by check.
 	forRules, failOn []kubewait.Rule
@@ -99,6 +102,12 @@ func kubeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		SilenceUsage:          true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.recursiveSet = cmd.Flags().Changed("recursive")
+			o.rolloutSet = nil
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				if strings.HasPrefix(f.Name, "rollout-") {
+					o.rolloutSet = append(o.rolloutSet, f.Name)
+				}
+			})
 			var err error
 			code, err = o.run(ctx, args, stdout, stderr, connect)
 			return err
@@ -137,6 +146,23 @@ func (o *kubeOptions) addFlags(cmd *cobra.Command) {
 	fs.IntVar(&o.count, "count", 0, "With a selector or --all: wait for at least N objects, those created during the wait included.")
 	fs.BoolVar(&o.json, "json", false, "Print one JSON object per event on standard output, then the result.")
 	fs.BoolVar(&o.quiet, "quiet", false, "Print no progress.")
+	for _, w := range []struct {
+		name string
+		to   *time.Duration
+		what string
+	}{
+		{"window", &o.rollout.Window, "an image that is not there, or a container that cannot be created or run"},
+		{"config", &o.rollout.Config, "a missing Secret or ConfigMap"},
+		{"crash-loop", &o.rollout.CrashLoop, "a crash loop, from its first crash"},
+		{"unschedulable", &o.rollout.Unschedulable, "a pod that cannot be scheduled"},
+		{"quota", &o.rollout.Quota, "a ReplicaSet that cannot create its pods (a quota)"},
+		{"events", &o.rollout.Events, "a FailedMount, FailedAttachVolume or FailedCreatePodSandBox Event on a pod that has not started"},
+	} {
+		fs.DurationVar(w.to, "rollout-"+w.name, 0, "With --for=rollout: how long "+w.what+" may last before the rollout fails "+
+			"(0: the default; the workload's annotation rollout.waitable.dev/"+w.name+" overrides it).")
+	}
+	fs.IntVar(&o.rollout.Restarts, "rollout-restarts", 0, "With --for=rollout: how many restarts make a crash loop "+
+		"(0: the default, 2; the workload's annotation rollout.waitable.dev/restarts overrides it).")
 }
 
 // check reads the rules and the printer, and checks the flags that go
@@ -152,8 +178,30 @@ func (o *kubeOptions) check() error {
 		return r
 	}
 	o.forRules, o.failOn = nil, nil
+	rollout := false
 	for _, s := range o.forText {
-		o.forRules = append(o.forRules, rule("for", s))
+		r := rule("for", s)
+		if strings.EqualFold(s, "rollout") {
+			rollout = true
+			r = kubewait.Rollout(o.rollout)
+		}
+		o.forRules = append(o.forRules, r)
+	}
+	r := o.rollout
+	for _, w := range []struct {
+		name string
+		d    time.Duration
+	}{{"window", r.Window}, {"config", r.Config}, {"crash-loop", r.CrashLoop}, {"unschedulable", r.Unschedulable},
+		{"quota", r.Quota}, {"events", r.Events}} {
+		if w.d < 0 {
+			bad("--rollout-%s=%v: negative", w.name, w.d)
+		}
+	}
+	if r.Restarts < 0 {
+		bad("--rollout-restarts=%d: negative", r.Restarts)
+	}
+	if len(o.rolloutSet) > 0 && !rollout {
+		bad("--%s needs --for=rollout", o.rolloutSet[0])
 	}
 	for _, s := range o.failOnText {
 		o.failOn = append(o.failOn, rule("fail-on", s))

@@ -56,7 +56,8 @@ func newFakeCluster(t *testing.T, objs ...map[string]any) *fakeCluster {
 		ros = append(ros, &unstructured.Unstructured{Object: o})
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{widgets: "WidgetList", gizmos: "GizmoList"}, ros...)
+		map[schema.GroupVersionResource]string{widgets: "WidgetList", gizmos: "GizmoList",
+			{Version: "v1", Resource: "pods"}: "PodList", {Version: "v1", Resource: "events"}: "EventList"}, ros...)
 	verbs := metav1.Verbs{"get", "list", "watch"}
 	disc := &discoveryfake.FakeDiscovery{Fake: &k8stesting.Fake{}}
 	disc.Resources = []*metav1.APIResourceList{
@@ -669,4 +670,50 @@ func TestKubeTimeoutZeroAndNegative(t *testing.T) {
 			t.Errorf("negative: %v\nwant exit 0 after 100h", r)
 		}
 	})
+}
+
+// configErrorPod is a pod whose container cannot start: its ConfigMap
+// does not exist.
+func configErrorPod(name string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name, "namespace": "ns", "uid": "uid-" + name},
+		"status": map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{
+			"name": "app", "ready": false, "restartCount": int64(0),
+			"state": map[string]any{"waiting": map[string]any{"reason": "CreateContainerConfigError",
+				"message": `configmap "web" not found`}}}}}}
+}
+
+// TestKubeRolloutWindows: the --rollout-* flags set the rollout's
+// windows (a missing ConfigMap fails it at --rollout-config, where the
+// default, 90 s, outlasts the timeout); one that is negative, or given
+// without --for=rollout, is a usage error.
+func TestKubeRolloutWindows(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		c := newFakeCluster(t, configErrorPod("web"))
+		r := kube(t, t.Context(), c, "--for=rollout", "--rollout-config=10s", "--timeout=1m", "pod/web")
+		if r.code != exitFailure || r.took != 10*time.Second || !strings.Contains(r.stderr, `configmap "web" not found`) {
+			t.Fatalf("%v\nwant exit 1 after 10s, naming the ConfigMap", r)
+		}
+	})
+	bubble(t, func(t *testing.T) {
+		c := newFakeCluster(t, configErrorPod("web"))
+		if r := kube(t, t.Context(), c, "--for=rollout", "--timeout=1m", "pod/web"); r.code != exitTimeout || r.took != time.Minute {
+			t.Fatalf("%v\nwant exit 2 after 1m", r)
+		}
+	})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--for=rollout", "--rollout-config=-1s", "pod/web"}, "--rollout-config=-1s: negative"},
+		{[]string{"--for=rollout", "--rollout-restarts=-2", "pod/web"}, "--rollout-restarts=-2: negative"},
+		{[]string{"--for=condition=Ready", "--rollout-events=1m", "pod/web"}, "--rollout-events needs --for=rollout"},
+	} {
+		bubble(t, func(t *testing.T) {
+			r := kube(t, t.Context(), newFakeCluster(t), tc.args...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("waitable kube %q: %v\nwant exit 64 saying %q", tc.args, r, tc.want)
+			}
+		})
+	}
 }
