@@ -50,9 +50,12 @@ type RolloutOptions struct {
 	// Annotation rollout.waitable.dev/unschedulable.
 	Unschedulable time.Duration
 	// Quota is how long a ReplicaSet may fail to create its pods
-	// (ReplicaFailure, as when a quota refuses them) (default 90 s): in a
-	// surge, the rollout's own progress frees the quota as the old pods
-	// end. Annotation rollout.waitable.dev/quota.
+	// (ReplicaFailure, as when a quota refuses them) (default 3 minutes):
+	// in a surge, the old pods' end frees the quota, and the ReplicaSet
+	// controller, which backs off a refused create from 5 ms doubling,
+	// finds it so at its next try, which comes as late again as its tries
+	// have lasted (some 80 s in, for a quota freed 40 s in). Annotation
+	// rollout.waitable.dev/quota.
 	Quota time.Duration
 	// Events is how long a trouble that only the kubelet's Warning Events
 	// tell may last on a pod that has not started (default 2 minutes):
@@ -71,7 +74,7 @@ const (
 	defaultCrashLoop     = 90 * time.Second
 	defaultRestarts      = 2
 	defaultUnschedulable = 4 * time.Minute
-	defaultQuota         = 90 * time.Second
+	defaultQuota         = 3 * time.Minute
 	defaultEvents        = 2 * time.Minute
 )
 

@@ -470,7 +470,7 @@ func TestRolloutRejectsNegativeOptions(t *testing.T) {
 		}
 	}
 	want := RolloutOptions{Window: 30 * time.Second, Config: 90 * time.Second, CrashLoop: 90 * time.Second, Restarts: 2,
-		Unschedulable: 4 * time.Minute, Quota: 90 * time.Second, Events: 2 * time.Minute}
+		Unschedulable: 4 * time.Minute, Quota: 3 * time.Minute, Events: 2 * time.Minute}
 	r, err := ParseRule("rollout")
 	if got, ok := r.rollout(); err != nil || !ok || got != want {
 		t.Errorf("ParseRule(rollout) = %+v, %v; want the defaults %+v", got, err, want)

@@ -8,7 +8,11 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/waitable/waitable/kubewait"
 	"github.com/waitable/waitable/kubewait/servertest/clustertest/internal/anchor"
@@ -155,5 +159,69 @@ func TestFailedMountFailsTheRollout(t *testing.T) {
 		if r.Class() == waitcmd.Success || !r.End.After(w.end) {
 			t.Errorf("%s: %s at %v, want it still waiting when kubewait failed", kubectls[i].Which, r.Class(), r.End.Sub(firstMount.Time))
 		}
+	}
+}
+
+// A quota that refuses the new revision's pods while the old ones stop
+// (each takes 20 s to, draining its connections) is freed by the
+// rollout's own progress: the ReplicaSet's ReplicaFailure clears at the
+// ReplicaSet controller's next try after each old pod goes (its backoff
+// grows with its refused tries: some 80 s in all), and the wait succeeds
+// with the default windows.
+func TestQuotaFreedByTheRolloutsOwnProgress(t *testing.T) {
+	t.Parallel()
+	c := cluster.Start(t, cluster.Options{Termination: 20 * time.Second})
+	ns := c.Namespace(t)
+	c.Quota(t, ns, "pods", corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.Replenish(ctx, t, ns, "pods")
+	d := cluster.Deployment(ns, "web", 2, "shop/web:v1")
+	one := intstr.FromInt32(1)
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &one, MaxUnavailable: &one}}
+	create(t, c, d)
+	if w := <-waitRollout(t, c, ns, kubewait.RolloutOptions{}, time.Minute, deploymentRef("web")); w.err != nil {
+		t.Fatalf("v1: %v", w.err)
+	}
+	start := time.Now()
+	refused := make(chan time.Duration, 1) // the longest a ReplicaFailure lasted
+	rsWatch, err := c.Client.AppsV1().ReplicaSets(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		since := map[string]time.Time{} // by ReplicaSet, while it fails
+		var longest time.Duration
+		defer func() { refused <- longest }()
+		for ev := range rsWatch.ResultChan() {
+			rs, ok := ev.Object.(*appsv1.ReplicaSet)
+			if !ok {
+				continue
+			}
+			failing := false
+			for _, cond := range rs.Status.Conditions {
+				failing = failing || (cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue)
+			}
+			switch from, was := since[rs.Name]; {
+			case failing && !was:
+				since[rs.Name] = time.Now()
+			case !failing && was:
+				longest = max(longest, time.Since(from))
+				delete(since, rs.Name)
+			}
+		}
+	}()
+	rollTo(t, c, d, "shop/web:v2")
+	w := <-waitRollout(t, c, ns, kubewait.RolloutOptions{}, 4*time.Minute, deploymentRef("web"))
+	took := w.end.Sub(start)
+	rsWatch.Stop()
+	longest := <-refused
+	t.Logf("v2 rolled out after %v; the quota refused its pods for %v at the longest", took, longest)
+	if w.err != nil {
+		t.Fatalf("v2: %v after %v", w.err, took)
+	}
+	if longest <= 30*time.Second {
+		t.Errorf("the quota refused the new pods for %v at the longest: want more than 30 s, which a 30 s window would have failed", longest)
 	}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,10 @@ type Options struct {
 	// Kubelet decides what the kubelet and scheduler do with each pod;
 	// nil means [Healthy].
 	Kubelet Kubelet
+	// Termination is how long a bound pod that is deleted takes to stop
+	// (a preStop hook draining its connections, say) before the kubelet
+	// removes it; 0 means at once.
+	Termination time.Duration
 }
 
 // Cluster is a kube-apiserver with etcd under it, the workload
@@ -121,6 +126,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 
 	c.kubelet = newKubelet(c.Client, c.Nodes, opts.Kubelet)
+	c.kubelet.termination = opts.Termination
 	if err := runControllers(t, c.Direct, c.kubelet); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
@@ -211,6 +217,44 @@ func (c *Cluster) Quota(t testing.TB, namespace, name string, hard corev1.Resour
 	}
 	if _, err := c.Client.CoreV1().ResourceQuotas(namespace).UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("cluster: write the status of quota %s/%s: %v", namespace, name, err)
+	}
+}
+
+// Replenish plays the resource quota controller's replenishment for the
+// quota namespace/name, which limits pods, until ctx ends: every half
+// second, its status's used pods is the count of the namespace's pods
+// that have not ended, as the controller recounts them when a pod goes
+// away. A pod being deleted counts until it is gone.
+func (c *Cluster) Replenish(ctx context.Context, t testing.TB, namespace, name string) {
+	t.Helper()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+				n++
+			}
+		}
+		q, err := c.Client.CoreV1().ResourceQuotas(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		used := resource.MustParse(strconv.Itoa(n))
+		if q.Status.Used.Pods().Cmp(used) == 0 {
+			continue
+		}
+		q.Status.Used[corev1.ResourcePods] = used
+		_, _ = c.Client.CoreV1().ResourceQuotas(namespace).UpdateStatus(ctx, q, metav1.UpdateOptions{}) // a conflict: the next tick
 	}
 }
 

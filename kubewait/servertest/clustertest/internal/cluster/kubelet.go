@@ -58,6 +58,8 @@ type kubelet struct {
 	errs    []error       // of its own work, see failed
 
 	pods sync.WaitGroup // the pods' goroutines
+
+	termination time.Duration // how long a deleted pod takes to stop
 }
 
 func newKubelet(client kubernetes.Interface, nodes []string, policy Kubelet) *kubelet {
@@ -92,7 +94,18 @@ func (k *kubelet) saw(pod *corev1.Pod) {
 		}
 		k.deleted[pod.UID] = true
 		ns, name, uid := pod.Namespace, pod.Name, pod.UID
-		k.queue = append(k.queue, func(ctx context.Context) { k.failed(ctx, k.finish(ctx, ns, name, uid)) })
+		k.queue = append(k.queue, func(ctx context.Context) {
+			if k.termination > 0 {
+				t := time.NewTimer(k.termination)
+				defer t.Stop()
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+			}
+			k.failed(ctx, k.finish(ctx, ns, name, uid))
+		})
 	case !k.seen[pod.UID] && pod.DeletionTimestamp == nil:
 		k.seen[pod.UID] = true
 		steps := k.policy(pod.DeepCopy())
@@ -141,8 +154,8 @@ func (k *kubelet) failed(ctx context.Context, err error) {
 	k.errs = append(k.errs, err)
 }
 
-// finish deletes a pod that was deleted while bound, at once, as the
-// kubelet does once its containers have stopped.
+// finish deletes a pod that was deleted while bound, as the kubelet does
+// once its containers have stopped (after the cluster's Termination).
 func (k *kubelet) finish(ctx context.Context, ns, name string, uid types.UID) error {
 	err := k.client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{
 		GracePeriodSeconds: new(int64(0)), Preconditions: &metav1.Preconditions{UID: &uid}})
