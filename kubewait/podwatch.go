@@ -156,6 +156,7 @@ func (pw *podWatch) subscriptions() []*subscription {
 // the wait of the pod's owner.
 func (pw *podWatch) refresh(now time.Time) {
 	changed := false
+	owner := pw.owner()
 	for _, s := range pw.subscriptions() {
 		dirty, all, notes := s.take()
 		for _, n := range notes {
@@ -163,7 +164,7 @@ func (pw *podWatch) refresh(now time.Time) {
 		}
 		changed = changed || all
 		for key := range dirty {
-			if !changed && pw.concerns(s, key) {
+			if !changed && pw.concerns(s, key, owner) {
 				changed = true
 			}
 		}
@@ -175,9 +176,10 @@ func (pw *podWatch) refresh(now time.Time) {
 }
 
 // concerns reports whether the change of the object key in s may change
-// what the podWatch observes: a pod of its owner (or one it saw), an
-// Event of one of its pods; any ReplicaSet.
-func (pw *podWatch) concerns(s *subscription, key string) bool {
+// what the podWatch observes: a pod of owner, the controller of its
+// current revision's pods (or one it saw), an Event of one of its pods;
+// any ReplicaSet.
+func (pw *podWatch) concerns(s *subscription, key, owner string) bool {
 	obj := s.get(key)
 	switch {
 	case s == pw.pods && obj == nil:
@@ -185,7 +187,7 @@ func (pw *podWatch) concerns(s *subscription, key string) bool {
 		_, saw := pw.seen[name]
 		return saw
 	case s == pw.pods:
-		return pw.owner() == "" || ownedBy(obj, pw.owner())
+		return owner == "" || ownedBy(obj, owner)
 	case s == pw.events && obj != nil:
 		uid, _, _ := unstructured.NestedString(obj, "involvedObject", "uid")
 		return pw.uids[uid]

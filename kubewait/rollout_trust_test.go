@@ -283,7 +283,7 @@ func TestPodWatchConcernsOnlyItsOwnersPods(t *testing.T) {
 			{events, "ns/web-2-a.1", true},
 			{events, "ns/api-1-a.1", false},
 		} {
-			if got := pw.concerns(tc.s, tc.key); got != tc.want {
+			if got := pw.concerns(tc.s, tc.key, pw.owner()); got != tc.want {
 				t.Errorf("concerns(%s, %s) = %v, want %v", tc.s.inf.key.gvr.Resource, tc.key, got, tc.want)
 			}
 		}
