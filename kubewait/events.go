@@ -25,6 +25,12 @@ type Event struct {
 	// Err then says why it did not succeed.
 	Outcome string
 	Err     error
+	// Seen is the object as the wait saw it when the object's wait
+	// ended (Outcome set), less its metadata.managedFields: a copy the
+	// caller owns, nil if the object was never seen (or is gone). It is
+	// nil on the events before. A printer of whole objects (kubectl wait
+	// -o json) prints it as the object meets the rules.
+	Seen Object
 	// Watch, for an event of the watch, says what happened to it:
 	// WatchRelisted, WatchRestarted, WatchPolling or WatchWatching.
 	Watch string

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/telemetry"
@@ -226,7 +227,20 @@ func (d *driver) show(m *member, now time.Time, outcome string, err error) {
 		return
 	}
 	m.shown = shown
-	d.emit(Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg, Outcome: outcome, Err: err})
+	e := Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg, Outcome: outcome, Err: err}
+	if outcome != "" {
+		e.Seen = d.seen(m)
+	}
+	d.emit(e)
+}
+
+// seen is Event.Seen of m: a copy of its object, made only for a caller
+// that takes events.
+func (d *driver) seen(m *member) Object {
+	if m.obj == nil || d.req.OnEvent == nil {
+		return nil
+	}
+	return runtime.DeepCopyJSON(m.obj)
 }
 
 // isRollout reports whether r is a Rollout rule.

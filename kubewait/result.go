@@ -248,7 +248,7 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 		m.werr = &waiter.Error{Waiter: waiterName(d.req.For), Input: m.name(), Reason: cause,
 			Attempts: m.cp.Attempts, Elapsed: now.Sub(d.start), Acceptor: -1, Err: m.err}
 		d.emit(Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg,
-			Outcome: telemetry.OutcomeCancelled, Err: m.werr})
+			Outcome: telemetry.OutcomeCancelled, Err: m.werr, Seen: d.seen(m)})
 	})
 	return d.finish(now, cause)
 }

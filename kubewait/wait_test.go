@@ -691,3 +691,58 @@ func TestClientDefaultPollLimit(t *testing.T) {
 		t.Errorf("default limit %v a second, burst %d; want 5 and 10", c.limit.Limit(), c.limit.Burst())
 	}
 }
+
+// TestEventSeenIsTheObjectAsItsWaitEnded: the event that ends an
+// object's wait carries the object as the wait saw it then, without its
+// managedFields, a copy the caller owns; the events before carry none,
+// nor does the end of a wait for an object that is gone.
+func TestEventSeenIsTheObjectAsItsWaitEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := widget("a", conditions("Ready", "True"))
+		a["metadata"].(map[string]any)["managedFields"] = []any{map[string]any{"manager": "kubectl"}}
+		k := newCluster(t, widget("a", nil), widget("b", nil))
+		c := NewClient(k.dyn, ClientOptions{})
+		after(time.Second, func() { k.update(a) })
+		after(2*time.Second, func() { k.delete("b") })
+		seen := map[string]Object{}
+		r := req(Condition("Ready", ""), "a")
+		r.OnEvent = func(e Event) {
+			if e.Outcome == "" && e.Seen != nil {
+				t.Errorf("event %+v before the end carries the object", e)
+			}
+			if e.Outcome != "" {
+				seen[e.Object.Name] = e.Seen
+				if e.Seen != nil {
+					e.Seen["metadata"].(map[string]any)["name"] = "changed by the caller"
+				}
+			}
+		}
+		res, err := c.Wait(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := seen["a"]
+		if got == nil || got["status"] == nil {
+			t.Fatalf("a's last event carries %v, want the object as it met the rule", got)
+		}
+		if _, ok := got["metadata"].(map[string]any)["managedFields"]; ok {
+			t.Errorf("Seen keeps the managedFields")
+		}
+		if n := res.Objects[0].Object["metadata"].(map[string]any)["name"]; n != "a" {
+			t.Errorf("the result's object is named %v after the caller changed Seen: want a copy", n)
+		}
+		r = req(Deleted(), "b")
+		seen = map[string]Object{}
+		r.OnEvent = func(e Event) {
+			if e.Outcome != "" {
+				seen[e.Object.Name] = e.Seen
+			}
+		}
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := seen["b"]; !ok || s != nil {
+			t.Errorf("b's last event: ended %v, Seen %v; want nil for an object gone", ok, s)
+		}
+	})
+}
