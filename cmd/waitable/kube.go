@@ -378,7 +378,7 @@ func (p *kubeProgress) waitFor(ctx context.Context, deadline time.Time, rule kub
 		})
 	}
 	wg.Wait()
-	p.ruleEnded(outcomes)
+	p.ruleEnded()
 	return outcomes
 }
 

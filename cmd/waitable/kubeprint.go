@@ -6,22 +6,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/kubewait"
 )
 
-// printsNames reports whether the printer prints no more of an object
-// than its kind and name (kubectl's line, -o name): it prints as an
-// object meets a rule, where the others print the object as the rule's
-// wait saw it last, when it ends.
-func (p *kubeProgress) printsNames() bool {
-	f := strings.ToLower(*p.o.print.OutputFormat)
-	return !p.o.json && (f == "" || f == "name")
-}
-
 // printMet prints, with the -o printer (kubectl's line by default), that
-// the object ref met a rule; obj is the object as last seen (nil: only
-// its kind and name are known, as of an object already gone).
+// the object ref met a rule; obj is the object as it met it (nil: only
+// its kind and name are known, as of an object gone).
 func (p *kubeProgress) printMet(ref kubewait.Ref, obj map[string]any) {
 	if obj == nil {
 		gvk := p.kinds[ref.Resource]
@@ -34,49 +24,42 @@ func (p *kubeProgress) printMet(ref kubewait.Ref, obj map[string]any) {
 	p.o.printer.PrintObj(&unstructured.Unstructured{Object: obj}, p.out) //nolint:errcheck // standard output: nothing to do about an error
 }
 
-// objectMet prints the lines of the named objects that can go out now
-// that ref met the rule, as kubectl's would: in the order named, each as
-// soon as it and the ones before it met the rule.
-func (p *kubeProgress) objectMet(ref kubewait.Ref) {
+// objectMet prints the lines that can go out now that the object ref of
+// r's wait met the rule, obj as it met it, as kubectl's would: a
+// selector's object at once; the named objects in the order named, each
+// as soon as it and the ones before it met the rule (kubectl waits for
+// them one after another).
+func (p *kubeProgress) objectMet(r *kubewait.Request, ref kubewait.Ref, obj map[string]any) {
+	if len(r.Objects) == 0 {
+		p.printMet(ref, obj)
+		return
+	}
 	ref.UID = ""
 	if p.met == nil {
-		p.met = map[kubewait.Ref]bool{}
+		p.met = map[kubewait.Ref]map[string]any{}
 	}
-	p.met[ref] = true
-	for p.printsNames() && p.printed < len(p.named) && p.met[p.named[p.printed]] {
-		p.printMet(p.named[p.printed], nil)
+	p.met[ref] = obj
+	for p.printed < len(p.named) {
+		obj, ok := p.met[p.named[p.printed]]
+		if !ok {
+			break
+		}
+		p.printMet(p.named[p.printed], obj)
 		p.printed++
 	}
 }
 
-// ruleEnded prints what is left to print when the wait for a rule
-// ended: the lines of the named objects that met it behind one that did
-// not, then those of a selector's objects (by namespace and name, as
-// kubectl lists them); or, with a printer of whole objects (-o json,
-// yaml, jsonpath, go-template), each object that met the rule, as the
-// wait saw it last, in the same order.
-func (p *kubeProgress) ruleEnded(outcomes []kubeOutcome) {
+// ruleEnded prints, when the wait for a rule ended, the lines of the
+// named objects that met it behind one that did not.
+func (p *kubeProgress) ruleEnded() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	defer func() { p.met, p.printed = nil, 0 }()
-	if p.o.json {
-		return
-	}
-	for _, o := range outcomes {
-		if p.printsNames() && len(o.req.Objects) > 0 {
-			for _, ref := range p.named[p.printed:] {
-				if p.met[ref] {
-					p.printMet(ref, nil)
-				}
-			}
-			continue
-		}
-		for _, obj := range o.res.Objects {
-			if obj.Name != "" && obj.State == classify.Success {
-				p.printMet(obj.Ref, obj.Object)
-			}
+	for _, ref := range p.named[p.printed:] {
+		if obj, ok := p.met[ref]; ok {
+			p.printMet(ref, obj)
 		}
 	}
+	p.met, p.printed = nil, 0
 }
 
 // kindName is how kubectl names an object's type in its lines: the kind

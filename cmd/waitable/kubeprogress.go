@@ -28,10 +28,11 @@ type kubeProgress struct {
 	server      string      // the API server's URL
 	answers     *lastAnswer // its last answer (nil: not known)
 	// named are the named objects, in the order of the command line or
-	// the manifest; met those that met the rule waited for now, and
-	// printed how many of named have printed their line for it.
+	// the manifest; met those that met the rule waited for now (each as
+	// it met it), and printed how many of named have printed their line
+	// for it.
 	named   []kubewait.Ref
-	met     map[kubewait.Ref]bool
+	met     map[kubewait.Ref]map[string]any
 	printed int
 	mu      sync.Mutex
 }
@@ -91,7 +92,7 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 		return
 	}
 	if e.Outcome == telemetry.OutcomeSuccess && e.Object.Name != "" {
-		p.objectMet(e.Object)
+		p.objectMet(r, e.Object, e.Seen)
 	}
 	if p.o.quiet {
 		return

@@ -229,6 +229,18 @@ var parity = []scenario{
 	// --timeout=0 checks once.
 	{name: "timeout-zero-met", args: []string{"wd/a", "-n", "NS", "--for=condition=Ready", "--timeout=0s"},
 		setup: steps(create("a"), cond("a", "Ready", "True")), want: succeeds("a")},
+	// Each object's line, with every printer, goes out as the object
+	// meets --for: b is ready only once both printed a's line.
+	{name: "lines-as-met-selector", args: []string{"wd", "-l", "app=web", "-n", "NS", "--for=condition=Ready", "--timeout=20s",
+		`-o=jsonpath={.metadata.name}{"\n"}`},
+		setup: steps(label("a", "app=web"), label("b", "app=web")),
+		act:   steps(cond("a", "Ready", "True"), shown("a"), cond("b", "Ready", "True")),
+		want:  outcome{class: waitcmd.Success, lines: []string{"a", "b"}}},
+	{name: "lines-as-met-named", args: []string{"wd/a", "wd/b", "-n", "NS", "--for=condition=Ready", "--timeout=20s",
+		`-o=go-template={{.metadata.name}} {{(index .status.conditions 0).type}}{{"\n"}}`},
+		setup: create("a", "b"),
+		act:   steps(cond("a", "Ready", "True"), shown("a Ready"), cond("b", "Ready", "True")),
+		want:  outcome{class: waitcmd.Success, lines: []string{"a Ready", "b Ready"}}},
 	{name: "several-timeout", args: []string{"wd", "a", "b", "-n", "NS", "--for=condition=Ready", "--timeout=2s"},
 		setup: create("a", "b"), want: timeout},
 }

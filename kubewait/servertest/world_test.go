@@ -50,6 +50,17 @@ func exited(tool waitcmd.Tool) step {
 	return func(w *world) { <-w.procs[tool].Exited() }
 }
 
+// shown waits until each command has printed a line of standard
+// output that contains s, or exited: a step after it happens only once
+// both printed the line of what met the rules before it.
+func shown(s string) step {
+	return func(w *world) {
+		for _, p := range w.procs {
+			p.WaitStdout(context.Background(), s)
+		}
+	}
+}
+
 // create creates widgets with no labels.
 func create(names ...string) step {
 	return func(w *world) {
