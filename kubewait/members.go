@@ -1,7 +1,9 @@
 package kubewait
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,13 +145,29 @@ func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now ti
 	if !s.named && d.count > 0 {
 		d.rejoin(s, dirty, all)
 	}
+	type keyed struct {
+		key string
+		m   *member
+	}
+	var due []keyed
 	for key, m := range s.members {
-		if m.done || !(all || dirty[key] || !now.Before(m.next)) {
-			continue
+		if !m.done && (all || dirty[key] || !now.Before(m.next)) {
+			due = append(due, keyed{key, m})
 		}
-		d.judge(m, s.sub.get(key), nil, now, 0)
+	}
+	// The events of one instant in a stable order.
+	slices.SortFunc(due, func(a, b keyed) int { return byOrder(a.m, b.m) })
+	for _, k := range due {
+		d.judge(k.m, s.sub.get(k.key), nil, now, 0)
 	}
 	d.judgeCount(s, now)
+}
+
+// byOrder orders members as a Result lists them: the named objects in
+// the order the request names them, a selector's by namespace and name.
+func byOrder(a, b *member) int {
+	return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.ref.Namespace, b.ref.Namespace),
+		strings.Compare(a.ref.Name, b.ref.Name))
 }
 
 // rejoin makes the members of a wait with a count the objects the

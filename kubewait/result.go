@@ -254,8 +254,8 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 }
 
 // each calls f with every member: the objects' waits in the order the
-// request names them (those of a selector in no order), then the
-// Count's.
+// request names them (those of a selector by namespace and name), then
+// the Count's.
 func (d *driver) each(f func(*member)) {
 	var ms []*member
 	for _, s := range d.sources {
@@ -263,7 +263,7 @@ func (d *driver) each(f func(*member)) {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, func(a, b *member) int { return a.order - b.order })
+	slices.SortFunc(ms, byOrder)
 	for _, m := range ms {
 		f(m)
 	}

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	flag "github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/waitable/waitable/classify"
 )
@@ -24,31 +24,32 @@ import (
 // and, after `--`, the AWS CLI's arguments: AWS's waiter WAITER run through
 // the AWS CLI. `waitable aws list`, with a service or none, lists the
 // waiters.
-func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	ours, cliArgs := args, []string(nil)
-	if i := slices.Index(args, "--"); i >= 0 {
-		ours, cliArgs = args[:i], args[i+1:]
+func (c *cli) awsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "aws SERVICE WAITER [flags] -- [aws CLI arguments]\n" +
+			"  waitable aws list [--waiters FILE] [SERVICE]",
+		Short: "Run one of AWS's waiters, by the AWS CLI's names",
+		Long: "SERVICE and WAITER are the AWS CLI's names (dynamodb table-exists), as in\n" +
+			"aws SERVICE wait WAITER. Each poll runs aws SERVICE OPERATION ARGS --output json once,\n" +
+			"with the CLI's own retries off (AWS_MAX_ATTEMPTS=1). waitable aws list lists the waiters.",
 	}
-	fs := flag.NewFlagSet("aws", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := cmd.Flags()
 	file := fs.String("waiters", "", "a botocore waiters-2.json file whose waiters replace AWS's for the service")
 	var wf waitFlags
 	wf.register(fs, 0, "how long to wait in all (default: the waiter's delay × maxAttempts, as the AWS CLI's wait)")
-	fs.Usage = func() {
-		fmt.Fprint(stdout, "Usage: waitable aws SERVICE WAITER [flags] -- [aws CLI arguments]\n"+
-			"       waitable aws list [--waiters FILE] [SERVICE]\n\n"+
-			"SERVICE and WAITER are the AWS CLI's names (dynamodb table-exists), as in\n"+
-			"aws SERVICE wait WAITER. Each poll runs aws SERVICE OPERATION ARGS --output json once,\n"+
-			"with the CLI's own retries off (AWS_MAX_ATTEMPTS=1).\n\n")
-		fs.PrintDefaults()
-	}
-	positional, err := parseInterleaved(fs, ours, false)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitSuccess, nil
-	}
-	if err != nil {
-		return exitUsage, usageError{err}
-	}
+	return c.leaf(cmd, func(ctx context.Context, cmd *cobra.Command, args []string) (int, error) {
+		positional, cliArgs := args, []string(nil)
+		if i := cmd.ArgsLenAtDash(); i >= 0 {
+			positional, cliArgs = args[:i], args[i:]
+		}
+		return wf.aws(ctx, positional, cliArgs, *file, cmd.Flags().Changed("max-wait"), c.stdout, c.stderr)
+	})
+}
+
+// aws runs AWS's waiter that positional names (SERVICE WAITER), or lists
+// them (list [SERVICE]), with cliArgs (nil: no --) the AWS CLI's;
+// maxWaitSet says that --max-wait was given.
+func (wf *waitFlags) aws(ctx context.Context, positional, cliArgs []string, file string, maxWaitSet bool, stdout, stderr io.Writer) (int, error) {
 	if len(positional) > 0 && positional[0] == "list" {
 		if len(positional) > 2 || cliArgs != nil {
 			return exitUsage, usagef("list takes one SERVICE at most")
@@ -57,13 +58,13 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		if len(positional) == 2 {
 			service = positional[1]
 		}
-		return exitSuccess, awsList(stdout, service, *file)
+		return exitSuccess, awsList(stdout, service, file)
 	}
 	if len(positional) != 2 {
 		return exitUsage, usagef("want SERVICE WAITER (dynamodb table-exists), got %q; waitable aws list lists them", positional)
 	}
 	service, name := positional[0], positional[1]
-	defs, err := awsWaiters(service, *file)
+	defs, err := awsWaiters(service, file)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
@@ -75,11 +76,9 @@ func awsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		return exitUsage, usagef("waiter %s names no operation for the AWS CLI to run", def.Name)
 	}
 	maxWait := budget(def)
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "max-wait" {
-			maxWait = wf.maxWait
-		}
-	})
+	if maxWaitSet {
+		maxWait = wf.maxWait
+	}
 	switch {
 	case maxWait <= 0 && def.MaxPolls == 0:
 		return exitUsage, usagef("waiter %s has no maxAttempts to make a budget of: give --max-wait", def.Name)

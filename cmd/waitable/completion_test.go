@@ -6,9 +6,9 @@ import (
 )
 
 // TestCompletion: waitable completion bash|zsh|fish prints the shell's
-// script, and the command the scripts call completes the commands and
-// kube's flags (kubectl's global flags among them); another shell is bad
-// usage.
+// script, and the command the scripts call completes the commands, every
+// command's flags (kube's with kubectl's global flags) and the shells;
+// another shell is bad usage.
 func TestCompletion(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
@@ -21,11 +21,45 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "ku"}, exitSuccess, "kube\tWait for Kubernetes objects"},
 		{[]string{"__complete", "kube", "--serv"}, exitSuccess, "--server\t"},
 		{[]string{"__complete", "kube", "--fo"}, exitSuccess, "--for\t"},
+		{[]string{"__complete", "http", "--suc"}, exitSuccess, "--success\t"},
+		{[]string{"__complete", "exec", "--max-w"}, exitSuccess, "--max-wait\t"},
+		{[]string{"__complete", "aws", "--wait"}, exitSuccess, "--waiters\t"},
+		{[]string{"__complete", "schedule", "--ready"}, exitSuccess, "--ready-at\t"},
+		{[]string{"__complete", "lint", "--serv"}, exitSuccess, "--service\t"},
+		{[]string{"__complete", "list", "--warn"}, exitSuccess, "--warnings\t"},
+		{[]string{"__complete", "completion", ""}, exitSuccess, "zsh"},
 		{[]string{"completion", "ksh"}, exitUsage, ""},
 	} {
 		r := runBinary(t, nil, tt.args...)
 		if r.code != tt.code || !strings.Contains(r.stdout, tt.want) {
 			t.Errorf("waitable %s: exit %d, stdout %.200q; want %d, %q", strings.Join(tt.args, " "), r.code, r.stdout, tt.code, tt.want)
 		}
+	}
+}
+
+// TestHelpAndFlagErrors: every command's help goes to standard output
+// with status 0 (-h, --help, waitable help COMMAND); a flag the command
+// does not take is status 64, said once in pflag's GNU style with the
+// hint of where the help is.
+func TestHelpAndFlagErrors(t *testing.T) {
+	for _, c := range []struct{ name, flag string }{
+		{"http", "--success"}, {"exec", "--success"}, {"aws", "--waiters"}, {"kube", "--for"},
+		{"schedule", "--ready-at"}, {"lint", "--service"}, {"list", "--warnings"},
+	} {
+		for _, args := range [][]string{{c.name, "-h"}, {c.name, "--help"}, {"help", c.name}} {
+			r := runBinary(t, nil, args...)
+			if r.code != exitSuccess || !strings.Contains(r.stdout, "waitable "+c.name) || !strings.Contains(r.stdout, c.flag) || r.stderr != "" {
+				t.Errorf("waitable %s: exit %d, stdout %.300q, stderr %q; want 0 and the help, naming %s", strings.Join(args, " "), r.code, r.stdout, r.stderr, c.flag)
+			}
+		}
+		r := runBinary(t, nil, c.name, "--bogus")
+		want := "waitable " + c.name + ": unknown flag: --bogus\nSee 'waitable " + c.name + " --help' for usage.\n"
+		if r.code != exitUsage || r.stderr != want || r.stdout != "" {
+			t.Errorf("waitable %s --bogus: exit %d, stdout %q, stderr %q; want 64 and %q", c.name, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	r := runBinary(t, nil, "bogus")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown command "bogus"`) {
+		t.Errorf("waitable bogus: exit %d, stderr %q; want 64, unknown command", r.code, r.stderr)
 	}
 }

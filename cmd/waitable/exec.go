@@ -5,37 +5,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
-	flag "github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // execCommand is waitable exec: it polls the command after --, whose
 // standard output is JSON.
-func execCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+func (c *cli) execCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "exec [flags] -- CMD ARGS...",
+		Short: "Poll a command whose standard output is JSON",
+		Long: "Polls the command CMD ARGS..., whose standard output is JSON, until a condition decides. The command\n" +
+			"is what follows -- (or the first argument that is not a flag); it runs in a process group of its own,\n" +
+			"which a cancelled call ends whole, as timeout(1) does." + conditionsHelp,
+	}
 	var p pollFlags
-	p.register(fs)
-	fs.Usage = p.usage(fs, "Usage: waitable exec [flags] -- CMD ARGS...", stdout)
-	positional, err := p.parse(fs, args, true)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitSuccess, nil
-	case err != nil:
-		return exitUsage, err
-	case len(positional) == 0:
-		return exitUsage, usagef("want a command after --")
-	}
-	if code, err := runnable(positional[0]); err != nil {
-		return code, err
-	}
-	return p.run(ctx, "Command", execCall(positional, p.text), shellQuote(positional), stdout, stderr)
+	p.register(cmd.Flags())
+	cmd.Flags().SetInterspersed(false) // the command's own flags are not ours
+	return c.leaf(cmd, func(ctx context.Context, _ *cobra.Command, args []string) (int, error) {
+		if len(args) == 0 {
+			return exitUsage, usagef("want a command after --")
+		}
+		if code, err := runnable(args[0]); err != nil {
+			return code, err
+		}
+		return p.run(ctx, "Command", execCall(args, p.text), shellQuote(args), c.stdout, c.stderr)
+	})
 }
 
 // shellQuote writes argv as a shell would read it back: an argument with

@@ -2,38 +2,35 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	flag "github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/waitable/waitable/classify"
 )
 
 // httpCommand is waitable http: it polls the URL, whose body is JSON.
-func httpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("http", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	var p pollFlags
-	p.register(fs)
-	var hdrs headers
-	fs.VarP(&hdrs, "header", "H", "a request header, Name: value (repeatable)")
-	method := fs.String("method", "GET", "the HTTP method")
-	fs.Usage = p.usage(fs, "Usage: waitable http URL [flags]", stdout)
-	positional, err := p.parse(fs, args, false)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitSuccess, nil
-	case err != nil:
-		return exitUsage, err
-	case len(positional) != 1:
-		return exitUsage, usagef("want one URL, got %d arguments (%q)", len(positional), positional)
+func (c *cli) httpCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "http URL [flags]",
+		Short: "Poll an HTTP endpoint whose body is JSON",
+		Long:  "Polls URL, whose body is JSON, until a condition decides." + conditionsHelp,
 	}
-	return p.run(ctx, "HTTP", httpCall(*method, positional[0], hdrs, p.text), positional[0], stdout, stderr)
+	var p pollFlags
+	p.register(cmd.Flags())
+	var hdrs headers
+	cmd.Flags().VarP(&hdrs, "header", "H", "a request header, Name: value (repeatable)")
+	method := cmd.Flags().String("method", "GET", "the HTTP method")
+	return c.leaf(cmd, func(ctx context.Context, _ *cobra.Command, args []string) (int, error) {
+		if len(args) != 1 {
+			return exitUsage, usagef("want one URL, got %d arguments (%q)", len(args), args)
+		}
+		return p.run(ctx, "HTTP", httpCall(*method, args[0], hdrs, p.text), args[0], c.stdout, c.stderr)
+	})
 }
 
 type headers []string

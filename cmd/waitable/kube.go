@@ -89,48 +89,33 @@ func newKubeOptions() *kubeOptions {
 // any kinds, are one kubewait wait; a selector's or --all's, one wait per
 // resource and namespace; every wait runs at once under one budget.
 func kubeCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, connect kubeConnect) (int, error) {
-	o := newKubeOptions()
-	o.stdin = stdin
-	code := exitSuccess
-	cmd := &cobra.Command{
-		Use:                   "kube ([-f FILENAME] | [-k DIR] | TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)) --for RULE",
-		Short:                 "Wait for Kubernetes objects as kubectl wait does",
-		Long:                  kubeLong,
-		Example:               kubeExample,
-		DisableFlagsInUseLine: true,
-		SilenceErrors:         true,
-		SilenceUsage:          true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.recursiveSet = cmd.Flags().Changed("recursive")
-			o.rolloutSet = nil
-			cmd.Flags().Visit(func(f *pflag.Flag) {
-				if strings.HasPrefix(f.Name, "rollout-") {
-					o.rolloutSet = append(o.rolloutSet, f.Name)
-				}
-			})
-			var err error
-			code, err = o.run(ctx, args, stdout, stderr, connect)
-			return err
-		},
-	}
-	o.addFlags(cmd)
-	cmd.SetArgs(args)
-	cmd.SetIn(stdin)
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageError{flagError{err}}
-	})
-	err := cmd.Execute()
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, connect: connect}
+	_, code, err := c.execute(ctx, append([]string{"kube"}, args...))
 	return code, err
 }
 
-// flagError is a flag that the command does not take, or a value that
-// its flag refuses: said once, in pflag's GNU style, with kubectl's hint.
-type flagError struct{ err error }
-
-func (e flagError) Error() string { return e.err.Error() + "\nSee 'waitable kube --help' for usage." }
-func (e flagError) Unwrap() error { return e.err }
+// kubeCommand is the command waitable kube.
+func (c *cli) kubeCommand() *cobra.Command {
+	o := newKubeOptions()
+	o.stdin = c.stdin
+	cmd := &cobra.Command{
+		Use:     "kube ([-f FILENAME] | [-k DIR] | TYPE/NAME... | TYPE NAME... | TYPE (-l SELECTOR | --all)) --for RULE",
+		Short:   "Wait for Kubernetes objects as kubectl wait does",
+		Long:    kubeLong,
+		Example: kubeExample,
+	}
+	o.addFlags(cmd)
+	return c.leaf(cmd, func(ctx context.Context, cmd *cobra.Command, args []string) (int, error) {
+		o.recursiveSet = cmd.Flags().Changed("recursive")
+		o.rolloutSet = nil
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if strings.HasPrefix(f.Name, "rollout-") {
+				o.rolloutSet = append(o.rolloutSet, f.Name)
+			}
+		})
+		return o.run(ctx, args, c.stdout, c.stderr, c.connect)
+	})
+}
 
 // addFlags adds kubectl wait's flags (cli-runtime's) and the command's.
 func (o *kubeOptions) addFlags(cmd *cobra.Command) {

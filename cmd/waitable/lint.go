@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	flag "github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
@@ -33,39 +34,47 @@ const waitableTrait = "smithy.waiters#waitable"
 // checks every acceptor's paths against the operation's shapes: a Smithy
 // model's own, a botocore document's in the service model (--service, or
 // the service-2.json beside a waiters-2.json).
-func lintCommand(args []string, stdout io.Writer) (int, error) {
-	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+func (c *cli) lintCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lint [--service service-2.json] MODEL...",
+		Short: "Check the waiters of model files",
+		Long: "MODEL is a Smithy JSON AST model or a botocore waiters-2.json document. Each\n" +
+			"problem is a line FILE:LINE:COLUMN: waiter W: acceptor N: ...; paths are\n" +
+			"checked against the operation's input and output shapes: a Smithy model's\n" +
+			"own, a botocore document's in its service model.",
+	}
+	fs := cmd.Flags()
 	warnings := fs.Bool("warnings", false, "also print what the loader allows but finds suspicious")
 	service := fs.String("service", "", "the botocore service model (service-2.json) of the botocore documents given;\nwithout it, the service-2.json beside a waiters-2.json, if any")
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: waitable lint [--service service-2.json] MODEL...\n\n"+
-			"MODEL is a Smithy JSON AST model or a botocore waiters-2.json document. Each\n"+
-			"problem is a line FILE:LINE:COLUMN: waiter W: acceptor N: ...; paths are\n"+
-			"checked against the operation's input and output shapes: a Smithy model's\n"+
-			"own, a botocore document's in its service model.\n")
-		fs.PrintDefaults()
-	}
-	if help, err := parseModelFlags(fs, args); help || err != nil {
-		return modelFlagsStatus(err)
+	return c.leaf(cmd, func(_ context.Context, _ *cobra.Command, files []string) (int, error) {
+		return lintFiles(files, *service, *warnings, c.stdout)
+	})
+}
+
+// lintFiles checks the waiters of files, against the botocore service model
+// service if not "", and prints the problems (and, if warnings, the
+// loader's warnings).
+func lintFiles(files []string, service string, warnings bool, stdout io.Writer) (int, error) {
+	if len(files) == 0 {
+		return exitUsage, usagef("give at least one model file")
 	}
 	var svc *serviceModel
-	if *service != "" {
-		s, err := readService(*service)
+	if service != "" {
+		s, err := readService(service)
 		if err != nil {
 			return exitUsage, usageError{err}
 		}
 		svc = s
 	}
 	problems := 0
-	for _, file := range fs.Args() {
+	for _, file := range files {
 		l, c, err := loadModel(file)
 		if err != nil {
 			return exitUsage, err
 		}
 		l.checkTypes(svc)
 		problems += l.report(stdout)
-		l.warn(stdout, c, *warnings)
+		l.warn(stdout, c, warnings)
 		if c != nil && len(l.problems) == 0 {
 			fmt.Fprintf(stdout, "%s: %s, ok%s\n", file, plural.N(len(c.Names()), "waiter"), l.note)
 		}

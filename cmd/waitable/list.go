@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
-	flag "github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/waitable/waitable/internal/plural"
 )
@@ -13,19 +14,26 @@ import (
 // botocore waiters-2.json documents, told apart by their content): each
 // waiter's operation, acceptors and delays, after the problems of a file
 // that does not load whole.
-func listCommand(args []string, stdout io.Writer) (int, error) {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	warnings := fs.Bool("warnings", false, "also print what the loader allows but finds suspicious")
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: waitable list MODEL...\n\nMODEL is a Smithy JSON AST model or a botocore waiters-2.json document.\n")
-		fs.PrintDefaults()
+func (c *cli) listCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list MODEL...",
+		Short: "List the waiters of model files",
+		Long:  "MODEL is a Smithy JSON AST model or a botocore waiters-2.json document.",
 	}
-	if help, err := parseModelFlags(fs, args); help || err != nil {
-		return modelFlagsStatus(err)
+	warnings := cmd.Flags().Bool("warnings", false, "also print what the loader allows but finds suspicious")
+	return c.leaf(cmd, func(_ context.Context, _ *cobra.Command, files []string) (int, error) {
+		return listWaiters(files, *warnings, c.stdout)
+	})
+}
+
+// listWaiters lists the waiters of files (and, if warnings, the loader's
+// warnings).
+func listWaiters(files []string, warnings bool, stdout io.Writer) (int, error) {
+	if len(files) == 0 {
+		return exitUsage, usagef("give at least one model file")
 	}
 	problems := 0
-	for _, file := range fs.Args() {
+	for _, file := range files {
 		l, c, err := loadModel(file)
 		if err != nil {
 			return exitUsage, err
@@ -45,7 +53,7 @@ func listCommand(args []string, stdout io.Writer) (int, error) {
 				fmt.Fprintf(stdout, "%s: %s on %s: %s, delays %s to %s\n", file, n, d.Operation.ID, plural.N(len(d.Acceptors), "acceptor"), minDelay, maxDelay)
 			}
 		}
-		l.warn(stdout, c, *warnings)
+		l.warn(stdout, c, warnings)
 	}
 	return lintStatus(problems)
 }

@@ -54,10 +54,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
+	"slices"
 	"syscall"
-
-	"github.com/spf13/cobra"
 )
 
 // Exit statuses.
@@ -188,43 +186,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	var code int
-	var err error
-	switch args[0] {
-	case "http":
-		code, err = httpCommand(ctx, args[1:], stdout, stderr)
-	case "exec":
-		code, err = execCommand(ctx, args[1:], stdout, stderr)
-	case "aws":
-		code, err = awsCommand(ctx, args[1:], stdout, stderr)
-	case "kube":
-		code, err = kubeCommand(ctx, args[1:], os.Stdin, stdout, stderr, kubeconfigCluster)
-	case "schedule":
-		code, err = scheduleCommand(args[1:], stdout)
-	case "lint":
-		code, err = lintCommand(args[1:], stdout)
-	case "list":
-		code, err = listCommand(args[1:], stdout)
-	case "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
-		code, err = completionCommand(ctx, args, stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return exitSuccess
-	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
-		return exitSuccess
-	default:
-		fmt.Fprintf(stderr, "waitable: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
+	args = slices.Clone(args)
+	switch args[0] { // Go's single-dash spellings, which pflag reads as shorthands
+	case "-version", "--version":
+		args[0] = "version"
+	case "-help":
+		args[0] = "--help"
 	}
-	return exitStatus(args[0], code, err, stderr)
+	c := &cli{stdin: os.Stdin, stdout: stdout, stderr: stderr, connect: kubeconfigCluster}
+	name, code, err := c.execute(ctx, args)
+	return exitStatus(name, code, err, stderr)
 }
 
-// exitStatus prints a command's error and returns its exit status: 64 for
-// a usageError, 1 for another error that came with status 0.
+// exitStatus prints a command's error (command "": waitable's own) and
+// returns its exit status: 64 for a usageError, 1 for another error that
+// came with status 0.
 func exitStatus(command string, code int, err error, stderr io.Writer) int {
 	if err != nil {
-		fmt.Fprintf(stderr, "waitable %s: %v\n", command, err)
+		prefix := "waitable"
+		if command != "" {
+			prefix += " " + command
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 		var ue usageError
 		if errors.As(err, &ue) {
 			return exitUsage

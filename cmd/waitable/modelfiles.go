@@ -6,35 +6,9 @@ import (
 	"io"
 	"os"
 
-	flag "github.com/spf13/pflag"
-
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/waiter/model"
 )
-
-// parseModelFlags parses lint's or list's flags, and reports whether
-// they asked for help; bad usage, or no model file, is a usageError.
-func parseModelFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return true, nil
-		}
-		return false, usageError{err}
-	}
-	if fs.NArg() == 0 {
-		return false, usagef("give at least one model file")
-	}
-	return false, nil
-}
-
-// modelFlagsStatus is the exit status of lint's or list's flags that
-// asked for help (err nil) or were bad usage.
-func modelFlagsStatus(err error) (int, error) {
-	if err != nil {
-		return exitUsage, err
-	}
-	return exitSuccess, nil
-}
 
 // loadModel reads and loads a model file, the problems of its loading
 // noted in its linter; a file that cannot be read is a usageError.

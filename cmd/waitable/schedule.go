@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 
 	"github.com/waitable/waitable/classify"
@@ -48,37 +49,41 @@ type scheduleRow struct {
 	runs        int
 }
 
-func scheduleCommand(args []string, stdout io.Writer) (int, error) {
-	fs := flag.NewFlagSet("schedule", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	var c scheduleConfig
-	fs.DurationVar(&c.minDelay, "min-delay", 2*time.Second, "the waiter's MinDelay")
-	fs.DurationVar(&c.maxDelay, "max-delay", 120*time.Second, "the waiter's MaxDelay")
-	fs.DurationVar(&c.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
-	fs.DurationVar(&c.latency, "latency", 100*time.Millisecond, "how long each call takes")
-	c.reserve = -1
-	fs.Var(reserveFlag{&c.reserve}, "reserve", "the final call's reserve, a `duration` (default: as the waiter does, the call latency, half as much again, and 20ms)")
-	fs.DurationVar(&c.hint, "hint", 0, "each pending answer's own hint of when to poll again (a 202's Retry-After): polls come no sooner")
-	fs.IntVar(&c.seeds, "seeds", 1000, "jitter seeds to simulate")
-	fs.IntVar(&c.maxPolls, "max-attempts", 0, "the most polls a wait makes (the waiter's WithMaxPolls); 0: no limit but the max wait")
-	fs.DurationVar(&c.readyAt, "ready-at", 0, "when the resource becomes ready: a poll that starts then or later succeeds; prints how long after it the waits see it")
-	fs.IntVar(&c.stable, "stable", 1, "with --ready-at: succeed only when success held this many polls in a row (as http's and exec's --stable)")
-	fs.DurationVar(&c.stableFor, "stable-for", 0, "with --ready-at: and over at least this long")
+// scheduleCommand is waitable schedule: when a waiter's polls happen.
+func (c *cli) scheduleCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule [--model FILE [--waiter NAME]] [flags]",
+		Short: "Show when a waiter's polls happen",
+		Long: "When a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline\n" +
+			"(or --max-attempts), or, with --ready-at, until it sees the resource ready (and, with --stable,\n" +
+			"confirms it).",
+	}
+	fs := cmd.Flags()
+	var sc scheduleConfig
+	fs.DurationVar(&sc.minDelay, "min-delay", 2*time.Second, "the waiter's MinDelay")
+	fs.DurationVar(&sc.maxDelay, "max-delay", 120*time.Second, "the waiter's MaxDelay")
+	fs.DurationVar(&sc.maxWait, "max-wait", 5*time.Minute, "the caller's max wait")
+	fs.DurationVar(&sc.latency, "latency", 100*time.Millisecond, "how long each call takes")
+	sc.reserve = -1
+	fs.Var(reserveFlag{&sc.reserve}, "reserve", "the final call's reserve, a `duration` (default: as the waiter does, the call latency, half as much again, and 20ms)")
+	fs.DurationVar(&sc.hint, "hint", 0, "each pending answer's own hint of when to poll again (a 202's Retry-After): polls come no sooner")
+	fs.IntVar(&sc.seeds, "seeds", 1000, "jitter seeds to simulate")
+	fs.IntVar(&sc.maxPolls, "max-attempts", 0, "the most polls a wait makes (the waiter's WithMaxPolls); 0: no limit but the max wait")
+	fs.DurationVar(&sc.readyAt, "ready-at", 0, "when the resource becomes ready: a poll that starts then or later succeeds; prints how long after it the waits see it")
+	fs.IntVar(&sc.stable, "stable", 1, "with --ready-at: succeed only when success held this many polls in a row (as http's and exec's --stable)")
+	fs.DurationVar(&sc.stableFor, "stable-for", 0, "with --ready-at: and over at least this long")
 	model := fs.String("model", "", "take the delays and poll limit of a waiter in this file (a Smithy JSON AST model, botocore's waiters-2.json or a smithy.waiters#waitable trait's value); flags given override them")
 	name := fs.String("waiter", "", "the waiter of --model (needed when the file has several)")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: waitable schedule [--model FILE [--waiter NAME]] [flags]\n\nWhen a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline (or --max-attempts), or, with --ready-at, until it sees the resource ready (and, with --stable, confirms it).")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitSuccess, nil
-		}
-		return exitUsage, usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return exitUsage, usagef("unexpected arguments %q", fs.Args())
+	return c.leaf(cmd, func(_ context.Context, cmd *cobra.Command, args []string) (int, error) {
+		return sc.run(cmd.Flags(), args, *model, *name, *svg, c.stdout)
+	})
+}
+
+// run shows the schedule: fs holds the flags given, args what is left.
+func (c scheduleConfig) run(fs *flag.FlagSet, args []string, model, name, svg string, stdout io.Writer) (int, error) {
+	if len(args) > 0 {
+		return exitUsage, usagef("unexpected arguments %q", args)
 	}
 	if c.maxWait <= 0 || c.seeds < 1 || c.latency < 0 || c.hint < 0 || c.maxPolls < 0 || c.readyAt < 0 || c.stable < 1 || c.stableFor < 0 {
 		return exitUsage, usagef("--max-wait must be positive, --seeds and --stable at least 1, --latency, --hint, --max-attempts, --ready-at and --stable-for not negative")
@@ -87,14 +92,14 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 		return exitUsage, usagef("--stable and --stable-for confirm a success: give --ready-at, when the resource becomes ready")
 	}
 	var from string
-	if *model != "" {
+	if model != "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		defs, err := readWaiters(*model)
+		defs, err := readWaiters(model)
 		if err != nil {
 			return exitUsage, usageError{err}
 		}
-		d, err := pickWaiter(defs, *model, *name, "--waiter")
+		d, err := pickWaiter(defs, model, name, "--waiter")
 		if err != nil {
 			return exitUsage, usageError{err}
 		}
@@ -108,8 +113,8 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 		if !set["max-attempts"] {
 			c.maxPolls = d.MaxPolls
 		}
-		from, c.name = fmt.Sprintf("waiter %s in %s: ", d.Name, *model), d.Name
-	} else if *name != "" {
+		from, c.name = fmt.Sprintf("waiter %s in %s: ", d.Name, model), d.Name
+	} else if name != "" {
 		return exitUsage, usagef("--waiter names a waiter of --model FILE: give the file")
 	}
 	rows, lasts, lags, err := simulateSchedule(c)
@@ -134,11 +139,11 @@ func scheduleCommand(args []string, stdout io.Writer) (int, error) {
 	if c.readyAt > 0 {
 		fmt.Fprintf(stdout, "ready at %v: %s\n", c.readyAt, lagSummary(lags, c.seeds))
 	}
-	if *svg != "" {
-		if err := os.WriteFile(*svg, []byte(scheduleSVG(c, rows, lasts)), 0o644); err != nil {
+	if svg != "" {
+		if err := os.WriteFile(svg, []byte(scheduleSVG(c, rows, lasts)), 0o644); err != nil {
 			return exitFailure, err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", *svg)
+		fmt.Fprintf(stdout, "wrote %s\n", svg)
 	}
 	return exitSuccess, nil
 }

@@ -242,25 +242,13 @@ func (p *pollFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.text, "text", false, "read the output as text, not JSON: @ is the output as a string, whitespace trimmed (contains(@, 'ready'))")
 }
 
-// usage prints fs's usage (on standard output) under the line that says how to call the
-// command.
-func (p *pollFlags) usage(fs *flag.FlagSet, line string, stdout io.Writer) func() {
-	return func() {
-		fmt.Fprintln(stdout, line)
-		fs.PrintDefaults()
-		fmt.Fprint(stdout, "\nConditions: a JMESPath expression that must be true, or ok, error, error=CODE, status=N.\n")
-	}
-}
+// conditionsHelp ends the help of http and exec: what a condition is.
+const conditionsHelp = `
 
-// parse reads args (a command after them for exec) and returns the
-// positional arguments; help is (nil, flag.ErrHelp).
-func (p *pollFlags) parse(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
-	positional, err := parseInterleaved(fs, args, command)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return nil, usageError{err}
-	}
-	return positional, err
-}
+Conditions (--success, --failure, --retry), tried in the order given; the first that holds
+decides: a JMESPath expression on the JSON output that must be true (status == 'ready'), or
+ok (the call succeeded), error (it failed), error=CODE (it failed with CODE: HTTP 404, exit 3),
+status=N (the HTTP status was N, http only). Or --waiter FILE [--name NAME] instead.`
 
 // run waits on poll, which polls target, under the waiter that the
 // conditions or --waiter define (waiterName names a waiter of
@@ -271,17 +259,6 @@ func (p *pollFlags) run(ctx context.Context, waiterName string, poll call, targe
 		return exitUsage, usageError{err}
 	}
 	return p.wf.wait(ctx, def, poll, p.wf.maxWait, target, stdout, stderr)
-}
-
-// parseInterleaved parses flags that may come after positional arguments
-// (waitable http URL --success ok), GNU style. For exec, everything after
-// "--" (or after the first argument that is not a flag) is the command.
-func parseInterleaved(fs *flag.FlagSet, args []string, command bool) ([]string, error) {
-	fs.SetInterspersed(!command)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return fs.Args(), nil
 }
 
 // definition builds the waiter's definition from the conditions (a
