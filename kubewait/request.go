@@ -72,7 +72,9 @@ type Request struct {
 	// WithClock.
 	Options []waiter.Option
 	// OnEvent, if not nil, is called with each [Event], in the goroutine
-	// that called Wait, one event at a time.
+	// that called Wait, one event at a time. The events of a selector's
+	// objects judged at one instant come by namespace and name, as the
+	// Result lists them.
 	OnEvent func(Event)
 }
 

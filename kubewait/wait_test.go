@@ -746,3 +746,32 @@ func TestEventSeenIsTheObjectAsItsWaitEnded(t *testing.T) {
 		}
 	})
 }
+
+// TestEventsOfOneInstantInTheResultsOrder: the events of a selector's
+// objects judged at one instant come as the Result lists them, by
+// namespace and name, run after run.
+func TestEventsOfOneInstantInTheResultsOrder(t *testing.T) {
+	for range 5 {
+		synctest.Test(t, func(t *testing.T) {
+			var objs []Object
+			for _, n := range []string{"e", "b", "d", "a", "c", "f"} {
+				objs = append(objs, labelled(widget(n, conditions("Ready", "True")), "app", "web"))
+			}
+			k := newCluster(t, objs...)
+			c := NewClient(k.dyn, ClientOptions{})
+			var got []string
+			r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: []Rule{Condition("Ready", "")}, Timeout: time.Minute,
+				OnEvent: func(e Event) {
+					if e.Outcome != "" {
+						got = append(got, e.Object.Name)
+					}
+				}}
+			if _, err := c.Wait(t.Context(), r); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != "a b c d e f" {
+				t.Errorf("events %q, want a b c d e f", got)
+			}
+		})
+	}
+}
