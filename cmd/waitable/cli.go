@@ -38,7 +38,7 @@ func (c *cli) execute(ctx context.Context, args []string) (string, int, error) {
 	if err != nil && !c.ran {
 		var ue usageError
 		if !errors.As(err, &ue) { // an unknown command
-			err = usageError{fmt.Errorf("%w\nSee 'waitable --help' for usage.", err)}
+			err = usageError{flagError{"waitable", err}}
 		}
 		return name, exitUsage, err
 	}
