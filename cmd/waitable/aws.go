@@ -47,7 +47,7 @@ func (c *cli) awsCommand() *cobra.Command {
 }
 
 // aws runs AWS's waiter that positional names (SERVICE WAITER), or lists
-// them (list [SERVICE]), with cliArgs (nil: no --) the AWS CLI's;
+// them (list, or list SERVICE), with cliArgs (nil: no --) the AWS CLI's;
 // maxWaitSet says that --max-wait was given.
 func (wf *waitFlags) aws(ctx context.Context, positional, cliArgs []string, file string, maxWaitSet bool, stdout, stderr io.Writer) (int, error) {
 	if len(positional) > 0 && positional[0] == "list" {

@@ -27,7 +27,8 @@ names them (k8s.io/cli-runtime's resource builder): TYPE/NAME, TYPE NAME...,
 TYPE with -l, --field-selector or --all (a category such as all, short names),
 -f files, directories, URLs or - (standard input), -k a kustomization. Each
 object's line (widget.waitable.test/a condition met, or -o's) is printed on
-standard output as it meets a --for.
+standard output as it meets a --for, in kubectl's order: once the objects
+before it (named first, a selector's by namespace and name) are done.
 
 Rules (--for, --fail-on), as kubectl wait --for writes them:
   condition=TYPE[=STATUS]   a status condition (STATUS True if left out)
@@ -348,9 +349,11 @@ func (p *kubeProgress) waitFor(ctx context.Context, deadline time.Time, rule kub
 	waitCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	outcomes := make([]kubeOutcome, len(w.reqs))
+	reqs := make([]*kubewait.Request, len(w.reqs))
 	var wg sync.WaitGroup
 	for i, base := range w.reqs {
 		r := *base
+		reqs[i] = &r
 		r.For, r.FailOn = []kubewait.Rule{rule}, p.o.failOn
 		r.OnEvent = func(e kubewait.Event) { p.event(&r, e) }
 		wg.Go(func() {
@@ -363,7 +366,7 @@ func (p *kubeProgress) waitFor(ctx context.Context, deadline time.Time, rule kub
 		})
 	}
 	wg.Wait()
-	p.ruleEnded()
+	p.ruleEnded(reqs)
 	return outcomes
 }
 

@@ -52,8 +52,8 @@ func kubeClocked(t *testing.T, c *fakeCluster, args ...string) (kubeRun, *clocke
 
 // TestKubeLinesAsObjectsMeet: each object's line goes out on standard
 // output as the object meets --for, as kubectl's does, not when the
-// wait ends: a selector's objects in the order they meet it, the named
-// ones in the order named, and with every -o printer the object as it
+// wait ends, in kubectl's order (it waits for one after another): the
+// named ones in the order named, a selector's by name, and with every -o printer the object as it
 // was when it met the rule, not as it was later.
 func TestKubeLinesAsObjectsMeet(t *testing.T) {
 	ready := cond("Ready", "True")
@@ -89,32 +89,39 @@ func TestKubeLinesAsObjectsMeet(t *testing.T) {
 			})
 		})
 	}
-	t.Run("-o json", func(t *testing.T) {
-		bubble(t, func(t *testing.T) {
-			c := newFakeCluster(t, widget("a", nil), widget("b", nil))
-			after(2*time.Second, func() { c.write(widgets, widget("b", ready), false) })
-			after(5*time.Second, func() { c.write(widgets, widget("a", ready), false) })
-			r, out := kubeClocked(t, c, "--for=condition=Ready", "widget/a", "widget/b", "-o", "json")
-			if r.code != exitSuccess || r.took != 5*time.Second {
-				t.Fatalf("%v\nwant exit 0 after 5s", r)
+	for _, objects := range [][]string{{"widget/a", "widget/b"}, {"widget", "-l", "app=web"}} {
+		t.Run("-o json "+strings.Join(objects, " "), func(t *testing.T) { behindA(t, objects) })
+	}
+}
+
+// behindA: b, met before a, waits for a, before it in kubectl's order
+// (named first, or by name among a selector's objects).
+func behindA(t *testing.T, objects []string) {
+	ready := cond("Ready", "True")
+	bubble(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", nil, "app", "web"), widget("b", nil, "app", "web"))
+		after(2*time.Second, func() { c.write(widgets, widget("b", ready, "app", "web"), false) })
+		after(5*time.Second, func() { c.write(widgets, widget("a", ready, "app", "web"), false) })
+		r, out := kubeClocked(t, c, append([]string{"--for=condition=Ready", "-o", "json"}, objects...)...)
+		if r.code != exitSuccess || r.took != 5*time.Second {
+			t.Fatalf("%v\nwant exit 0 after 5s", r)
+		}
+		if got := out.by(4 * time.Second); got != "" {
+			t.Errorf("stdout at 4s %q, want none: b waits for a, before it in kubectl's order", got)
+		}
+		names := []string{}
+		for d := json.NewDecoder(strings.NewReader(out.by(5 * time.Second))); d.More(); {
+			var o struct {
+				Metadata struct{ Name string }
+				Status   struct{ Conditions []any }
 			}
-			if got := out.by(4 * time.Second); got != "" {
-				t.Errorf("stdout at 4s %q, want none: b waits for a, named before it, as kubectl's", got)
+			if err := d.Decode(&o); err != nil || len(o.Status.Conditions) != 1 {
+				t.Fatalf("%v, %+v: want each object as it met the rule", err, o)
 			}
-			names := []string{}
-			for d := json.NewDecoder(strings.NewReader(out.by(5 * time.Second))); d.More(); {
-				var o struct {
-					Metadata struct{ Name string }
-					Status   struct{ Conditions []any }
-				}
-				if err := d.Decode(&o); err != nil || len(o.Status.Conditions) != 1 {
-					t.Fatalf("%v, %+v: want each object as it met the rule", err, o)
-				}
-				names = append(names, o.Metadata.Name)
-			}
-			if strings.Join(names, " ") != "a b" {
-				t.Errorf("objects %q at 5s, want a b", names)
-			}
-		})
+			names = append(names, o.Metadata.Name)
+		}
+		if strings.Join(names, " ") != "a b" {
+			t.Errorf("objects %q at 5s, want a b", names)
+		}
 	})
 }

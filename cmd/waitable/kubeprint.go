@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/waitable/waitable/kubewait"
+	"github.com/waitable/waitable/telemetry"
 )
 
 // printMet prints, with the -o printer (kubectl's line by default), that
@@ -24,42 +27,105 @@ func (p *kubeProgress) printMet(ref kubewait.Ref, obj map[string]any) {
 	p.o.printer.PrintObj(&unstructured.Unstructured{Object: obj}, p.out) //nolint:errcheck // standard output: nothing to do about an error
 }
 
-// objectMet prints the lines that can go out now that the object ref of
-// r's wait met the rule, obj as it met it, as kubectl's would: a
-// selector's object at once; the named objects in the order named, each
-// as soon as it and the ones before it met the rule (kubectl waits for
-// them one after another).
-func (p *kubeProgress) objectMet(r *kubewait.Request, ref kubewait.Ref, obj map[string]any) {
-	if len(r.Objects) == 0 {
-		p.printMet(ref, obj)
+// lineQueue holds back, for the rule waited for now, the line of an
+// object that met it behind an object before it in kubectl's order
+// whose wait goes on. kubectl waits for its objects one after another:
+// the named ones in the order named, a selector's in the order its LIST
+// gave them (by namespace and name); each line goes out as soon as its
+// object and every one before it are done.
+type lineQueue struct {
+	refs  []kubewait.Ref               // kubectl's order
+	known map[kubewait.Ref]bool        // in refs
+	ended map[kubewait.Ref]endedObject // the objects whose wait ended
+	next  int                          // refs[:next] are done
+}
+
+// endedObject is how an object's wait for the rule ended: met, as the
+// object was then, or not (no line).
+type endedObject struct {
+	met bool
+	obj map[string]any
+}
+
+// newLineQueue is the line of the named objects refs, in their order.
+func newLineQueue(refs []kubewait.Ref) *lineQueue {
+	q := &lineQueue{known: map[kubewait.Ref]bool{}, ended: map[kubewait.Ref]endedObject{}}
+	for _, ref := range refs {
+		q.known[ref] = true
+	}
+	q.refs = refs
+	return q
+}
+
+// add puts a selector's object, seen for the first time, in its place
+// by namespace and name, but not before a line already out.
+func (q *lineQueue) add(ref kubewait.Ref) {
+	if q.known[ref] {
 		return
 	}
+	q.known[ref] = true
+	i, _ := slices.BinarySearchFunc(q.refs[q.next:], ref, func(a, b kubewait.Ref) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	q.refs = slices.Insert(q.refs, q.next+i, ref)
+}
+
+// track notes what an event of r's wait says of its object: the
+// object's place in line (a selector's, seen for the first time), and,
+// when its wait ended, its line; then it prints the lines that can go
+// out now.
+func (p *kubeProgress) track(r *kubewait.Request, e kubewait.Event) {
+	ref := e.Object
 	ref.UID = ""
-	if p.met == nil {
-		p.met = map[kubewait.Ref]map[string]any{}
+	if p.lines == nil {
+		p.lines = map[*kubewait.Request]*lineQueue{}
 	}
-	p.met[ref] = obj
-	for p.printed < len(p.named) {
-		obj, ok := p.met[p.named[p.printed]]
+	var q *lineQueue
+	if len(r.Objects) > 0 { // the named objects: one line for all requests
+		if p.lines[nil] == nil {
+			p.lines[nil] = newLineQueue(p.named)
+		}
+		q = p.lines[nil]
+	} else {
+		if p.lines[r] == nil {
+			p.lines[r] = newLineQueue(nil)
+		}
+		q = p.lines[r]
+		q.add(ref)
+	}
+	if e.Outcome == "" {
+		return
+	}
+	q.ended[ref] = endedObject{met: e.Outcome == telemetry.OutcomeSuccess, obj: e.Seen}
+	for ; q.next < len(q.refs); q.next++ {
+		o, ok := q.ended[q.refs[q.next]]
 		if !ok {
 			break
 		}
-		p.printMet(p.named[p.printed], obj)
-		p.printed++
+		if o.met {
+			p.printMet(q.refs[q.next], o.obj)
+		}
 	}
 }
 
-// ruleEnded prints, when the wait for a rule ended, the lines of the
-// named objects that met it behind one that did not.
-func (p *kubeProgress) ruleEnded() {
+// ruleEnded prints, when the wait for a rule ended, the lines held back
+// behind an object that did not meet it: the named objects', then each
+// selector's, of reqs (the rule's requests, in order).
+func (p *kubeProgress) ruleEnded(reqs []*kubewait.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, ref := range p.named[p.printed:] {
-		if obj, ok := p.met[ref]; ok {
-			p.printMet(ref, obj)
+	for _, r := range append([]*kubewait.Request{nil}, reqs...) {
+		q := p.lines[r]
+		if q == nil {
+			continue
+		}
+		for _, ref := range q.refs[q.next:] {
+			if o := q.ended[ref]; o.met {
+				p.printMet(ref, o.obj)
+			}
 		}
 	}
-	p.met, p.printed = nil, 0
+	clear(p.lines)
 }
 
 // kindName is how kubectl names an object's type in its lines: the kind

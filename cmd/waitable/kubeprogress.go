@@ -13,7 +13,6 @@ import (
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/internal/plural"
 	"github.com/waitable/waitable/kubewait"
-	"github.com/waitable/waitable/telemetry"
 )
 
 // kubeProgress prints waitable kube's events as they happen (a line each
@@ -28,13 +27,12 @@ type kubeProgress struct {
 	server      string      // the API server's URL
 	answers     *lastAnswer // its last answer (nil: not known)
 	// named are the named objects, in the order of the command line or
-	// the manifest; met those that met the rule waited for now (each as
-	// it met it), and printed how many of named have printed their line
-	// for it.
-	named   []kubewait.Ref
-	met     map[kubewait.Ref]map[string]any
-	printed int
-	mu      sync.Mutex
+	// the manifest; lines the lines held back for the rule waited for
+	// now: the named objects' under nil, each selector's under its
+	// request.
+	named []kubewait.Ref
+	lines map[*kubewait.Request]*lineQueue
+	mu    sync.Mutex
 }
 
 type kubeEventJSON struct {
@@ -91,8 +89,8 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 		writeJSON(p.out, j)
 		return
 	}
-	if e.Outcome == telemetry.OutcomeSuccess && e.Object.Name != "" {
-		p.objectMet(r, e.Object, e.Seen)
+	if e.Watch == "" && e.Object.Name != "" {
+		p.track(r, e)
 	}
 	if p.o.quiet {
 		return
