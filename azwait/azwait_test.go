@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -237,4 +239,56 @@ func TestResumeFromATokenInANewProcess(t *testing.T) {
 			t.Fatalf("resumed attempts %v, want them numbered on from 3", numbers)
 		}
 	})
+}
+
+// TestAnswerStatuses: a poll answered 408, 429 or any 5xx (with the
+// service's error code or none) is polled again within the budget and the
+// wait succeeds; a 400, 401 or 403 ends the wait at once with the
+// *azcore.ResponseError, after that one poll.
+func TestAnswerStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		code      string
+		transient bool
+	}{
+		{http.StatusRequestTimeout, "RequestTimeout", true},
+		{http.StatusRequestTimeout, "", true},
+		{http.StatusTooManyRequests, "", true},
+		{http.StatusInternalServerError, "", true},
+		{http.StatusBadGateway, "", true},
+		{http.StatusServiceUnavailable, "ServiceUnavailable", true},
+		{http.StatusGatewayTimeout, "GatewayTimeout", true},
+		{http.StatusBadRequest, "InvalidParameter", false},
+		{http.StatusUnauthorized, "InvalidAuthenticationToken", false},
+		{http.StatusForbidden, "AuthorizationFailed", false},
+	} {
+		t.Run(fmt.Sprintf("%d %s", tc.status, tc.code), func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				vm := newVMWorld(t, 2, "")
+				tok := vm.begin(t, "vm1")
+				body := `{}`
+				if tc.code != "" {
+					body = `{"error":{"code":"` + tc.code + `","message":"scripted"}}`
+				}
+				f := fault{status: tc.status, body: body}
+				vm.faults.serve(f, f)
+				w := vm.waiter(t, "vm1")
+				_, err := w.Wait(t.Context(), tok, time.Hour)
+				_, polls := vm.faults.counts()
+				if tc.transient {
+					if err != nil || polls < 3 {
+						t.Fatalf("Wait = %v after %d polls, want success after two %d answers", err, polls, tc.status)
+					}
+					return
+				}
+				var re *azcore.ResponseError
+				if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &re) || re.StatusCode != tc.status {
+					t.Fatalf("Wait = %v, want a failure holding the %d *azcore.ResponseError", err, tc.status)
+				}
+				if polls != 1 {
+					t.Errorf("polls = %d, want 1", polls)
+				}
+			})
+		})
+	}
 }

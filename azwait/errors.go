@@ -52,8 +52,10 @@ func (e *TokenError) Unwrap() error { return e.Err }
 func (e *TokenError) RetrySafety() classify.Safety { return classify.SafetyNo }
 
 // answerError is a service's error answer as package classify reads it:
-// its HTTP status, error code and Retry-After. It wraps the
-// *azcore.ResponseError.
+// its HTTP status, error code and Retry-After, and a 408 as a timeout (the
+// service's request timeout, which azcore's own retry policy retries, as
+// it does 429 and 5xx; package classify reads any other 4xx as the
+// caller's fault). It wraps the *azcore.ResponseError.
 type answerError struct {
 	err    error
 	status int
@@ -66,6 +68,7 @@ func (e *answerError) Unwrap() error             { return e.err }
 func (e *answerError) HTTPStatusCode() int       { return e.status }
 func (e *answerError) ErrorCode() string         { return e.code }
 func (e *answerError) RetryAfter() time.Duration { return e.after }
+func (e *answerError) Timeout() bool             { return e.status == http.StatusRequestTimeout }
 
 // newAnswerError reads re's response.
 func newAnswerError(re *azcore.ResponseError) *answerError {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -109,4 +110,52 @@ func TestCompute(t *testing.T) {
 			t.Errorf("Get calls = %d, want 1", g.calls)
 		}
 	})
+}
+
+// TestComputeRESTStatuses: a compute operation's Get that answers an HTTP
+// 429 or any 5xx is polled again within the budget, and the wait succeeds
+// once the operation is DONE; a 400, 401 or 403 ends the wait at once with
+// the call's *googleapi.Error.
+func TestComputeRESTStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		code      int
+		transient bool
+	}{
+		{http.StatusTooManyRequests, true},
+		{http.StatusInternalServerError, true},
+		{http.StatusBadGateway, true},
+		{http.StatusServiceUnavailable, true},
+		{http.StatusGatewayTimeout, true},
+		{http.StatusBadRequest, false},
+		{http.StatusUnauthorized, false},
+		{http.StatusForbidden, false},
+	} {
+		t.Run(strconv.Itoa(tc.code), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := &computeGet{
+					answers: []*computeOp{nil, nil, {status: 2, progress: 100}},
+					codes:   []int{tc.code, tc.code, 0},
+				}
+				w, err := gcpwait.NewCompute(g.get)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = w.Wait(t.Context(), "operation-7", 10*time.Minute)
+				if tc.transient {
+					if err != nil || g.calls != 3 {
+						t.Fatalf("Wait = %v after %d Get calls, want success after two %d answers and 3 calls", err, g.calls, tc.code)
+					}
+					return
+				}
+				var ge *googleapi.Error
+				var we *waiter.Error
+				if !errors.As(err, &we) || we.Failure != waiter.FailureError || !errors.As(err, &ge) || ge.Code != tc.code {
+					t.Fatalf("Wait = %v, want a failure with the call's %d *googleapi.Error", err, tc.code)
+				}
+				if g.calls != 1 {
+					t.Errorf("Get calls = %d, want 1", g.calls)
+				}
+			})
+		})
+	}
 }

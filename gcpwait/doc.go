@@ -14,10 +14,11 @@
 // by another process. [NewCompute] does the same for Compute Engine's
 // operations, through their Get. Each poll is one RPC: gax's retries are
 // off for the waiter's calls, whose schedule and retry strategy decide
-// when to poll again. Unavailable, ResourceExhausted and DeadlineExceeded
-// are transient; NotFound, which an operation may answer right after its
-// creation, counts against the waiter's not-found limit; an operation that
-// ended with an error fails the wait at once with an [*OperationError].
+// when to poll again. Unavailable, ResourceExhausted, DeadlineExceeded and
+// Internal (a REST call's 429 or any 5xx) are transient; NotFound, which an
+// operation may answer right after its creation, counts against the
+// waiter's not-found limit; an operation that ended with an error fails
+// the wait at once with an [*OperationError].
 // [WithCancelOnGiveUp] cancels the operation when the wait times out.
 //
 // Next to longrunning's Operation.Wait, which backs off from 1s to 60s on

@@ -35,17 +35,21 @@ func (e *OperationError) Error() string {
 func (e *OperationError) Unwrap() error { return e.Err }
 
 // transient are the codes of a poll's error that the waiter retries
-// within its budget: the service is unavailable or overloaded, or the
-// call ran out of time. Every other code ends the wait, but NotFound,
+// within its budget: the service is unavailable, overloaded or failed
+// inside (Internal, its 500), or the call ran out of time. Polling an
+// operation changes nothing, so a read that failed on the service's side
+// is safe to make again. Every other code ends the wait, but NotFound,
 // which the waiter's not-found limit counts.
 var transient = map[codes.Code]bool{
 	codes.Unavailable:       true,
 	codes.ResourceExhausted: true,
 	codes.DeadlineExceeded:  true,
+	codes.Internal:          true,
 }
 
 // fromHTTP gives the code of a REST call's HTTP status, as Google's APIs
-// map them (google.rpc.Code's documentation).
+// map them (google.rpc.Code's documentation), and a proxy's 502 as gRPC
+// maps it (Unavailable).
 var fromHTTP = map[int]codes.Code{
 	http.StatusBadRequest:          codes.InvalidArgument,
 	http.StatusUnauthorized:        codes.Unauthenticated,
@@ -54,6 +58,7 @@ var fromHTTP = map[int]codes.Code{
 	http.StatusConflict:            codes.Aborted,
 	http.StatusTooManyRequests:     codes.ResourceExhausted,
 	http.StatusNotImplemented:      codes.Unimplemented,
+	http.StatusBadGateway:          codes.Unavailable,
 	http.StatusServiceUnavailable:  codes.Unavailable,
 	http.StatusGatewayTimeout:      codes.DeadlineExceeded,
 	http.StatusInternalServerError: codes.Internal,
@@ -107,9 +112,10 @@ func (e *pollError) ErrorCode() string { return e.code.String() }
 // HTTPStatusCode returns a REST call's HTTP status, 0 for gRPC.
 func (e *pollError) HTTPStatusCode() int { return e.http }
 
-// RetrySafety says yes for the transient codes and no for the others.
+// RetrySafety says yes for the transient codes and any HTTP 5xx of a REST
+// call (as package classify reads a 5xx), and no for the others.
 func (e *pollError) RetrySafety() classify.Safety {
-	if transient[e.code] {
+	if transient[e.code] || e.http >= 500 {
 		return classify.SafetyYes
 	}
 	return classify.SafetyNo

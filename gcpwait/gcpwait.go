@@ -79,7 +79,8 @@ const (
 // with gax's retries off: one GetOperation RPC. The wait succeeds when
 // the operation is done, and fails at once with an *OperationError when
 // it ended with an error. A poll whose RPC fails with Unavailable,
-// ResourceExhausted or DeadlineExceeded is retried within the budget
+// ResourceExhausted, DeadlineExceeded or Internal (a REST call's 429 or
+// any 5xx) is retried within the budget
 // (never sooner than the service's RetryInfo); NotFound is polled again
 // and counts against the waiter's not-found limit, five answers in a row
 // unless waiter.WithNotFoundLimit says otherwise (an operation may not be

@@ -85,11 +85,12 @@ func TestOperationFailedEndsAtOnce(t *testing.T) {
 	})
 }
 
-// TestTransientCodesRetried: Unavailable, ResourceExhausted and
-// DeadlineExceeded answers of GetOperation are polled again within the
-// budget, one RPC a poll (gax's own retries are off); the wait succeeds.
+// TestTransientCodesRetried: Unavailable, ResourceExhausted,
+// DeadlineExceeded and Internal (the service's 500) answers of
+// GetOperation are polled again within the budget, one RPC a poll (gax's
+// own retries are off); the wait succeeds.
 func TestTransientCodesRetried(t *testing.T) {
-	for _, code := range []codes.Code{codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded} {
+	for _, code := range []codes.Code{codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded, codes.Internal} {
 		t.Run(code.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := &ops{}
@@ -143,9 +144,10 @@ func TestRetryInfoNeverUndercut(t *testing.T) {
 }
 
 // TestOtherCodesEndTheWait: a code that is not transient (PermissionDenied,
-// InvalidArgument) ends the wait at once with the call's error.
+// Unauthenticated, InvalidArgument, Unknown) ends the wait at once with the
+// call's error.
 func TestOtherCodesEndTheWait(t *testing.T) {
-	for _, code := range []codes.Code{codes.PermissionDenied, codes.InvalidArgument, codes.Internal} {
+	for _, code := range []codes.Code{codes.PermissionDenied, codes.Unauthenticated, codes.InvalidArgument, codes.Unknown} {
 		t.Run(code.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := &ops{}

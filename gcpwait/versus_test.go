@@ -83,8 +83,8 @@ const runs = 100
 // every operation done; the figures (requests per wait, detection lag)
 // are the bench row's (BenchmarkVersusOperationWait writes them to the
 // file GCPWAIT_VERSUS_OUT names). Where the service answers an error
-// gax does not retry (ResourceExhausted once, NotFound right after the
-// creation), Operation.Wait ends with it and Waitable's waiter succeeds;
+// gax does not retry (ResourceExhausted or Internal once, NotFound right
+// after the creation), Operation.Wait ends with it and Waitable's waiter succeeds;
 // where the operation fails, both return its error.
 func TestVersusOperationWait(t *testing.T) {
 	report := map[string]map[string]figures{}
@@ -119,6 +119,7 @@ func TestVersusOperationWait(t *testing.T) {
 		ours   bool
 	}{
 		{"ResourceExhausted once", []answer{{}, {code: codes.ResourceExhausted}, {done: true}}, codes.ResourceExhausted, true},
+		{"Internal once (the service's 500)", []answer{{}, {code: codes.Internal}, {done: true}}, codes.Internal, true},
 		{"NotFound right after creation", []answer{{code: codes.NotFound}, {}, {done: true}}, codes.NotFound, true},
 		{"Unavailable once (gax retries it)", []answer{{}, {code: codes.Unavailable}, {done: true}}, codes.OK, true},
 		{"the operation fails", []answer{{}, {done: true, failed: true}}, codes.FailedPrecondition, false},
