@@ -93,7 +93,10 @@ func WithMemberNames(names jmespath.MemberNames) Option {
 // checked.
 func Compile[I, O any](acceptors []Acceptor, opts ...Option) (*Set[I, O], error) {
 	var o options
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("classify: Compile: option %d of %d is nil", i+1, len(opts))
+		}
 		opt(&o)
 	}
 	io := reflect.TypeFor[ioDoc[I, O]]()

@@ -75,7 +75,10 @@ func Compile(src string, opts ...Option) (*Expr, error) {
 		return nil, err
 	}
 	e := &Expr{src: src, root: n}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("jmespath: Compile: option %d of %d is nil", i+1, len(opts))
+		}
 		o(e)
 	}
 	return e, nil

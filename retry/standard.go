@@ -249,7 +249,11 @@ func newConfig(opts []Option) (standardConfig, error) {
 		classifier:      classify.Classify,
 		clock:           clock.New(),
 	}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			c.errs = append(c.errs, fmt.Errorf("option %d of %d is nil", i+1, len(opts)))
+			continue
+		}
 		o(&c)
 	}
 	if d, ok := serviceDefaults[strings.ToLower(strings.ReplaceAll(c.service, " ", ""))]; ok {

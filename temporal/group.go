@@ -343,7 +343,10 @@ type GroupWait[O any] struct {
 // start idempotent.
 func StartGroup[I, O any](ctx context.Context, c client.Client, name string, inputs []I, maxWait time.Duration, opts client.StartWorkflowOptions, gopts ...GroupOption) (*GroupWait[O], error) {
 	var o groupOptions
-	for _, opt := range gopts {
+	for i, opt := range gopts {
+		if opt == nil {
+			return nil, fmt.Errorf("temporal: StartGroup: option %d of %d is nil", i+1, len(gopts))
+		}
 		opt(&o)
 	}
 	run, err := c.ExecuteWorkflow(ctx, opts, GroupWorkflowName(name), groupRequest[I, O]{Inputs: inputs, MaxWait: maxWait, Concurrency: o.concurrency})

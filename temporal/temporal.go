@@ -201,7 +201,10 @@ func Register[I, O any](r worker.Registry, name string, w *waiter.Waiter[I, O], 
 	}
 	o := options{attemptsPerRun: DefaultAttemptsPerRun, callTimeout: time.Minute, below: DefaultHeartbeatBelow, heartbeatTimeout: DefaultHeartbeatTimeout,
 		historyLimit: DefaultGroupHistoryLimit}
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			return fmt.Errorf("temporal: Register: option %d of %d is nil", i+1, len(opts))
+		}
 		opt(&o)
 	}
 	switch {

@@ -152,7 +152,11 @@ func newWaiter[I, O any](
 	opts []Option,
 ) (*Waiter[I, O], config, []error) {
 	cfg := config{clock: clock.New(), events: defaultEventBuffer}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			cfg.errs = append(cfg.errs, fmt.Errorf("option %d of %d is nil", i+1, len(opts)))
+			continue
+		}
 		o(&cfg)
 	}
 	var errs []error

@@ -1,0 +1,15 @@
+package jmespath
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNilOptionIsAnError: a nil Option given to Compile is an error that
+// says which option is nil, not a panic.
+func TestNilOptionIsAnError(t *testing.T) {
+	e, err := Compile("a.b", nil)
+	if e != nil || err == nil || !strings.Contains(err.Error(), "option 1 of 1 is nil") {
+		t.Fatalf("Compile with a nil option = %v, %v; want an error naming option 1 of 1 as nil", e, err)
+	}
+}
