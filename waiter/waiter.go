@@ -152,12 +152,22 @@ func newWaiter[I, O any](
 	opts []Option,
 ) (*Waiter[I, O], config, []error) {
 	cfg := config{clock: clock.New(), events: defaultEventBuffer}
-	for i, o := range opts {
+	// A nil option is counted, not placed: the packages built on New put
+	// options of their own before their callers', so a position would
+	// mislead.
+	nils := 0
+	for _, o := range opts {
 		if o == nil {
-			cfg.errs = append(cfg.errs, fmt.Errorf("option %d of %d is nil", i+1, len(opts)))
+			nils++
 			continue
 		}
 		o(&cfg)
+	}
+	switch {
+	case nils == 1:
+		cfg.errs = append(cfg.errs, errors.New("an option is nil"))
+	case nils > 1:
+		cfg.errs = append(cfg.errs, fmt.Errorf("%d options are nil", nils))
 	}
 	var errs []error
 	if op == nil {
