@@ -3,6 +3,7 @@ package gcpwait
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
@@ -25,9 +26,11 @@ type Canceller interface {
 // operation running, because such a wait may be carried on from its
 // checkpoint by another process. The cancellation is best-effort, as
 // the API's is: its error is not reported (poll the operation to see
-// how it ended). A nil c is an error when the waiter is built.
+// how it ended). A nil c, or a nil pointer in it (a client that was never
+// made), and a negative timeout are errors when the waiter is built,
+// reported as waiter.WithOnGiveUp's.
 func WithCancelOnGiveUp(c Canceller, timeout time.Duration) waiter.Option {
-	if c == nil {
+	if c == nil || nilPointer(c) {
 		return waiter.WithOnGiveUp[string](nil, timeout)
 	}
 	return waiter.WithOnGiveUp(func(ctx context.Context, name string, err error) {
@@ -35,4 +38,10 @@ func WithCancelOnGiveUp(c Canceller, timeout time.Duration) waiter.Option {
 			_ = c.CancelOperation(ctx, &longrunningpb.CancelOperationRequest{Name: name})
 		}
 	}, timeout)
+}
+
+// nilPointer reports a nil pointer in c, which c == nil does not see.
+func nilPointer(c Canceller) bool {
+	v := reflect.ValueOf(c)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/googleapis/gax-go/v2"
 	"github.com/googleapis/gax-go/v2/apierror"
 	"google.golang.org/api/googleapi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/waitable/waitable/gcpwait"
 	"github.com/waitable/waitable/waiter"
@@ -158,4 +160,92 @@ func TestComputeRESTStatuses(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestComputeRetryInfo: a compute Get answered HTTP 429 with a
+// google.rpc.RetryInfo of 45s in its body is polled again no sooner.
+func TestComputeRetryInfo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		body := `{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED","details":[` +
+			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"45s"}]}}`
+		calls := 0
+		get := func(_ context.Context, name string, _ ...gax.CallOption) (*computeOp, error) {
+			calls++
+			if calls == 1 {
+				err, _ := apierror.FromError(&googleapi.Error{Code: http.StatusTooManyRequests, Message: "slow down", Body: body})
+				return nil, err
+			}
+			return &computeOp{name: name, status: 2, progress: 100}, nil
+		}
+		w, err := gcpwait.NewCompute(get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operation-9", 10*time.Minute)
+		var starts []time.Time
+		for a := range run.Events() {
+			starts = append(starts, a.Start)
+		}
+		if _, err := run.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
+			t.Errorf("Gets at %v, want two, 45s or more apart", starts)
+		}
+	})
+}
+
+// TestComputeNotFound: a compute Get answered 404 right after the
+// creation is polled again and counts against the not-found limit
+// ("errors of the Get are judged as New judges a poll's").
+func TestComputeNotFound(t *testing.T) {
+	t.Run("then found", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			g := &computeGet{answers: []*computeOp{nil, nil, {status: 2}}, codes: []int{404, 404, 0}}
+			w, err := gcpwait.NewCompute(g.get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Wait(t.Context(), "operation-1", 10*time.Minute); err != nil || g.calls != 3 {
+				t.Fatalf("Wait = %v after %d Gets, want success after 3", err, g.calls)
+			}
+		})
+	})
+	t.Run("never", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			g := &computeGet{answers: []*computeOp{nil}, codes: []int{404}}
+			w, err := gcpwait.NewCompute(g.get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = w.Wait(t.Context(), "operation-1", time.Hour)
+			var we *waiter.Error
+			if !errors.As(err, &we) || we.Failure != waiter.FailureNeverAppeared || we.Attempts != 5 || status.Code(err) != codes.NotFound {
+				t.Fatalf("Wait = %v, want FailureNeverAppeared (NotFound) after 5 Gets", err)
+			}
+		})
+	})
+}
+
+// TestComputeOperationErrorChain: a compute operation DONE with an
+// HTTP error status fails with an *OperationError whose error is "an
+// *apierror.APIError over a *googleapi.Error", carrying the message.
+func TestComputeOperationErrorChain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &computeGet{answers: []*computeOp{{status: 2, httpCode: 403, httpMsg: "denied"}}, codes: []int{0}}
+		w, err := gcpwait.NewCompute(g.get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.Wait(t.Context(), "operation-2", time.Minute)
+		var oe *gcpwait.OperationError
+		var ae *apierror.APIError
+		var ge *googleapi.Error
+		if !errors.As(err, &oe) || !errors.As(oe.Err, &ae) || !errors.As(ae, &ge) || ge.Code != 403 || ge.Message != "denied" {
+			t.Fatalf("Wait = %v, want an *OperationError over an *apierror.APIError over a 403 *googleapi.Error", err)
+		}
+		if st.Metadata == nil || st.Metadata.GetHttpErrorStatusCode() != 403 {
+			t.Errorf("Status.Metadata = %v, want the operation as the poll found it", st.Metadata)
+		}
+	})
 }

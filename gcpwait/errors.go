@@ -95,6 +95,11 @@ func callError(err error) error {
 	if c, ok := fromHTTP[e.http]; ok {
 		e.code = c
 	}
+	if ae == nil {
+		// A plain gRPC status (from a wrapper or get that bypasses gax)
+		// carries its RetryInfo in its details all the same.
+		ae, _ = apierror.FromError(err)
+	}
 	if ae != nil {
 		if d := ae.Details().RetryInfo.GetRetryDelay(); d != nil {
 			e.after = d.AsDuration()

@@ -6,13 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/googleapis/gax-go/v2"
+	"github.com/googleapis/gax-go/v2/apierror"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/waitable/waitable/gcpwait"
 	"github.com/waitable/waitable/waiter"
@@ -341,4 +346,220 @@ func TestConstructionErrors(t *testing.T) {
 	if _, err := gcpwait.New(c.JobOperation, waiter.WithNotFoundLimit(0)); err == nil {
 		t.Error("WithNotFoundLimit(0) = nil error")
 	}
+}
+
+// TestNilOptionIsAnError: a nil waiter.Option among the options is an
+// error at construction, not a panic.
+func TestNilOptionIsAnError(t *testing.T) {
+	_, err := gcpwait.New(client{}.JobOperation, nil)
+	if !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "an option is nil") {
+		t.Errorf("New(resume, nil option) = %v, want an invalid option saying an option is nil", err)
+	}
+}
+
+// TestOperationErrorChain: a failed operation's *OperationError
+// holds a *apierror.APIError over the operation's google.rpc.Status (as
+// the generated wrappers' Poll returns it), which errors.As and
+// status.Code find through the wait's error; its message is "gcpwait:
+// operation NAME failed: ERR".
+func TestOperationErrorChain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/f", &job{answers: []answer{{done: true, failed: true}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.Wait(t.Context(), "operations/f", time.Minute)
+		var oe *gcpwait.OperationError
+		var ae *apierror.APIError
+		if !errors.As(err, &oe) || !errors.As(err, &ae) || ae.GRPCStatus().Code() != codes.FailedPrecondition {
+			t.Fatalf("Wait = %v, want an *OperationError over an *apierror.APIError (FailedPrecondition)", err)
+		}
+		if status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("status.Code(err) = %v, want FailedPrecondition", status.Code(err))
+		}
+		if want := "gcpwait: operation operations/f failed: " + oe.Err.Error(); oe.Error() != want {
+			t.Errorf("Error() = %q, want %q", oe.Error(), want)
+		}
+	})
+}
+
+// TestNewEmpty: NewEmpty, "New for the operations whose response is
+// google.protobuf.Empty", polls once per RPC with gax's retries off
+// (Unavailable retried by the waiter), and fails at once with an
+// *OperationError when the operation failed.
+func TestNewEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/u", &job{answers: []answer{{code: codes.Unavailable}, {code: codes.Unavailable}, {done: true}}})
+		s.add("operations/f", &job{answers: []answer{{}, {done: true, failed: true}}})
+		w, err := gcpwait.NewEmpty(client{serve(t, s)}.EmptyJobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Wait(t.Context(), "operations/u", 10*time.Minute); err != nil {
+			t.Fatalf("Wait = %v, want success", err)
+		}
+		if got := s.gets("operations/u"); got != 3 {
+			t.Errorf("GetOperation calls = %d, want 3: one RPC a poll", got)
+		}
+		_, err = w.Wait(t.Context(), "operations/f", 10*time.Minute)
+		var oe *gcpwait.OperationError
+		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &oe) || status.Code(oe.Err) != codes.FailedPrecondition {
+			t.Fatalf("Wait = %v, want an *OperationError (FailedPrecondition)", err)
+		}
+		if got := s.gets("operations/f"); got != 2 {
+			t.Errorf("GetOperation calls = %d, want 2", got)
+		}
+	})
+}
+
+// TestWaiterNamedAfterTheWrapper: "The waiter is named after the wrapper's type
+// (CreateDatabase for a *CreateDatabaseOperation)".
+func TestWaiterNamedAfterTheWrapper(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		c := client{serve(t, s)}
+		w, err := gcpwait.New(c.JobOperation, waiter.WithNotFoundLimit(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.Wait(t.Context(), "operations/none", time.Minute)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Waiter != "Job" {
+			t.Errorf("Wait = %v, want an error of the waiter Job", err)
+		}
+		e, err := gcpwait.NewEmpty(c.EmptyJobOperation, waiter.WithNotFoundLimit(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Wait(t.Context(), "operations/none", time.Minute)
+		if !errors.As(err, &we) || we.Waiter != "EmptyJob" {
+			t.Errorf("Wait = %v, want an error of the waiter EmptyJob", err)
+		}
+	})
+}
+
+// TestDefaultDelays: by default the waiter "polls from 1s to 60s
+// apart, as longrunning's Operation.Wait does, with jitter".
+func TestDefaultDelays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/long", &job{answers: []answer{{progress: 1}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		run := w.Start(t.Context(), "operations/long", 2*time.Hour)
+		var starts []time.Time
+		for a := range run.Events() {
+			starts = append(starts, a.Start)
+			if len(starts) == 40 {
+				run.Cancel()
+			}
+		}
+		run.Result()
+		if len(starts) != 40 || !starts[0].Equal(begin) {
+			t.Fatalf("%d polls, the first at %v; want 40, the first at once", len(starts), starts[0].Sub(begin))
+		}
+		var longest time.Duration
+		for i := 1; i < len(starts); i++ {
+			gap := starts[i].Sub(starts[i-1])
+			if gap < time.Second || gap > time.Minute {
+				t.Errorf("poll %d came %v after the one before, want 1s to 60s", i+1, gap)
+			}
+			longest = max(longest, gap)
+		}
+		if longest < 30*time.Second {
+			t.Errorf("the longest delay in 40 polls is %v, want the schedule to grow towards 60s", longest)
+		}
+	})
+}
+
+// strMetaOperation is a JobOperation whose metadata type is not the one
+// the operation carries: its Metadata fails to decode.
+type strMetaOperation struct{ *JobOperation }
+
+func (op strMetaOperation) Metadata() (*wrapperspb.StringValue, error) {
+	var m wrapperspb.StringValue
+	if err := op.lro.Metadata(&m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// TestMetadataThatDoesNotDecode: a metadata that does not decode as
+// an M leaves Status.Metadata zero and the wait goes on ("none that
+// decodes as an M").
+func TestMetadataThatDoesNotDecode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/m", &job{answers: []answer{{progress: 10}, {done: true}}})
+		c := client{serve(t, s)}
+		w, err := gcpwait.New(func(name string) strMetaOperation { return strMetaOperation{c.JobOperation(name)} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/m", 10*time.Minute)
+		n := 0
+		for a := range run.Events() {
+			n++
+			if a.Output.Metadata != nil {
+				t.Errorf("poll %d: Metadata = %v, want nil", n, a.Output.Metadata)
+			}
+		}
+		st, err := run.Result()
+		if err != nil || n != 2 || st.Response.GetValue() != "result of operations/m" {
+			t.Fatalf("Wait = %+v, %v after %d polls; want the response after 2", st, err, n)
+		}
+	})
+}
+
+// rawOperation is a wrapper whose Poll returns its call's error as a
+// plain gRPC status error (not an *apierror.APIError): first a
+// ResourceExhausted with RetryInfo, then done.
+type rawOperation struct {
+	polls *int
+	retry time.Duration
+	done  bool
+}
+
+func (op *rawOperation) Poll(context.Context, ...gax.CallOption) (*wrapperspb.StringValue, error) {
+	*op.polls++
+	if *op.polls == 1 {
+		st, _ := status.New(codes.ResourceExhausted, "slow down").
+			WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(op.retry)})
+		return nil, st.Err()
+	}
+	op.done = true
+	return wrapperspb.String("ok"), nil
+}
+func (op *rawOperation) Done() bool                                { return op.done }
+func (op *rawOperation) Metadata() (*wrapperspb.Int32Value, error) { return nil, nil }
+func (op *rawOperation) Name() string                              { return "operations/raw" }
+
+// TestRetryInfoOfAPlainStatus: "never sooner than the service's
+// RetryInfo" holds for a poll whose error is a plain gRPC status error
+// (a wrapper or a get function that does not go through gax).
+func TestRetryInfoOfAPlainStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		polls := 0
+		w, err := gcpwait.New(func(string) *rawOperation { return &rawOperation{polls: &polls, retry: 45 * time.Second} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := w.Start(t.Context(), "operations/raw", 10*time.Minute)
+		var starts []time.Time
+		for a := range run.Events() {
+			starts = append(starts, a.Start)
+		}
+		if _, err := run.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
+			t.Errorf("polls at %v, want two, 45s or more apart", starts)
+		}
+	})
 }
