@@ -37,8 +37,13 @@
 //   - Timeout: the wait's budget, Delay included, as in the SDK; it must be
 //     positive. A deadline of the context that comes sooner is the wait's.
 //     Out of time, the wait ends with a [*retry.TimeoutError] whose LastState
-//     and LastError are those of the last refresh, and a nil result.
-//   - Delay: the time before the first refresh ([waiter.WithInitialDelay]).
+//     and LastError are those of the last refresh judged (see "The final
+//     poll" below), and a nil result.
+//   - Delay: the time before the first refresh ([waiter.WithInitialDelay]),
+//     shortened to a context's deadline that comes sooner. A Delay of
+//     Timeout or more makes no refresh, as in the SDK, whose Timeout comes
+//     first: the wait ends at Timeout with a [*retry.TimeoutError] whose
+//     LastState is empty (or at once with ctx's error when ctx is cancelled).
 //   - MinTimeout, PollInterval: the schedule. The SDK's delay doubles from
 //     200ms up to 10s, no shorter than MinTimeout; a PollInterval under
 //     180s replaces it with a fixed delay. Waitable keeps those bounds as
@@ -52,7 +57,10 @@
 //   - NotFoundChecks: how many nil results in a row are allowed (0 means the
 //     SDK's 20) when a Target is awaited; the next one ends the wait with a
 //     [*retry.NotFoundError] whose Retries counts them
-//     ([waiter.WithNotFoundLimit]). Any other answer starts the count again.
+//     ([waiter.WithNotFoundLimit]), also when an option of the caller's sets
+//     another limit. Any other answer starts the count again. A refresh error
+//     that says not found (a 404) is an error, not a nil result: it ends the
+//     wait as the SDK does, returned as the refresh returned it.
 //   - ContinuousTargetOccurence: how many target answers in a row end the
 //     wait (0 means 1) ([waiter.WithStability]), confirmed at MinDelay. Any
 //     other answer starts the count again: a pending state, as in the SDK,
@@ -75,15 +83,22 @@
 // every refresh error fatal, the SDK's rule.
 //
 // The final poll. The SDK times out wherever its sleep stands when Timeout
-// comes; a refresh in flight then has a 30s grace period. Here the final poll
+// comes; a refresh in flight then has a 30s grace period, and its answer is
+// judged (a target state still ends the wait with success); after the grace
+// period the SDK returns and leaves the refresh running. Here the final poll
 // is timed to end before the deadline (less the refresh's latency seen so
 // far, see [waiter.WithFinalReserve]), so a resource that reaches its target
-// in the last seconds is seen, and no refresh runs past Timeout; one that
-// returns after it is not judged.
+// in the last seconds is seen. A refresh that returns after the deadline is
+// not judged: the wait ends with a [*retry.TimeoutError] whose LastState and
+// LastError are those of the refresh before it, whatever it answered.
+// [StateChangeFunc]'s refresh gets a context that ends at the deadline: one
+// that honours it ends the wait at Timeout. StateChange's Refresh takes no
+// context and cannot be cut short: one in flight at the deadline is waited
+// for, however long it takes, and the wait returns when it does.
 //
-// The context. The SDK's Refresh takes no context, so a poll cannot be cut
-// short; [StateChangeFunc]'s refresh gets the poll's context, which ends at
-// the wait's deadline. A cancelled context ends the wait with a nil result
+// The context. The SDK's Refresh takes no context; [StateChangeFunc]'s
+// refresh gets the poll's context, which ends at the wait's deadline and
+// with the caller's. A cancelled context ends the wait with a nil result
 // and ctx's error, as in the SDK; a context's deadline, which the SDK
 // reports as context.DeadlineExceeded, is the wait's deadline here, reported
 // as a [*retry.TimeoutError].

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
 
+	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/tfwait"
 	"github.com/waitable/waitable/waiter"
 )
@@ -32,8 +33,9 @@ type step struct {
 func found(state string) step { return step{found: true, state: state} }
 
 var (
-	gone    = step{}
-	errAuth = errors.New("AccessDenied: not authorized to describe the resource")
+	gone        = step{}
+	errAuth     = errors.New("AccessDenied: not authorized to describe the resource")
+	notFoundAPI = &apiError{"ResourceNotFoundException", 404}
 )
 
 // script is a refresh that answers its steps in order, the last one for
@@ -63,10 +65,11 @@ func seq(parts ...[]step) []step { return slices.Concat(parts...) }
 // parityCase is a StateChangeConf (its Refresh left to the script) and
 // the script of refreshes it meets.
 type parityCase struct {
-	name   string
-	conf   retry.StateChangeConf
-	steps  []step
-	cancel time.Duration // cancel the wait's context after this long (0: never)
+	name     string
+	conf     retry.StateChangeConf
+	steps    []step
+	cancel   time.Duration // cancel the wait's context after this long (0: never)
+	sameTime bool          // the wait takes as long as the SDK's, to the instant
 }
 
 var parityCases = []parityCase{
@@ -87,6 +90,14 @@ var parityCases = []parityCase{
 		steps: seq([]step{gone})},
 	{name: "not found beyond the default 20 checks", conf: conf([]string{"creating"}, []string{"available"}),
 		steps: seq([]step{gone})},
+	{name: "NotFoundChecks 1", conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 1),
+		steps: seq([]step{found("creating"), gone, gone})},
+	{name: "not found until the timeout", conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 100000),
+		steps: seq([]step{found("creating"), gone})},
+	{name: "a 404 API error from the refresh", conf: conf([]string{"creating"}, []string{"available"}),
+		steps: seq([]step{found("creating"), {err: notFoundAPI}})},
+	{name: "a 404 API error at the NotFoundChecks limit", conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 2),
+		steps: seq([]step{gone, gone, {err: notFoundAPI}})},
 	{name: "not found, then found", conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 3),
 		steps: seq(repeat(gone, 3), []step{found("creating"), found("available")})},
 	{name: "not-found runs reset by a found answer", conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 3),
@@ -97,6 +108,10 @@ var parityCases = []parityCase{
 		steps: seq([]step{found("deleting"), found("in-use")})},
 	{name: "gone: never, until the timeout", conf: conf([]string{"deleting"}, nil),
 		steps: seq([]step{found("deleting")})},
+	{name: "gone: a refresh error", conf: conf([]string{"deleting"}, nil),
+		steps: seq([]step{found("deleting"), {err: errAuth}})},
+	{name: "gone: a typed nil result is found", conf: conf([]string{"deleting"}, nil),
+		steps: seq([]step{{typedNil: true, state: "deleting"}, {typedNil: true, state: "in-use"}})},
 	{name: "ContinuousTargetOccurence reached", conf: continuous(conf([]string{"creating"}, []string{"available"}), 3),
 		steps: seq([]step{found("creating")}, repeat(found("available"), 3))},
 	{name: "ContinuousTargetOccurence broken by a pending state", conf: continuous(conf([]string{"creating"}, []string{"available"}), 3),
@@ -111,11 +126,19 @@ var parityCases = []parityCase{
 		steps: seq(repeat(found("creating"), 2), []step{{found: true, state: "creating", err: errAuth}})},
 	{name: "refresh error at once, no result", conf: conf([]string{"creating"}, []string{"available"}),
 		steps: seq([]step{{err: errAuth}})},
+	{name: "an error returned with a target-state result", conf: conf([]string{"creating"}, []string{"available"}),
+		steps: seq([]step{found("creating"), {found: true, state: "available", err: errAuth}})},
+	{name: "a state in Target and Pending", conf: conf([]string{"creating", "available"}, []string{"available"}),
+		steps: seq([]step{found("creating"), found("available")})},
 	{name: "Delay then target", conf: delay(conf([]string{"creating"}, []string{"available"}), 30*time.Second),
 		steps: seq(repeat(found("creating"), 2), []step{found("available")})},
 	{name: "Delay then unexpected", conf: delay(conf([]string{"creating"}, []string{"available"}), 30*time.Second),
 		steps: seq([]step{found("failed")})},
+	{name: "Delay longer than Timeout: no refresh", conf: delay(conf([]string{"creating"}, []string{"available"}), 15*time.Minute),
+		steps: seq([]step{found("available")}), sameTime: true},
 	{name: "PollInterval", conf: pollInterval(conf([]string{"creating"}, []string{"available"}), 5*time.Second),
+		steps: seq(repeat(found("creating"), 5), []step{found("available")})},
+	{name: "PollInterval over 180s is ignored", conf: pollInterval(conf([]string{"creating"}, []string{"available"}), 200*time.Second),
 		steps: seq(repeat(found("creating"), 5), []step{found("available")})},
 	{name: "MinTimeout", conf: minTimeout(conf([]string{"creating"}, []string{"available"}), 10*time.Second),
 		steps: seq(repeat(found("creating"), 3), []step{found("available")})},
@@ -218,7 +241,8 @@ func cancelAfter(t *testing.T, d time.Duration) context.Context {
 
 // TestParityWithWaitForStateContext: on each scripted sequence, tfwait
 // ends as the SDK's WaitForStateContext does: the same result, the same
-// error type, the same fields of the SDK's errors.
+// error type, the same fields of the SDK's errors (and, where the case
+// says so, at the same instant).
 func TestParityWithWaitForStateContext(t *testing.T) {
 	if len(parityCases) < 20 {
 		t.Fatalf("%d scripted sequences, want at least 20", len(parityCases))
@@ -232,6 +256,9 @@ func TestParityWithWaitForStateContext(t *testing.T) {
 				t.Errorf("Wait() result = %#v, want the SDK's %#v", ours.result, sdk.result)
 			}
 			sameError(t, ours.err, sdk.err)
+			if c.sameTime && ours.elapsed != sdk.elapsed {
+				t.Errorf("Wait() took %v, want the SDK's %v", ours.elapsed, sdk.elapsed)
+			}
 		})
 	}
 }
@@ -268,5 +295,53 @@ func sameError(t *testing.T, got, want error) {
 	}
 	if got != nil && got.Error() != want.Error() {
 		t.Errorf("Wait() error says %q, want the SDK's %q", got, want)
+	}
+}
+
+// timedRun runs wait on c's script in a bubble and returns when each
+// refresh came, from the start, and how the wait ended.
+func timedRun(t *testing.T, c parityCase, wait waitFunc) (at []time.Duration, e end) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: c.steps}
+		start := time.Now()
+		conf := c.conf
+		conf.Refresh = func() (any, string, error) {
+			at = append(at, time.Since(start))
+			return s.refresh()
+		}
+		e.result, e.err = wait(t.Context(), &conf)
+		e.elapsed, e.calls = time.Since(start), s.calls
+		synctest.Wait()
+	})
+	return at, e
+}
+
+// TestNoJitterGivesTheSDKsDelays: "[waiter.WithJitter]([backoff.High])
+// gives the SDK's delays exactly" (the package doc): its refreshes come
+// at the SDK's instants, for MinTimeout up to 10s, PollInterval (over
+// 180s ignored), the two together, and Delay.
+func TestNoJitterGivesTheSDKsDelays(t *testing.T) {
+	steps := seq(repeat(found("creating"), 9), []step{found("available")})
+	base := conf([]string{"creating"}, []string{"available"})
+	both := pollInterval(minTimeout(base, 5*time.Second), 2*time.Second)
+	for _, c := range []parityCase{
+		{name: "default", conf: base},
+		{name: "MinTimeout 3s", conf: minTimeout(base, 3*time.Second)},
+		{name: "PollInterval 5s", conf: pollInterval(base, 5*time.Second)},
+		{name: "PollInterval 2s over MinTimeout 5s", conf: both},
+		{name: "PollInterval 200s ignored", conf: pollInterval(base, 200*time.Second)},
+		{name: "Delay 30s", conf: delay(base, 30*time.Second)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.steps = steps
+			sdk, _ := timedRun(t, c, sdkWait)
+			ours, e := timedRun(t, c, tfWait(waiter.WithJitter(backoff.High)))
+			if e.err != nil {
+				t.Fatalf("Wait() error = %v", e.err)
+			}
+			if !slices.Equal(ours, sdk) {
+				t.Errorf("refreshes at %v, want the SDK's %v", ours, sdk)
+			}
+		})
 	}
 }

@@ -30,17 +30,29 @@ type RefreshFunc func(ctx context.Context) (result any, state string, err error)
 
 // Waiter waits as a [retry.StateChangeConf] says, on Waitable's rules (see
 // the package doc). Build it with [StateChange] or [StateChangeFunc]; it is
-// safe for concurrent use, each [Waiter.Wait] being a wait of its own.
+// safe for concurrent use, each [Waiter.Wait] being a wait of its own. A
+// Waiter not built by them (the zero Waiter, a nil *Waiter) does not wait:
+// its Wait returns an error.
 type Waiter struct {
-	w        *waiter.Waiter[*answer, *answer]
-	timeout  time.Duration
-	target   []string
-	notFound int // the not-found answers in a row that end the wait
+	w       *waiter.Waiter[*answer, *answer]
+	timeout time.Duration
+	target  []string
 }
 
-// answer is one refresh: what it returned. A wait's op writes the last
-// one into the wait's own answer, its input, in the wait's goroutine.
+// answer is a wait's own record of its refreshes, its input, written in
+// the wait's goroutine: the op writes each refresh into got, and the
+// condition, which judges only the answers that came back in time, copies
+// it into result, state and err; nils counts the nil results in a row.
 type answer struct {
+	got    refreshed
+	nils   int
+	result any
+	state  string
+	err    error
+}
+
+// refreshed is what one refresh returned.
+type refreshed struct {
 	result any
 	state  string
 	err    error
@@ -118,13 +130,26 @@ func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, 
 	t := &Waiter{timeout: conf.Timeout, target: slices.Clone(conf.Target)}
 	target, pending := t.target, slices.Clone(conf.Pending)
 	op := func(ctx context.Context, a *answer) (*answer, error) {
-		a.result, a.state, a.err = refresh(ctx)
-		if a.err == nil && a.result == nil && len(target) > 0 {
+		r := &a.got
+		r.result, r.state, r.err = refresh(ctx)
+		if r.err == nil && r.result == nil && len(target) > 0 {
+			a.nils++
 			return a, errNotFound
 		}
-		return a, a.err
+		a.nils = 0
+		return a, r.err
+	}
+	if conf.Delay >= conf.Timeout {
+		// The SDK sleeps Delay before its first refresh and times out
+		// first: no refresh, a TimeoutError with no last state. The poll's
+		// context ends at the wait's deadline, or with the caller's.
+		op = func(ctx context.Context, a *answer) (*answer, error) {
+			<-ctx.Done()
+			return a, ctx.Err()
+		}
 	}
 	cond := func(_ *answer, a *answer, err error) (bool, error) {
+		a.result, a.state, a.err = a.got.result, a.got.state, a.got.err
 		switch {
 		case errors.Is(err, errNotFound):
 			return false, nil // counted by WithNotFoundLimit
@@ -149,8 +174,7 @@ func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, 
 		if n == 0 {
 			n = sdkNotFoundChecks
 		}
-		t.notFound = n + 1 // the SDK fails on the check after the last allowed
-		mapped = append(mapped, waiter.WithNotFoundLimit(t.notFound))
+		mapped = append(mapped, waiter.WithNotFoundLimit(n+1)) // the SDK fails on the check after the last allowed
 	}
 	if n := conf.ContinuousTargetOccurence; n > 1 {
 		mapped = append(mapped, waiter.WithStability(n, 0))
@@ -184,12 +208,18 @@ func name(target []string) string {
 // Wait waits as [retry.StateChangeConf.WaitForStateContext] does and
 // returns what it returns: the result of the refresh that reached the
 // target; or nil and a [*retry.TimeoutError] (its LastState and LastError
-// those of the last refresh), a [*retry.NotFoundError], or ctx's error;
-// or the last result and a [*retry.UnexpectedStateError], or the last
-// result and the refresh's own error when the retry strategy calls it
-// fatal. Other ends (options such as [waiter.WithMaxPolls]) return nil
-// and the waiter's [*waiter.Error].
+// those of the last refresh judged: one that returned after the deadline
+// is not), a [*retry.NotFoundError], or ctx's error; or the last result
+// and a [*retry.UnexpectedStateError], or the last result and the
+// refresh's own error when the retry strategy calls it fatal or it is a
+// not-found error (a 404) that reaches the NotFoundChecks limit. Other
+// ends (options such as [waiter.WithMaxPolls]) return nil and the
+// waiter's [*waiter.Error]. On a Waiter not built by [StateChange] or
+// [StateChangeFunc] it returns nil and an error saying so.
 func (t *Waiter) Wait(ctx context.Context) (any, error) {
+	if t == nil || t.w == nil {
+		return nil, errors.New("tfwait: Wait on a Waiter not built by StateChange or StateChangeFunc")
+	}
 	last := new(answer)
 	_, err := t.w.Wait(ctx, last, t.timeout)
 	var use *retry.UnexpectedStateError
@@ -203,10 +233,12 @@ func (t *Waiter) Wait(ctx context.Context) (any, error) {
 		return last.result, use
 	case !errors.As(err, &we):
 		return nil, err
-	case we.Failure == waiter.FailureNeverAppeared:
-		return nil, &retry.NotFoundError{Retries: t.notFound}
-	case we.Failure == waiter.FailureError && last.err != nil:
+	case (we.Failure == waiter.FailureError || we.Failure == waiter.FailureNeverAppeared) && last.err != nil:
+		// The refresh's own error (a 404 the waiter counts as not found
+		// among them) ends the wait as the SDK ends it: with that error.
 		return last.result, last.err
+	case we.Failure == waiter.FailureNeverAppeared:
+		return nil, &retry.NotFoundError{Retries: last.nils}
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return nil, ctx.Err()
 	}

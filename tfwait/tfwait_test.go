@@ -1,9 +1,13 @@
 package tfwait_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -264,6 +268,322 @@ func TestAContextDeadlineIsTheWaitsDeadline(t *testing.T) {
 		var te *retry.TimeoutError
 		if !errors.As(err, &te) || te.LastState != "creating" || time.Since(start) > time.Minute {
 			t.Errorf("Wait() error = %v after %v, want a TimeoutError by the context's 1m deadline", err, time.Since(start))
+		}
+	})
+}
+
+// TestDelayPastTimeoutTimesOutWithoutRefresh: a Delay of Timeout or more
+// makes no refresh, as in the SDK, whose Timeout comes first: the wait
+// ends at Timeout with a TimeoutError whose LastState is empty, or at
+// once with ctx's error when the caller cancels. A context's deadline
+// sooner than Delay shortens it instead: the refresh comes before it.
+// (At Delay == Timeout the SDK's two timers fire at the same instant and
+// either may win, so the SDK is not run beside it here; the parity table
+// runs it at a Delay over Timeout.)
+func TestDelayPastTimeoutTimesOutWithoutRefresh(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		delay         time.Duration
+		cancel        time.Duration // cancel the wait after this long (0: never)
+		ctxDeadline   time.Duration // the context's deadline (0: none)
+		wantCalls     int
+		wantElapsed   time.Duration
+		wantCancelled bool
+	}{
+		{name: "Delay == Timeout", delay: 10 * time.Minute, wantElapsed: 10 * time.Minute},
+		{name: "Delay > Timeout", delay: time.Hour, wantElapsed: 10 * time.Minute},
+		{name: "Delay > Timeout, cancelled", delay: time.Hour, cancel: 90 * time.Second,
+			wantElapsed: 90 * time.Second, wantCancelled: true},
+		{name: "Delay past a context's deadline", delay: 5 * time.Minute, ctxDeadline: time.Minute, wantCalls: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				calls := 0
+				conf := createConf(func() (any, string, error) {
+					calls++
+					return &object{Status: "available"}, "available", nil
+				}, 10*time.Minute)
+				conf.Delay = c.delay
+				w, err := tfwait.StateChange(conf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx := cancelAfter(t, c.cancel)
+				if c.ctxDeadline > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, c.ctxDeadline)
+					defer cancel()
+				}
+				start := time.Now()
+				out, err := w.Wait(ctx)
+				elapsed := time.Since(start)
+				var te *retry.TimeoutError
+				switch {
+				case calls != c.wantCalls:
+					t.Errorf("Wait() made %d refreshes, want %d", calls, c.wantCalls)
+				case c.wantCalls > 0:
+					if err != nil || elapsed > c.ctxDeadline {
+						t.Errorf("Wait() = %v, %v after %v, want the refresh's success before the context's deadline", out, err, elapsed)
+					}
+				case c.wantCancelled:
+					if out != nil || err != context.Canceled || elapsed != c.wantElapsed {
+						t.Errorf("Wait() = %v, %v after %v, want nil and context.Canceled after %v", out, err, elapsed, c.wantElapsed)
+					}
+				case out != nil || !errors.As(err, &te) || te.LastState != "" || te.LastError != nil || elapsed != c.wantElapsed:
+					t.Errorf("Wait() = %v, %#v after %v, want nil and a TimeoutError with no last state after %v",
+						out, err, elapsed, c.wantElapsed)
+				}
+			})
+		})
+	}
+}
+
+// TestWaitOnAWaiterNotBuiltIsAnError: a zero Waiter, or a nil *Waiter,
+// does not wait: Wait returns nil and an error saying so, never a panic.
+func TestWaitOnAWaiterNotBuiltIsAnError(t *testing.T) {
+	for name, w := range map[string]*tfwait.Waiter{"zero": new(tfwait.Waiter), "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			out, err := w.Wait(t.Context())
+			if out != nil || err == nil || !strings.Contains(err.Error(), "not built by StateChange or StateChangeFunc") {
+				t.Errorf("Wait() on a %s Waiter = %v, %v, want nil and an error: not built by StateChange", name, out, err)
+			}
+		})
+	}
+}
+
+// TestStateChangeRejectsANilOption: a nil waiter.Option is an error that
+// says so, not a panic.
+func TestStateChangeRejectsANilOption(t *testing.T) {
+	_, err := tfwait.StateChange(createConf(refreshOf("available"), time.Minute), nil)
+	if err == nil || !errors.Is(err, waiter.ErrInvalidOption) || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("StateChange(conf, nil option) error = %v, want the waiter's ErrInvalidOption naming the nil option", err)
+	}
+}
+
+// TestNotFoundErrorCountsTheNilResultsSeen: a NotFoundError's Retries is
+// the number of nil results in a row the wait saw, also when an option
+// of the caller's (waiter.WithNotFoundLimit(2)) overrides NotFoundChecks.
+func TestNotFoundErrorCountsTheNilResultsSeen(t *testing.T) {
+	c := parityCase{conf: notFoundChecks(conf([]string{"creating"}, []string{"available"}), 5),
+		steps: []step{found("creating"), gone}}
+	_, e := timedRun(t, c, tfWait(waiter.WithNotFoundLimit(2)))
+	var nf *retry.NotFoundError
+	if e.result != nil || !errors.As(e.err, &nf) || e.calls != 3 || nf.Retries != 2 {
+		t.Errorf("Wait() = %v, %#v after %d refreshes, want nil and a NotFoundError after 3 whose Retries is 2", e.result, e.err, e.calls)
+	}
+}
+
+// TestOptionEndsReturnTheWaitersError: "A wait ended by an option of its
+// own ([waiter.WithMaxPolls], [waiter.WithTransientLimit]) returns the
+// waiter's [*waiter.Error]", with a nil result.
+func TestOptionEndsReturnTheWaitersError(t *testing.T) {
+	pending := parityCase{conf: conf([]string{"creating"}, []string{"available"}), steps: []step{found("creating")}}
+	_, e := timedRun(t, pending, tfWait(waiter.WithMaxPolls(3)))
+	var we *waiter.Error
+	if e.result != nil || !errors.As(e.err, &we) || !errors.Is(e.err, waiter.ErrMaxPolls) || e.calls != 3 {
+		t.Errorf("WithMaxPolls(3): Wait() = %v, %v after %d refreshes, want nil and the waiter's Error after 3", e.result, e.err, e.calls)
+	}
+	throttled := parityCase{conf: conf([]string{"creating"}, []string{"available"}),
+		steps: []step{found("creating"), {err: &apiError{"ServiceUnavailable", 503}}}}
+	_, e = timedRun(t, throttled, tfWait(waiter.WithTransientLimit(2)))
+	if e.result != nil || !errors.As(e.err, &we) || we.Failure != waiter.FailureTransientLimit || e.calls != 3 {
+		t.Errorf("WithTransientLimit(2): Wait() = %v, %v after %d refreshes, want nil and the waiter's Error after 3", e.result, e.err, e.calls)
+	}
+}
+
+type waitKey struct{}
+
+// TestConcurrentWaitsAreWaitsOfTheirOwn: one Waiter "is safe for
+// concurrent use, each [Waiter.Wait] being a wait of its own": three
+// waits at once each return their own object.
+func TestConcurrentWaitsAreWaitsOfTheirOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		refresh := func(ctx context.Context) (any, string, error) {
+			id := ctx.Value(waitKey{}).(string)
+			mu.Lock()
+			calls[id]++
+			n := calls[id]
+			mu.Unlock()
+			if n < 4 {
+				return &object{ID: id, Status: "creating"}, "creating", nil
+			}
+			return &object{ID: id, Status: "available"}, "available", nil
+		}
+		w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
+			Timeout: 10 * time.Minute}, refresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for _, id := range []string{"a", "b", "c"} {
+			wg.Go(func() {
+				out, err := w.Wait(context.WithValue(t.Context(), waitKey{}, id))
+				if o, ok := out.(*object); err != nil || !ok || o.ID != id || o.Status != "available" {
+					t.Errorf("wait %s: Wait() = %v, %v, want its own available object", id, out, err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// goroutineID is the calling goroutine's header line in a stack trace.
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	return string(b[:bytes.IndexByte(b, '[')])
+}
+
+// TestRefreshRunsInTheWaitingGoroutine: "Refresh: called once a poll, in
+// the goroutine that waits".
+func TestRefreshRunsInTheWaitingGoroutine(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var ids []string
+		w, err := tfwait.StateChange(createConf(func() (any, string, error) {
+			ids = append(ids, goroutineID())
+			if len(ids) < 3 {
+				return &object{}, "creating", nil
+			}
+			return &object{}, "available", nil
+		}, time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		me := goroutineID()
+		if _, err := w.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for i, id := range ids {
+			if id != me {
+				t.Errorf("refresh %d ran in %q, want the waiting %q", i+1, id, me)
+			}
+		}
+	})
+}
+
+// retryAfterError is a 503 with a Retry-After.
+type retryAfterError struct{ apiError }
+
+func (retryAfterError) RetryAfter() time.Duration { return 45 * time.Second }
+
+// TestTransientErrorsWaitForTheirRetryAfter: a transient error is retried
+// "never sooner than a Retry-After the error carries".
+func TestTransientErrorsWaitForTheirRetryAfter(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var at []time.Time
+		w, err := tfwait.StateChange(createConf(func() (any, string, error) {
+			at = append(at, time.Now())
+			if len(at) == 2 {
+				return nil, "", &retryAfterError{apiError{"ServiceUnavailable", 503}}
+			}
+			if len(at) < 4 {
+				return &object{}, "creating", nil
+			}
+			return &object{}, "available", nil
+		}, 10*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if gap := at[2].Sub(at[1]); gap < 45*time.Second {
+			t.Errorf("the refresh after the 503 came %v after it, want at least its Retry-After, 45s", gap)
+		}
+	})
+}
+
+// TestCancelDuringAContextAwareRefresh: a cancelled context ends the wait
+// with a nil result and ctx's own error, also when StateChangeFunc's
+// refresh, honouring the poll's context, returns an error of its own
+// wrapping the cancellation.
+func TestCancelDuringAContextAwareRefresh(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		ctx := cancelAfter(t, 90*time.Second)
+		calls := 0
+		refresh := func(ctx context.Context) (any, string, error) {
+			if calls++; calls < 3 {
+				return &object{Status: "creating"}, "creating", nil
+			}
+			<-ctx.Done()
+			return &object{Status: "creating"}, "creating", fmt.Errorf("describing the cluster: %w", ctx.Err())
+		}
+		w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
+			Timeout: 10 * time.Minute}, refresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Wait(ctx)
+		if out != nil || err != context.Canceled {
+			t.Errorf("Wait() = %v, %v (%T), want nil and ctx's error, context.Canceled", out, err, err)
+		}
+	})
+}
+
+// TestARefreshPastTheDeadlineIsNotJudged: StateChangeFunc's refresh, cut
+// short by its context at the deadline, ends the wait at Timeout;
+// StateChange's Refresh, which cannot be cut short, is waited for, 30s
+// past Timeout here. Either way the late answer is not judged (the SDK,
+// within its grace period, takes the target state it brings): a nil
+// result and a TimeoutError whose LastState and LastError are those of
+// the refresh before it.
+func TestARefreshPastTheDeadlineIsNotJudged(t *testing.T) {
+	t.Run("StateChangeFunc: cut at the deadline", func(t *testing.T) {
+		clocktest.Run(t, func(t *testing.T) {
+			calls := 0
+			refresh := func(ctx context.Context) (any, string, error) {
+				if calls++; calls < 3 {
+					return &object{Status: "creating"}, "creating", nil
+				}
+				<-ctx.Done() // a hung API call
+				return nil, "", fmt.Errorf("describing the cluster: %w", ctx.Err())
+			}
+			w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
+				Timeout: 10 * time.Minute}, refresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			out, err := w.Wait(t.Context())
+			var te *retry.TimeoutError
+			if out != nil || !errors.As(err, &te) || te.LastState != "creating" || te.LastError != nil || time.Since(start) != 10*time.Minute {
+				t.Errorf("Wait() = %v, %#v after %v, want nil and a TimeoutError, last state creating, at 10m", out, err, time.Since(start))
+			}
+		})
+	})
+	t.Run("StateChange: waited for", func(t *testing.T) {
+		// Refreshes every 10s; one that starts at 50s or later takes 30s
+		// and finds the cluster available.
+		run := func(wait waitFunc) (out any, lastStart, elapsed time.Duration, err error) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				conf := createConf(func() (any, string, error) {
+					if lastStart = time.Since(start); lastStart < 50*time.Second {
+						return &object{Status: "creating"}, "creating", nil
+					}
+					time.Sleep(30 * time.Second) // a slow API call
+					return &object{Status: "available"}, "available", nil
+				}, time.Minute)
+				conf.PollInterval = 10 * time.Second
+				out, err = wait(t.Context(), conf)
+				elapsed = time.Since(start)
+				synctest.Wait()
+			})
+			return out, lastStart, elapsed, err
+		}
+		if out, _, _, err := run(sdkWait); err != nil || out == nil {
+			t.Fatalf("WaitForStateContext() = %v, %v, want the late refresh's available cluster (the scenario no longer shows the difference)", out, err)
+		}
+		out, lastStart, elapsed, err := run(tfWait())
+		var te *retry.TimeoutError
+		if out != nil || !errors.As(err, &te) || te.LastState != "creating" || te.LastError != nil {
+			t.Errorf("Wait() = %v, %#v, want nil and a TimeoutError whose last state is creating", out, err)
+		}
+		if lastStart >= time.Minute || elapsed != lastStart+30*time.Second {
+			t.Errorf("Wait() returned after %v, the last refresh starting at %v, want it to return when that refresh, in flight at the 1m deadline, returned",
+				elapsed, lastStart)
 		}
 	})
 }
