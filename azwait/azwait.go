@@ -19,18 +19,22 @@ type Resume[T any] func(ctx context.Context, token string) (*runtime.Poller[T], 
 
 // Status is one poll of a long-running operation: what the operation's
 // status was, and its result once it has succeeded. The waiters of [New]
-// return it, and each attempt's event carries it.
+// return it, and each attempt's event carries it: an attempt's Output is
+// never nil, whatever its error.
 type Status[T any] struct {
 	// Status is the operation's status as the poller read it: InProgress
 	// or the service's own word for a state that is not terminal
 	// (Creating, Updating), or Succeeded, Completed, Failed, Canceled,
 	// Cancelled; "" when the poll's answer said nothing of it (an error
-	// answer: the operation goes on as it was).
+	// answer: the operation goes on as it was) or when there was no
+	// answer (the request got none, or the token or the resume function
+	// gave no poller to poll).
 	Status string
 	// Done reports a terminal status: the operation succeeded (its result
 	// is in Result) or failed (the wait's error holds the service's).
 	Done bool
-	// HTTPStatus is the status code of the poll's HTTP response.
+	// HTTPStatus is the status code of the poll's HTTP response; 0 when
+	// there was none (no answer, or a poller already done: no poll).
 	HTTPStatus int
 	// Result is the operation's result, once it has succeeded.
 	Result T
@@ -83,7 +87,11 @@ func New[T any](resume Resume[T], opts ...waiter.Option) (*waiter.Waiter[string,
 // names, once: it rebuilds the poller with resume, polls it with azcore's
 // retries off (one HTTP request), and reads the answer (see the package
 // documentation). A terminal failure is returned as an error that the
-// retry strategy calls fatal, holding the *azcore.ResponseError.
+// retry strategy calls fatal, holding the *azcore.ResponseError; so is a
+// resume function's nil poller with a nil error (the error names the
+// resume function), and a Poll that returns neither a response nor an
+// error (a custom PollingHandler's). An error of resume is a [*TokenError]
+// matching [ErrTokenInvalid].
 func Op[T any](resume Resume[T]) (func(ctx context.Context, token string) (*Status[T], error), error) {
 	if resume == nil {
 		return nil, errors.New("azwait: the resume function is nil")

@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/waitable/waitable/azwait"
 	"github.com/waitable/waitable/clocktest"
@@ -125,18 +130,71 @@ func TestServerErrorStormBeyondTheBudgetTimesOut(t *testing.T) {
 	})
 }
 
+// TestRetryAfterIsNeverUndercut: a poll comes no sooner than the last
+// answer's hint, whatever its form (Retry-After, retry-after-ms,
+// x-ms-retry-after-ms), on a pending answer as on a 429 or a 503, even
+// past Definition's 30s MaxDelay; a pending answer's hint is on its
+// Status.
 func TestRetryAfterIsNeverUndercut(t *testing.T) {
+	inProgress := func(h http.Header) fault {
+		h.Set("Fake-Poller-Status", "InProgress")
+		return fault{status: http.StatusAccepted, header: h}
+	}
+	for _, c := range []struct {
+		name string
+		f    fault
+		gap  time.Duration
+	}{
+		{"pending Retry-After", inProgress(http.Header{"Retry-After": {"45"}}), 45 * time.Second},
+		{"pending retry-after-ms", inProgress(http.Header{"Retry-After-Ms": {"41000"}}), 41 * time.Second},
+		{"429 Retry-After", throttle("17"), 17 * time.Second},
+		{"429 Retry-After past MaxDelay", throttle("90"), 90 * time.Second},
+		{"429 retry-after-ms", fault{status: 429, header: http.Header{"Retry-After-Ms": {"25000"}}, body: `{"error":{"code":"TooManyRequests"}}`}, 25 * time.Second},
+		{"503 x-ms-retry-after-ms", fault{status: 503, header: http.Header{"X-Ms-Retry-After-Ms": {"33000"}}, body: `{"error":{"code":"ServiceUnavailable"}}`}, 33 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				vm := newVMWorld(t, 2, "")
+				tok := vm.begin(t, "vm1")
+				vm.faults.serve(c.f)
+				w := vm.waiter(t, "vm1")
+				_, attempts, _, err := statuses(t, w, tok, time.Hour)
+				if err != nil {
+					t.Fatalf("Wait = %v, want success", err)
+				}
+				polls := vm.faults.pollTimes()
+				if len(polls) < 2 || polls[1].Sub(polls[0]) < c.gap {
+					t.Fatalf("polls at %v: the second came sooner than the hint %v", polls, c.gap)
+				}
+				if c.f.status == http.StatusAccepted {
+					if out := attempts[0].Output; out.After != c.gap || out.HTTPStatus != 202 || out.Status != "InProgress" {
+						t.Fatalf("first attempt's Status = %+v, want InProgress, HTTP 202, After %v", out, c.gap)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestFirstPollAtOnceThenTwoToThirtySecondsApart: with no Retry-After,
+// the first poll comes as the wait starts, the next ones 2s to 30s apart.
+func TestFirstPollAtOnceThenTwoToThirtySecondsApart(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		vm := newVMWorld(t, 2, "")
+		vm := newVMWorld(t, 1, "")
 		tok := vm.begin(t, "vm1")
-		vm.faults.serve(throttle("17"))
-		w := vm.waiter(t, "vm1")
-		if _, err := w.Wait(t.Context(), tok, time.Hour); err != nil {
-			t.Fatalf("Wait = %v, want success after the throttle", err)
+		start := time.Now()
+		vm.faults.readyAt = start.Add(10 * time.Minute)
+		if _, err := vm.waiter(t, "vm1").Wait(t.Context(), tok, time.Hour); err != nil {
+			t.Fatal(err)
 		}
 		polls := vm.faults.pollTimes()
-		if len(polls) < 2 || polls[1].Sub(polls[0]) < 17*time.Second {
-			t.Fatalf("polls at %v: the one after the 429 came sooner than its Retry-After of 17s", polls)
+		if polls[0] != start {
+			t.Errorf("first poll %v after the start, want at once", polls[0].Sub(start))
+		}
+		for i := 1; i < len(polls); i++ {
+			if d := polls[i].Sub(polls[i-1]); d < 2*time.Second || d > 30*time.Second {
+				t.Errorf("polls %d and %d %v apart, want 2s to 30s", i-1, i, d)
+			}
 		}
 	})
 }
@@ -191,6 +249,150 @@ func TestInvalidTokenIsATypedError(t *testing.T) {
 			t.Fatalf("Wait = %v, want ErrTokenInvalid", err)
 		}
 	})
+}
+
+// TestZeroTokenErrorSaysItsSentinel: a TokenError with no Err reads as
+// its sentinel alone, and still matches it.
+func TestZeroTokenErrorSaysItsSentinel(t *testing.T) {
+	for _, c := range []struct {
+		err  *azwait.TokenError
+		want error
+	}{
+		{&azwait.TokenError{}, azwait.ErrTokenInvalid},
+		{&azwait.TokenError{Expired: true}, azwait.ErrTokenExpired},
+	} {
+		if got := c.err.Error(); got != c.want.Error() || !errors.Is(c.err, c.want) || c.err.Unwrap() != nil {
+			t.Errorf("%#v: Error() = %q, want %q, matching it, Unwrap nil", c.err, got, c.want.Error())
+		}
+	}
+}
+
+// TestNilResumeIsRejected: New and Op refuse a nil resume function.
+func TestNilResumeIsRejected(t *testing.T) {
+	if _, err := azwait.New[createResponse](nil); err == nil || !strings.Contains(err.Error(), "resume") {
+		t.Errorf("New(nil) = %v, want an error naming the resume function", err)
+	}
+	if _, err := azwait.Op[createResponse](nil); err == nil {
+		t.Errorf("Op(nil) = nil error, want one")
+	}
+}
+
+// TestAResumeFunctionReturningNoPollerFails: a resume function that
+// returns a nil poller and a nil error ends the wait at once with an
+// error that names it.
+func TestAResumeFunctionReturningNoPollerFails(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w, err := azwait.New(func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, attempts, _, err := statuses(t, w, "token", time.Hour)
+		if !errors.Is(err, waiter.ErrFailure) || !strings.Contains(err.Error(), "resume function returned a nil poller") || len(attempts) != 1 {
+			t.Fatalf("Wait = %v after %d attempts, want a failure naming the resume function after 1", err, len(attempts))
+		}
+	})
+}
+
+// TestAPollerAlreadyDoneEndsWithItsResult: a poller that is done when
+// resume returns it (runtime.NewPoller on a synchronous 200) ends the
+// wait with its result, without a request.
+func TestAPollerAlreadyDoneEndsWithItsResult(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var requests atomic.Int32
+		pl := runtime.NewPipeline("test", "v0", runtime.PipelineOptions{}, &policy.ClientOptions{Transport: transportFunc(func(req *http.Request) (*http.Response, error) {
+			requests.Add(1)
+			return nil, errors.New("no request expected")
+		})})
+		w, err := azwait.New(func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {
+			req, _ := http.NewRequest(http.MethodPut, "https://management.azure.com/vm1", nil)
+			resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(`{"name":"vm1"}`)), Request: req}
+			return runtime.NewPoller[createResponse](resp, pl, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Wait(t.Context(), "token", time.Hour)
+		if err != nil || !out.Done || out.Status != "Succeeded" || out.HTTPStatus != 0 || out.Result.Name == nil || *out.Result.Name != "vm1" {
+			t.Fatalf("Wait = %+v, %v, want Succeeded with the VM vm1, HTTPStatus 0 (no poll)", out, err)
+		}
+		if n := requests.Load(); n != 0 {
+			t.Fatalf("%d requests, want none", n)
+		}
+	})
+}
+
+// noResponse is a polling handler whose Poll returns no response and no
+// error.
+type noResponse struct{}
+
+func (noResponse) Done() bool                                    { return false }
+func (noResponse) Poll(context.Context) (*http.Response, error)  { return nil, nil }
+func (noResponse) Result(context.Context, *createResponse) error { return nil }
+
+// TestAPollReturningNoResponseFails: a poller whose Poll returns neither
+// a response nor an error (a custom PollingHandler's) ends the wait at
+// once with an error that says so.
+func TestAPollReturningNoResponseFails(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		w, err := azwait.New(func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {
+			return runtime.NewPoller(nil, runtime.Pipeline{}, &runtime.NewPollerOptions[createResponse]{Handler: noResponse{}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, attempts, _, err := statuses(t, w, "token", time.Hour)
+		if !errors.Is(err, waiter.ErrFailure) || !strings.Contains(err.Error(), "returned no response") || len(attempts) != 1 {
+			t.Fatalf("Wait = %v after %d attempts, want a failure saying Poll returned no response after 1", err, len(attempts))
+		}
+	})
+}
+
+// TestEveryAttemptCarriesAStatus: every attempt's Output is a *Status,
+// Status "" and HTTPStatus 0 when there was no answer: a poll whose
+// connection was reset, a token azcore refuses, a resume function that
+// returns no poller.
+func TestEveryAttemptCarriesAStatus(t *testing.T) {
+	noPoller := func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) { return nil, nil }
+	for _, c := range []struct {
+		name   string
+		resume azwait.Resume[createResponse] // nil: the VM creation's
+		token  string                        // "": the VM creation's
+	}{
+		{name: "a connection reset"},
+		{name: "an invalid token", token: "not a token"},
+		{name: "no poller", resume: noPoller},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				vm := newVMWorld(t, 2, "")
+				tok := vm.begin(t, "vm1")
+				if c.token != "" {
+					tok = c.token
+				}
+				resume := vm.resume("vm1")
+				if c.resume != nil {
+					resume = c.resume
+				}
+				vm.faults.next = &resets{next: vm.faults.next, n: 1, match: isFakePoll}
+				w, err := azwait.New(resume)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, attempts, _, _ := statuses(t, w, tok, time.Hour)
+				for i, a := range attempts {
+					if a.Output == nil {
+						t.Fatalf("attempt %d (err %v) has a nil Output", i+1, a.Err)
+					}
+				}
+				if out := attempts[0].Output; out.Status != "" || out.HTTPStatus != 0 || attempts[0].Err == nil {
+					t.Fatalf("first attempt = %+v, %v, want Status \"\", HTTPStatus 0 and an error", out, attempts[0].Err)
+				}
+			})
+		})
+	}
 }
 
 func TestResumeFromATokenInANewProcess(t *testing.T) {

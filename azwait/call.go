@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
@@ -35,15 +34,27 @@ func ProvisioningState() waiter.Definition {
 
 // Call adapts a call of an Azure SDK client (a resource's Get, say) into
 // a waiter's operation: each call makes one HTTP request, azcore's retries
-// turned off for it, and an error answer's HTTP status, error code and
-// Retry-After are on its error for the waiter's retry strategy (408, 429
-// and 5xx are transient). errors.As still finds the *azcore.ResponseError.
+// turned off for it, and the waiter's retry strategy retries what azcore's
+// retry policy would have. An error answer's HTTP status, error code and
+// Retry-After are on its error (408, 429 and 5xx are transient), and
+// errors.As still finds the *azcore.ResponseError. A request that got no
+// answer (its connection was reset, say) is transient too, whatever the
+// call's method, as it is to azcore's retry policy: a waiter calls its
+// operation again at each poll, so Call is for calls that are safe to
+// repeat, a GET or a POST that only reads. A credential's failure, which
+// azcore does not retry, is left as it is: the waiter's default retry
+// strategy ends the wait on it.
 func Call[I, O any](method func(ctx context.Context, in I) (O, error)) func(context.Context, I) (O, error) {
 	return func(ctx context.Context, in I) (O, error) {
-		out, err := method(policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1}), in)
+		var x exchange
+		out, err := method(oneTry(ctx, &x), in)
 		var re *azcore.ResponseError
-		if err != nil && errors.As(err, &re) {
+		switch {
+		case err == nil:
+		case errors.As(err, &re):
 			err = newAnswerError(re)
+		case x.unanswered.Load():
+			err = &unansweredError{err: err}
 		}
 		return out, err
 	}

@@ -19,26 +19,36 @@
 // MaxRetries -1), because the waiter's schedule and retry strategy decide
 // when to poll again. Once the operation has succeeded, the poller's
 // Result may make one request more (the final GET of a PUT or PATCH), as
-// it does under PollUntilDone.
+// it does under PollUntilDone. A poller that is done when the resume
+// function returns it (built on a synchronous answer) makes no poll: the
+// wait ends with its Result.
 //
-// Each poll is read as azcore reads it, and [Status] says what it saw:
-// Succeeded and Completed end the wait with success and the operation's
-// result; Failed, Canceled and Cancelled end it at once with the service's
-// error (errors.As finds the *azcore.ResponseError). An answer with status
-// 408 or 429 or 5xx is transient: it is polled again within the budget,
-// never sooner than its Retry-After (or retry-after-ms, x-ms-retry-after-ms);
-// a pending answer's Retry-After is the next poll's hint too. A 2xx answer
-// whose body carries an error object instead of a status is read as that
+// Each poll is read as azcore reads it, and [Status] says what it saw
+// (every attempt's event carries one, with Status "" when there was no
+// answer): Succeeded and Completed end the wait with success and the
+// operation's result; Failed, Canceled and Cancelled end it at once with
+// the service's error (errors.As finds the *azcore.ResponseError). An
+// answer with status 408 or 429 or 5xx is transient: it is polled again
+// within the budget, never sooner than its Retry-After (or retry-after-ms,
+// x-ms-retry-after-ms); a pending answer's Retry-After is the next poll's
+// hint too. A poll or final GET that got no answer (its connection was
+// reset, say) is transient too, as azcore's retry policy would have sent
+// it again under PollUntilDone; an error azcore does not retry, a
+// credential's failure, is left as it is, and the waiter's default retry
+// strategy ends the wait on it. A 2xx answer whose body carries an error
+// object (with a code or a message) and no status azcore knows (Succeeded,
+// Completed, Failed, Canceled, Cancelled, InProgress) is read as that
 // error (transient if its code is, InternalServerError say), never as the
-// operation's end. A token whose status URL no longer answers with a
-// status (such URLs expire, after about 20 minutes for some services) is a
-// [*TokenError] matching [ErrTokenExpired]: start the operation's wait
-// afresh from a new token.
+// operation's end; beside a status azcore knows, the status decides: a
+// Succeeded beside an error object is the operation's success. A token
+// whose status URL no longer answers with a status (such URLs expire,
+// after about 20 minutes for some services) is a [*TokenError] matching
+// [ErrTokenExpired]: start the operation's wait afresh from a new token.
 //
 // [ProvisioningState] is the definition for ARM resources that change
 // without a long-running operation: GET the resource until its
 // properties.provisioningState is Succeeded, Failed or Canceled, with [Call]
-// making each GET one request.
+// making each GET one request, retried as a poll is.
 //
 // Telemetry: the waiter's spans (one per wait, one per attempt; see
 // package telemetry) and azcore's own (one per Poll and one per HTTP

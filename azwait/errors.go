@@ -32,12 +32,17 @@ type TokenError struct {
 	Err error
 }
 
-// Error returns "azwait: resume token expired: <details>" (or invalid).
+// Error returns "azwait: resume token expired: <details>" (or invalid),
+// or the sentinel's message alone when Err is nil.
 func (e *TokenError) Error() string {
+	msg := ErrTokenInvalid.Error()
 	if e.Expired {
-		return ErrTokenExpired.Error() + ": " + e.Err.Error()
+		msg = ErrTokenExpired.Error()
 	}
-	return ErrTokenInvalid.Error() + ": " + e.Err.Error()
+	if e.Err == nil {
+		return msg
+	}
+	return msg + ": " + e.Err.Error()
 }
 
 // Is matches ErrTokenExpired or ErrTokenInvalid, as Expired says.
@@ -81,7 +86,8 @@ func newAnswerError(re *azcore.ResponseError) *answerError {
 
 // fatalError is an answer that ends the wait at once: an operation that
 // failed or was canceled, or a 2xx answer carrying an error that is not
-// transient.
+// transient; or a poll that cannot be made: a resume function that
+// returned no poller, a Poll that returned no response.
 type fatalError struct {
 	what string
 	err  error
@@ -90,6 +96,24 @@ type fatalError struct {
 func (e *fatalError) Error() string                { return "azwait: " + e.what + ": " + e.err.Error() }
 func (e *fatalError) Unwrap() error                { return e.err }
 func (e *fatalError) RetrySafety() classify.Safety { return classify.SafetyNo }
+
+// unansweredError is a request that got no answer (the connection
+// failed, or was reset): azcore's retry policy would have sent it again,
+// so it is safe to retry, unless the error says it is not.
+type unansweredError struct {
+	err error
+}
+
+func (e *unansweredError) Error() string { return "azwait: no answer: " + e.err.Error() }
+func (e *unansweredError) Unwrap() error { return e.err }
+
+// RetrySafety says yes, unless the error's own chain says no.
+func (e *unansweredError) RetrySafety() classify.Safety {
+	if classify.Classify(e.err).Safety == classify.SafetyNo {
+		return classify.SafetyNo
+	}
+	return classify.SafetyYes
+}
 
 // transient reports whether the retry strategy would retry err.
 func transient(err error) bool {

@@ -2,6 +2,7 @@ package azwait_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -176,3 +177,38 @@ func (w *vmWorld) resume(name string) azwait.Resume[createResponse] {
 func azcoreOptions(tr policy.Transporter) azcore.ClientOptions {
 	return azcore.ClientOptions{Transport: tr}
 }
+
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }
+
+// resets resets the connection of the next n requests that match: they
+// get no answer.
+type resets struct {
+	next  policy.Transporter
+	match func(*http.Request) bool
+	mu    sync.Mutex
+	n     int
+}
+
+func (r *resets) Do(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	reset := r.n > 0 && r.match(req)
+	if reset {
+		r.n--
+	}
+	r.mu.Unlock()
+	if reset {
+		return nil, errors.New("connection reset by peer")
+	}
+	return r.next.Do(req)
+}
+
+// isFakePoll matches a poll of armcompute's fake.
+func isFakePoll(req *http.Request) bool { return strings.HasSuffix(req.URL.Path, "/get/fake/status") }
+
+// isARMPoll matches a poll of armService's operation.
+func isARMPoll(req *http.Request) bool { return strings.Contains(req.URL.Path, "/operations/") }
+
+// isFinalGet matches armService's final GET of the resource.
+func isFinalGet(req *http.Request) bool { return req.Method == http.MethodGet && !isARMPoll(req) }

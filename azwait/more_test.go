@@ -4,20 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azfake "github.com/Azure/azure-sdk-for-go/sdk/azcore/fake"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7/fake"
 
 	"github.com/waitable/waitable/azwait"
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/waiter"
 )
@@ -114,5 +120,157 @@ func TestProvisioningState(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// okVM is a GET's answer: the VM vm1, provisioned.
+func okVM(req *http.Request) *http.Response {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{"name":"vm1","properties":{"provisioningState":"Succeeded"}}`)), Request: req}
+}
+
+// provisioned waits with ProvisioningState and Call on client's Get of
+// vm1.
+func provisioned(t *testing.T, client *armcompute.VirtualMachinesClient) error {
+	t.Helper()
+	get := azwait.Call(func(ctx context.Context, name string) (armcompute.VirtualMachinesClientGetResponse, error) {
+		return client.Get(ctx, "rg", name, nil)
+	})
+	w, err := waiter.New(azwait.ProvisioningState(), get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Wait(t.Context(), "vm1", time.Hour)
+	return err
+}
+
+// TestCallRetriesAConnectionReset: a GET of Call whose connection is
+// reset (no answer) is made again within the budget; the error of a POST
+// that got no answer is transient too.
+func TestCallRetriesAConnectionReset(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		var gets atomic.Int32
+		vm := newWorld(t, &resets{n: 1, match: func(*http.Request) bool { return true }, next: transportFunc(func(req *http.Request) (*http.Response, error) {
+			gets.Add(1)
+			return okVM(req), nil
+		})})
+		if err := provisioned(t, vm.client); err != nil || gets.Load() != 1 {
+			t.Fatalf("Wait = %v after %d answered GETs, want success after one connection reset and one GET", err, gets.Load())
+		}
+	})
+	clocktest.Run(t, func(t *testing.T) {
+		var methods []string
+		vm := newWorld(t, transportFunc(func(req *http.Request) (*http.Response, error) {
+			methods = append(methods, req.Method)
+			return nil, errors.New("connection reset by peer")
+		}))
+		start := azwait.Call(func(ctx context.Context, name string) (*runtime.Poller[armcompute.VirtualMachinesClientStartResponse], error) {
+			return vm.client.BeginStart(ctx, "rg", name, nil)
+		})
+		_, err := start(t.Context(), "vm1")
+		if v := classify.Classify(err); v.Safety != classify.SafetyYes || len(methods) != 1 || methods[0] != http.MethodPost {
+			t.Fatalf("POST %v: the error %v is %v, want one request, its error transient", methods, err, v.Safety)
+		}
+	})
+}
+
+// TestCredentialFailureIsNotMadeTransient: a request azcore does not send
+// because the credential failed (an error azcore marks non-retriable) is
+// left to the retry strategy as it is: the default one ends the wait
+// after that one attempt, under Call as under New.
+func TestCredentialFailureIsNotMadeTransient(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		vm := newVMWorld(t, 2, "")
+		tok := vm.begin(t, "vm1")
+		cred := &azfake.TokenCredential{}
+		cred.SetError(errors.New("no token"))
+		client, err := armcompute.NewVirtualMachinesClient("sub", cred, &arm.ClientOptions{ClientOptions: azcoreOptions(vm.faults)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := provisioned(t, client); !errors.Is(err, waiter.ErrFailure) {
+			t.Errorf("Call: Wait = %v, want a failure", err)
+		}
+		w, err := azwait.New(func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {
+			return client.BeginCreateOrUpdate(ctx, "rg", "vm1", armcompute.VirtualMachine{},
+				&armcompute.VirtualMachinesClientBeginCreateOrUpdateOptions{ResumeToken: token})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, attempts, _, err := statuses(t, w, tok, time.Hour)
+		if !errors.Is(err, waiter.ErrFailure) || len(attempts) != 1 {
+			t.Errorf("New: Wait = %v after %d attempts, want a failure after 1", err, len(attempts))
+		}
+		if req, polls := vm.faults.counts(); req != 1 || polls != 0 {
+			t.Errorf("requests, polls = %d, %d, want 1 (the Begin), 0", req, polls)
+		}
+	})
+}
+
+// TestCallErrorAnswersAreReadByStatus: an error answer to Call's GET
+// carries its HTTP status, error code and Retry-After to the retry
+// strategy: a 408, 429 or 5xx is retried (no sooner than its
+// Retry-After), a 404 ends the wait at once holding the
+// *azcore.ResponseError; one request each call.
+func TestCallErrorAnswersAreReadByStatus(t *testing.T) {
+	for _, c := range []struct {
+		status    int
+		after     string
+		transient bool
+	}{
+		{http.StatusRequestTimeout, "", true},
+		{http.StatusTooManyRequests, "40", true},
+		{http.StatusBadGateway, "", true},
+		{http.StatusNotFound, "", false},
+	} {
+		t.Run(fmt.Sprint(c.status), func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				var mu sync.Mutex
+				var times []time.Time
+				vm := newWorld(t, transportFunc(func(req *http.Request) (*http.Response, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					times = append(times, time.Now())
+					if len(times) > 1 {
+						return okVM(req), nil
+					}
+					h := http.Header{"Content-Type": {"application/json"}}
+					if c.after != "" {
+						h.Set("Retry-After", c.after)
+					}
+					return &http.Response{StatusCode: c.status, Header: h,
+						Body: io.NopCloser(strings.NewReader(`{"error":{"code":"Scripted","message":"x"}}`)), Request: req}, nil
+				}))
+				err := provisioned(t, vm.client)
+				mu.Lock()
+				defer mu.Unlock()
+				if !c.transient {
+					var re *azcore.ResponseError
+					if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &re) || re.StatusCode != c.status || len(times) != 1 {
+						t.Fatalf("Wait = %v after %d GETs, want a failure holding the %d ResponseError after 1", err, len(times), c.status)
+					}
+					return
+				}
+				if err != nil || len(times) != 2 {
+					t.Fatalf("Wait = %v after %d GETs, want success after 2", err, len(times))
+				}
+				if c.after != "" && times[1].Sub(times[0]) < 40*time.Second {
+					t.Fatalf("GETs %v apart, want no sooner than the Retry-After of 40s", times[1].Sub(times[0]))
+				}
+			})
+		})
+	}
+}
+
+// TestProvisioningStateRefusesAnOutputWithoutThePath: waiter.New checks
+// that ProvisioningState's output type has properties.provisioningState.
+func TestProvisioningStateRefusesAnOutputWithoutThePath(t *testing.T) {
+	type noState struct{ Name string }
+	_, err := waiter.New(azwait.ProvisioningState(), func(ctx context.Context, name string) (noState, error) {
+		return noState{}, nil
+	})
+	if err == nil {
+		t.Errorf("waiter.New(ProvisioningState(), an output without the path) = nil error, want one")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -16,24 +17,64 @@ import (
 	"github.com/waitable/waitable/classify"
 )
 
-// oneRequest turns azcore's retries off for calls under ctx, and captures
-// the last HTTP response in *raw.
-func oneRequest(ctx context.Context, raw **http.Response) context.Context {
-	return policy.WithCaptureResponse(policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1}), raw)
+// exchange is what the requests made under one context met: the last
+// HTTP response, and whether a request got no answer.
+type exchange struct {
+	raw        *http.Response
+	unanswered atomic.Bool
 }
 
-// poll makes one poll of the operation token names.
+// oneTry turns azcore's retries off for the requests made under ctx, and
+// records in x a request that got no answer: one azcore's retry policy
+// would have sent again (it asks ShouldRetry about a transport's error,
+// never about one it was told is not retriable, a credential's, nor once
+// ctx is done).
+func oneTry(ctx context.Context, x *exchange) context.Context {
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1, ShouldRetry: func(resp *http.Response, err error) bool {
+		if resp == nil && err != nil {
+			x.unanswered.Store(true)
+		}
+		return false
+	}})
+}
+
+// oneRequest is oneTry, capturing the last HTTP response in x.raw.
+func oneRequest(ctx context.Context, x *exchange) context.Context {
+	return policy.WithCaptureResponse(oneTry(ctx, x), &x.raw)
+}
+
+// errNoPoller is a resume function's nil poller with a nil error.
+var errNoPoller = errors.New("the resume function returned a nil poller and a nil error")
+
+// poll makes one poll of the operation token names. Its Status is never
+// nil.
 func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T], error) {
-	var raw *http.Response
-	ctx = oneRequest(ctx, &raw)
+	var x exchange
+	ctx = oneRequest(ctx, &x)
+	st := &Status[T]{}
 	p, err := resume(ctx, token)
+	switch {
+	case err != nil:
+		return st, &TokenError{Err: err}
+	case p == nil:
+		return st, &fatalError{what: "no poller", err: errNoPoller}
+	case p.Done():
+		// A poller built on a synchronous answer: its Poll would send no
+		// request. Its answer is its result.
+		return result(ctx, p, &x, st)
+	}
+	resp, err := p.Poll(ctx)
 	if err != nil {
-		return nil, &TokenError{Err: err}
+		return pollFailed(st, err, &x)
 	}
-	if _, err := p.Poll(ctx); err != nil {
-		return pollFailed[T](err, raw)
+	raw := x.raw
+	if raw == nil {
+		raw = resp
 	}
-	st := &Status[T]{HTTPStatus: raw.StatusCode, After: retryAfter(raw.Header)}
+	if raw == nil {
+		return st, &fatalError{what: "no response", err: errors.New("the poller's Poll returned no response and no error")}
+	}
+	st.HTTPStatus, st.After = raw.StatusCode, retryAfter(raw.Header)
 	a := readAnswer(raw)
 	switch {
 	case !is2xx(raw) && p.Done():
@@ -45,19 +86,29 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 		// A Location poller keeps its state on a 408, 429 or 5xx and
 		// returns the response as if all were well.
 		return st, newAnswerError(runtime.NewResponseError(raw).(*azcore.ResponseError))
-	case a.errorCode != "" && !failedWord(a.status):
+	case a.isError():
 		// A 2xx carrying an error: never the operation's end.
 		return st, bodyError(raw, a.errorCode)
 	case !p.Done():
 		st.Status = tokenState(p)
 		return st, nil
 	}
-	st.Done, st.Status = true, a.status
+	st.Status = a.status
+	return result(ctx, p, &x, st)
+}
+
+// result reads the result of p, which is done, into st: the final GET of
+// a PUT or PATCH, if the poller makes one.
+func result[T any](ctx context.Context, p *runtime.Poller[T], x *exchange, st *Status[T]) (*Status[T], error) {
+	st.Done = true
 	res, err := p.Result(ctx)
 	if err != nil {
 		var re *azcore.ResponseError
 		if !errors.As(err, &re) {
 			st.Done = false // the final GET did not happen: poll again
+			if x.unanswered.Load() {
+				return st, &unansweredError{err: err}
+			}
 			return st, err
 		}
 		if failedWord(st.Status) || is2xx(re.RawResponse) {
@@ -76,22 +127,26 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 	return st, nil
 }
 
-// pollFailed reads a Poll that returned an error: raw is the response
-// the pipeline saw, if any.
-func pollFailed[T any](err error, raw *http.Response) (*Status[T], error) {
+// pollFailed reads a Poll that returned an error into st: x holds the
+// response the pipeline saw, if any.
+func pollFailed[T any](st *Status[T], err error, x *exchange) (*Status[T], error) {
+	raw := x.raw
 	var re *azcore.ResponseError
 	if errors.As(err, &re) && re.RawResponse != nil {
 		raw = re.RawResponse
 	}
 	if raw == nil {
-		return nil, err // no answer: a transport error, or azcore's own
+		if x.unanswered.Load() {
+			return st, &unansweredError{err: err} // the poll's GET got no answer
+		}
+		return st, err // azcore's own error: no request was sent
 	}
 	a := readAnswer(raw)
 	code := a.errorCode
 	if re != nil && re.ErrorCode != "" {
 		code = re.ErrorCode
 	}
-	st := &Status[T]{Status: a.status, HTTPStatus: raw.StatusCode, After: retryAfter(raw.Header)}
+	st.Status, st.HTTPStatus, st.After = a.status, raw.StatusCode, retryAfter(raw.Header)
 	switch {
 	case strings.Contains(strings.ToLower(code), "expired"):
 		return st, &TokenError{Expired: true, Err: err}
@@ -105,7 +160,7 @@ func pollFailed[T any](err error, raw *http.Response) (*Status[T], error) {
 		return st, &fatalError{what: "operation " + st.Status, err: err}
 	case re != nil:
 		return st, newAnswerError(re)
-	case is2xx(raw) && code != "":
+	case is2xx(raw) && a.isError():
 		return st, bodyError(raw, code)
 	case is2xx(raw) && a.status == "":
 		// azcore's "the response did not contain a status": what an
@@ -126,16 +181,26 @@ func bodyError(raw *http.Response, code string) error {
 	return &fatalError{what: "error answer", err: e}
 }
 
-// answer is what a poll's response body (or a fake's header) says.
+// answer is what a poll's response body (or a fake's header) says: the
+// operation's status, and whether the body carries an error object (one
+// with a code or a message) and its code.
 type answer struct {
 	status, errorCode string
+	hasError          bool
+}
+
+// isError reports an error answer: a body that carries an error object
+// and no status azcore knows. Beside a known status (Succeeded, Failed,
+// InProgress...) the status decides.
+func (a answer) isError() bool {
+	return a.hasError && !knownWord(a.status)
 }
 
 // readAnswer reads the operation's status from a response as azcore's
 // pollers do: the fakes' Fake-Poller-Status header, the body's status
 // (Azure-AsyncOperation, Operation-Location) or
 // properties.provisioningState (Location, the resource itself); and the
-// code of an error object in the body.
+// error object in the body.
 func readAnswer(resp *http.Response) answer {
 	var a answer
 	a.status = resp.Header.Get("Fake-Poller-Status")
@@ -162,13 +227,11 @@ func readAnswer(resp *http.Response) answer {
 		a.status = props.ProvisioningState
 	}
 	var e struct {
-		Code string `json:"code"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
 	}
 	if json.Unmarshal(b.Error, &e) == nil {
-		a.errorCode = e.Code
-		if a.errorCode == "" && len(b.Error) > 0 && string(b.Error) != "null" {
-			a.errorCode = "error"
-		}
+		a.errorCode, a.hasError = e.Code, e.Code != "" || e.Message != ""
 	}
 	return a
 }
@@ -193,6 +256,17 @@ func tokenState[T any](p *runtime.Poller[T]) string {
 		return t.Token.State
 	}
 	return t.Token.Status
+}
+
+// knownWord reports a status azcore knows: Succeeded, Completed, Failed,
+// Canceled, Cancelled or InProgress.
+func knownWord(s string) bool {
+	return succeededWord(s) || failedWord(s) || strings.EqualFold(s, "InProgress")
+}
+
+// succeededWord reports a terminal success as azcore reads it.
+func succeededWord(s string) bool {
+	return strings.EqualFold(s, "Succeeded") || strings.EqualFold(s, "Completed")
 }
 
 // failedWord reports a terminal failure as azcore reads it.

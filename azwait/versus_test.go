@@ -2,6 +2,7 @@ package azwait_test
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"reflect"
@@ -93,6 +94,45 @@ func TestSideBySideWithPollUntilDone(t *testing.T) {
 				t.Errorf("azwait saw the end %v after it, PollUntilDone %v: want no later", lags[1], lags[0])
 			}
 		})
+	}
+}
+
+// TestConnectionResetIsRetried: a poll, or the final GET of a PUT, whose
+// connection is reset (no answer) is made again within the budget, as
+// azcore's retry policy makes it again under PollUntilDone: both get the
+// VM.
+func TestConnectionResetIsRetried(t *testing.T) {
+	const opURL = "https://management.azure.com/subscriptions/sub/providers/Microsoft.Compute/locations/westeurope/operations/op1"
+	for _, c := range []struct {
+		name  string
+		match func(*http.Request) bool
+	}{
+		{"a poll", isARMPoll},
+		{"the final GET", isFinalGet},
+	} {
+		for _, s := range sides {
+			t.Run(c.name+"/"+s.name, func(t *testing.T) {
+				clocktest.Run(t, func(t *testing.T) {
+					ok := fault{status: 200, body: `{"status":"Succeeded"}`}
+					svc := &armService{first: fault{status: 201, header: http.Header{"Azure-Asyncoperation": {opURL}}}, polls: []fault{ok, ok}}
+					r := &resets{next: svc, match: c.match}
+					vm := newWorld(t, r)
+					tok := vm.begin(t, "vm1")
+					r.mu.Lock()
+					r.n = 1
+					r.mu.Unlock()
+					res, err := s.wait(t, vm, tok)
+					if err != nil || res.Name == nil || *res.Name != "vm1" {
+						t.Fatalf("wait = %+v, %v, want the VM after one connection reset", res, err)
+					}
+					r.mu.Lock()
+					defer r.mu.Unlock()
+					if r.n != 0 {
+						t.Fatalf("the connection was not reset")
+					}
+				})
+			})
+		}
 	}
 }
 
