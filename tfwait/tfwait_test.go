@@ -394,7 +394,7 @@ func TestOptionEndsReturnTheWaitersError(t *testing.T) {
 type waitKey struct{}
 
 // TestConcurrentWaitsAreWaitsOfTheirOwn: one Waiter "is safe for
-// concurrent use, each [Waiter.Wait] being a wait of its own": three
+// concurrent use, each Waiter.Wait being a wait of its own": three
 // waits at once each return their own object.
 func TestConcurrentWaitsAreWaitsOfTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -393,7 +394,8 @@ func cmpOr(a, b string) string {
 }
 
 // Requests at the proxy: one Deployment of 10 replicas rolling out,
-// kubewait and kstatus's watcher side by side; kubewait makes fewer.
+// kubewait and kstatus's watcher side by side; kubewait makes a LIST and
+// a WATCH of each resource and selector it reads, no more.
 func TestRolloutRequests(t *testing.T) {
 	t.Parallel()
 	c := cluster.Start(t, cluster.Options{Kubelet: cluster.HealthyAfter(time.Second)})
@@ -407,11 +409,8 @@ func TestRolloutRequests(t *testing.T) {
 	if w := <-ours; w.err != nil || ks.Status != status.CurrentStatus {
 		t.Fatalf("kubewait: %v; kstatus: %s %v", w.err, ks.Status, ks.Err)
 	}
-	counts := requestsBy(c, ns, "kubewait", "kstatus")
-	t.Logf("requests: %v", counts)
-	if counts["kubewait"].all >= counts["kstatus"].all {
-		t.Errorf("kubewait made %d requests, kstatus's watcher %d: want fewer", counts["kubewait"].all, counts["kstatus"].all)
-	}
+	t.Logf("requests: %v", requestsBy(c, ns, "kubewait", "kstatus"))
+	oneListAndWatchEach(t, c, ns, "kubewait")
 }
 
 // tally is one client's requests at the proxy.
@@ -433,6 +432,41 @@ func (t tally) String() string {
 // requestsBy counts the proxy's requests in namespace ns by the clients
 // whose User-Agent starts with each of agents (discovery, which both do
 // and names no namespace, aside).
+// oneListAndWatchEach checks the requests agent made in ns: a LIST and a
+// WATCH of each resource and selector it reads (a named object is read by
+// a field selector on its name, as kubectl's wait reads it), at most: no
+// GET of an object, no LIST again. The count of kstatus's watcher beside
+// it is logged, not compared: it reads the objects again at each event,
+// so it makes fewer requests the faster the objects get ready.
+func oneListAndWatchEach(t *testing.T, c *cluster.Cluster, ns, agent string) {
+	t.Helper()
+	by := map[string]map[string]int{}
+	for _, r := range c.Requests() {
+		if r.Namespace != ns || !strings.HasPrefix(r.UserAgent, agent) {
+			continue
+		}
+		key := r.Resource
+		if u, err := url.Parse(r.Path); err == nil {
+			q := u.Query()
+			key += "?fieldSelector=" + q.Get("fieldSelector") + "&labelSelector=" + q.Get("labelSelector")
+		}
+		if by[key] == nil {
+			by[key] = map[string]int{}
+		}
+		by[key][r.Verb]++
+	}
+	if len(by) == 0 {
+		t.Errorf("%s made no request in %s", agent, ns)
+	}
+	for res, verbs := range by {
+		for verb, n := range verbs {
+			if (verb != "LIST" && verb != "WATCH") || n > 1 {
+				t.Errorf("%s: %d %s of %s, want a LIST and a WATCH of each resource and selector at most (all: %v)", agent, n, verb, res, by)
+			}
+		}
+	}
+}
+
 func requestsBy(c *cluster.Cluster, ns string, agents ...string) map[string]tally {
 	out := map[string]tally{}
 	for _, r := range c.Requests() {
