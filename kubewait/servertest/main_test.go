@@ -10,8 +10,8 @@ import (
 	"github.com/waitable/waitable/kubewait/servertest/internal/waitcmd"
 )
 
-// TestMain checks that no test leaves a goroutine running (but for the
-// two of k8s.io/apiserver's that apiserver.LeakOptions names), and
+// TestMain checks that no test leaves a goroutine running (but for
+// those of k8s.io/apiserver's that apiserver.LeakOptions names), and
 // removes the commands that the tests built.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, append(apiserver.LeakOptions(), goleak.Cleanup(func(code int) {

@@ -10,8 +10,8 @@ import (
 	kubectlbin "github.com/waitable/waitable/kubewait/servertest/internal/kubectl"
 )
 
-// TestMain checks that no test leaves a goroutine running (but for the
-// two of k8s.io/apiserver's that apiserver.LeakOptions names), and
+// TestMain checks that no test leaves a goroutine running (but for
+// those of k8s.io/apiserver's that apiserver.LeakOptions names), and
 // removes a kubectl the tests built.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, append(apiserver.LeakOptions(), goleak.Cleanup(func(code int) {

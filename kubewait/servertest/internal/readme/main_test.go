@@ -14,8 +14,8 @@ import (
 	"github.com/waitable/waitable/waiter"
 )
 
-// TestMain checks that no test leaves a goroutine running (but for the
-// two of k8s.io/apiserver's that apiserver.LeakOptions names).
+// TestMain checks that no test leaves a goroutine running (but for
+// those of k8s.io/apiserver's that apiserver.LeakOptions names).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, apiserver.LeakOptions()...) }
 
 // TestREADMEProgram runs the README's kubewait program against an API
