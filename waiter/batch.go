@@ -291,7 +291,11 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	b.promote(now)
 	b.place(m, now)
 	b.mu.Unlock()
-	if ctx.Done() != nil { // the caller's context can end the wait
+	if ctx.Done() != nil {
+		// The caller's context can end the wait. A member sleeps in the
+		// heap, not in a goroutine of its own (one scheduler cannot select
+		// on every member's context), so the context's end withdraws it,
+		// as Run.Cancel does: the callback ends the wait, never polls.
 		unwatch := context.AfterFunc(ctx, func() { b.withdraw(m, ctx.Err(), context.Cause(ctx)) })
 		b.mu.Lock()
 		if m.state == gone {
