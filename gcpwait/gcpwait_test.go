@@ -123,6 +123,25 @@ func TestTransientCodesRetried(t *testing.T) {
 	}
 }
 
+// secondPollAfter45s waits for name with w and checks that it succeeds
+// after two polls, the second 45s or more after the first: the service's
+// RetryInfo of 45s, never undercut by the schedule's delay of about a
+// second.
+func secondPollAfter45s[O any](t *testing.T, w *waiter.Waiter[string, O], name string) {
+	t.Helper()
+	run := w.Start(t.Context(), name, 10*time.Minute)
+	var starts []time.Time
+	for a := range run.Events() {
+		starts = append(starts, a.Start)
+	}
+	if _, err := run.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
+		t.Errorf("polls at %v, want two, 45s or more apart", starts)
+	}
+}
+
 // TestRetryInfoNeverUndercut: a ResourceExhausted whose RetryInfo asks
 // for 45s is polled again no sooner, though the schedule's delay is
 // about a second.
@@ -134,17 +153,7 @@ func TestRetryInfoNeverUndercut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := w.Start(t.Context(), "operations/busy", 10*time.Minute)
-		var starts []time.Time
-		for a := range run.Events() {
-			starts = append(starts, a.Start)
-		}
-		if _, err := run.Result(); err != nil {
-			t.Fatal(err)
-		}
-		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
-			t.Errorf("polls at %v, want two, 45s or more apart", starts)
-		}
+		secondPollAfter45s(t, w, "operations/busy")
 	})
 }
 
@@ -550,16 +559,6 @@ func TestRetryInfoOfAPlainStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := w.Start(t.Context(), "operations/raw", 10*time.Minute)
-		var starts []time.Time
-		for a := range run.Events() {
-			starts = append(starts, a.Start)
-		}
-		if _, err := run.Result(); err != nil {
-			t.Fatal(err)
-		}
-		if len(starts) != 2 || starts[1].Sub(starts[0]) < 45*time.Second {
-			t.Errorf("polls at %v, want two, 45s or more apart", starts)
-		}
+		secondPollAfter45s(t, w, "operations/raw")
 	})
 }
