@@ -54,8 +54,8 @@ func benchWaits(b *testing.B, opts ...waiter.Option) {
 
 // BenchmarkIdleRun measures the memory of runs sleeping between polls:
 // 100,000 runs started, each polled once and now waiting an hour on its
-// timer. It reports bytes per run (heap and stacks; an idle run holds no
-// goroutine).
+// timer. It reports bytes per run (heap and stacks: a sleeping run is its
+// goroutine, blocked in its select, and its state).
 func BenchmarkIdleRun(b *testing.B) {
 	const n = 100_000
 	for b.Loop() {
