@@ -144,6 +144,21 @@ func (s WaiterSchedule) delay(attempt int, remaining, reserve, latency time.Dura
 	if d := grow(lo, hi, attempt); d > lo {
 		delay = min(max(jitter(lo, d), lo), d)
 	}
+	return s.Within(delay, remaining, reserve, latency)
+}
+
+// Within applies the last-attempt rule of [WaiterSchedule.DelayAfterCall]
+// to a delay chosen some other way (a schedule learnt from past waits):
+// when waiting delay and then making a call that takes latency would leave
+// no more than MinDelay (or reserve, if longer) of the remaining budget,
+// it returns remaining - reserve, so that the next call is the final one;
+// otherwise delay. It returns 0 when remaining <= reserve: no call fits.
+func (s WaiterSchedule) Within(delay, remaining, reserve, latency time.Duration) time.Duration {
+	lo, _ := s.bounds()
+	reserve, latency = max(reserve, 0), max(latency, 0)
+	if remaining <= reserve {
+		return 0
+	}
 	if remaining-delay-latency <= max(lo, reserve) {
 		delay = remaining - reserve
 	}

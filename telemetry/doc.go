@@ -47,6 +47,10 @@
 //	waitable.retry.tokens  int     attempt         the retry bucket's tokens after it (retries)
 //	error.type             string  attempt         the error's code, else its Go type
 //	waitable.delay         float   delay           the wait before the next attempt
+//	waitable.eta           float   attempt         the median of the time the wait has left, if estimated
+//	waitable.eta.p10       float   attempt         its 10th percentile
+//	waitable.eta.p90       float   attempt         its 90th percentile
+//	waitable.overdue       bool    wait, attempt   true once the wait has run longer than 95% of those before it
 //
 // # Metrics
 //

@@ -31,7 +31,8 @@ func TestDocTablesNameEveryKey(t *testing.T) {
 		string(attrName), string(attrKind), string(attrOperation), string(attrMaxWait),
 		string(attrOutcome), string(attrAttempts), string(attrAttempt), string(attrAcceptor),
 		string(attrState), string(attrTransient), string(attrDelay), string(attrRetryAfter),
-		string(attrTokens), string(attrErrorType),
+		string(attrTokens), string(attrErrorType), string(attrETA), string(attrETA10), string(attrETA90),
+		string(attrOverdue),
 		metricWaitDuration, metricWaitAttempts, metricAttempts, metricQuotaExhausted,
 	} {
 		names[k] = true

@@ -32,6 +32,10 @@ const (
 	attrRetryAfter = attribute.Key("waitable.retry_after")
 	attrTokens     = attribute.Key("waitable.retry.tokens")
 	attrErrorType  = attribute.Key("error.type")
+	attrETA        = attribute.Key("waitable.eta")
+	attrETA10      = attribute.Key("waitable.eta.p10")
+	attrETA90      = attribute.Key("waitable.eta.p90")
+	attrOverdue    = attribute.Key("waitable.overdue")
 
 	metricWaitDuration   = "waitable.wait.duration"
 	metricWaitAttempts   = "waitable.wait.attempts"
@@ -198,6 +202,7 @@ type otelWait struct {
 	ctx     context.Context
 	span    trace.Span
 	attempt trace.Span
+	overdue bool // the wait's span says so
 }
 
 func (o *otelObserver) StartWait(ctx context.Context, w Wait, start time.Time) (context.Context, WaitObserver) {
@@ -252,6 +257,13 @@ func (ow *otelWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
 		if a.Tokens >= 0 {
 			s.SetAttributes(attrTokens.Int(a.Tokens))
 		}
+		if a.Estimated {
+			s.SetAttributes(attrETA.Float64(a.ETA.Seconds()), attrETA10.Float64(a.ETA10.Seconds()),
+				attrETA90.Float64(a.ETA90.Seconds()))
+		}
+		if a.Overdue {
+			s.SetAttributes(attrOverdue.Bool(true))
+		}
 		if a.Err != nil {
 			s.SetAttributes(attrErrorType.String(ow.o.errorTypeFn(a.Err)))
 			s.RecordError(a.Err, trace.WithTimestamp(end))
@@ -259,6 +271,10 @@ func (ow *otelWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
 		}
 		s.End(trace.WithTimestamp(end))
 		ow.attempt = nil
+	}
+	if a.Overdue && !ow.overdue && ow.span.IsRecording() {
+		ow.overdue = true
+		ow.span.SetAttributes(attrOverdue.Bool(true))
 	}
 	if a.NextDelay > 0 && ow.span.IsRecording() {
 		ow.span.AddEvent("delay", trace.WithTimestamp(end),

@@ -44,6 +44,14 @@ type Attempt struct {
 	RetryAfter time.Duration
 	// Tokens is the retry bucket's level after the attempt, or -1.
 	Tokens int
+	// Estimated reports that the wait could estimate the time it has left
+	// after the attempt, from the waits before it: ETA is the median of
+	// that time, ETA10 and ETA90 its 10th and 90th percentiles.
+	Estimated         bool
+	ETA, ETA10, ETA90 time.Duration
+	// Overdue reports a wait that has run longer than 95% of the waits
+	// before it.
+	Overdue bool
 }
 
 // The outcomes of a wait or a retried call, as metrics and spans name them.
@@ -233,6 +241,12 @@ func (lw *logWait) EndAttempt(ctx context.Context, a Attempt, end time.Time) {
 	}
 	if a.Err != nil {
 		attrs = append(attrs, slog.String("error", a.Err.Error()), slog.Bool("transient", a.Transient))
+	}
+	if a.Estimated {
+		attrs = append(attrs, slog.Duration("eta", a.ETA), slog.Duration("eta_p10", a.ETA10), slog.Duration("eta_p90", a.ETA90))
+	}
+	if a.Overdue {
+		attrs = append(attrs, slog.Bool("overdue", true))
 	}
 	lw.l.LogAttrs(ctx, slog.LevelDebug, "attempt", attrs...)
 }

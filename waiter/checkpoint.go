@@ -31,67 +31,66 @@ const checkpointVersion = 1
 // zero Checkpoint as empty, ProblemCorrupt).
 type Checkpoint struct {
 	// Version is the version of the checkpoint's form (1).
-	Version int
+	Version int `json:"version"`
 	// Waiter is the name of the waiter whose wait this is, and Rules a
 	// fingerprint of its rules (acceptors, delays, limits): a checkpoint
 	// resumes only with the same waiter and rules.
-	Waiter, Rules string
+	Waiter string `json:"waiter"`
+	Rules  string `json:"rules"`
 	// Start is when the wait began and Deadline when it must end, on the
 	// waiter's clock.
-	Start, Deadline time.Time
+	Start    time.Time `json:"start"`
+	Deadline time.Time `json:"deadline"`
 	// Attempts is the number of calls made.
-	Attempts int
+	Attempts int `json:"attempts"`
 	// Transient is the number of errors retried as transient in a row
 	// (see WithRetryStrategy); any other outcome resets it.
-	Transient int
+	Transient int `json:"transient"`
 	// MaxLatency is the longest call so far: the time kept for the final
 	// call, up to MinDelay.
-	MaxLatency time.Duration
+	MaxLatency time.Duration `json:"maxLatencyNs"`
 	// Seed draws the jitter of each delay (with the default jitter), so
 	// that a resumed or replayed wait makes the same delays.
-	Seed uint64
+	Seed uint64 `json:"seed,string"`
 	// Next is when the next call is due (zero before the first, and once
 	// the wait has ended).
-	Next time.Time
+	Next time.Time `json:"next,omitzero"`
 	// Streak is how many times in a row the success acceptor has matched,
 	// and StreakStart when the first of them was made (WithStability).
-	Streak      int
-	StreakStart time.Time
+	Streak      int       `json:"streak,omitempty"`
+	StreakStart time.Time `json:"streakStart,omitzero"`
 	// NotFound is how many not-found answers came in a row
 	// (WithNotFoundLimit), and Identity the resource's identity as last
 	// seen (WithIdentity).
-	NotFound int
-	Identity string
+	NotFound int    `json:"notFound,omitempty"`
+	Identity string `json:"identity,omitempty"`
 	// Seen counts the wait's answers by kind (see [SeenCount]).
-	Seen []SeenCount
+	Seen []SeenCount `json:"seen,omitempty"`
 	// End is how the wait ended ("success", "failure", "timeout",
 	// "max_polls", "cancelled", "panic": the telemetry package's
 	// Outcome names), "" while it goes on. A checkpoint of an ended wait
 	// is refused by WaitFrom and StartFrom as ProblemEnded: there is nothing
 	// left to do.
-	End string
+	End string `json:"end,omitempty"`
+	// Pending is when the last call that saw the resource not there yet
+	// started (an answer judged retry), zero if none has: the wait's end
+	// came after it, and a [Sample] of the wait says so.
+	Pending time.Time `json:"pending,omitzero"`
+	// Prior is what the wait learnt, as it began, from the waits before it
+	// ([Waiter.Learn]): each attempt's [Estimate], and the delays of
+	// WithLearnedSchedule, come from it, so that a resumed or replayed
+	// wait estimates and decides as the first did.
+	Prior Prior `json:"prior,omitzero"`
 }
 
-// checkpointJSON is Checkpoint's JSON form.
+// checkpointJSON is Checkpoint's JSON form: its fields and a checksum.
 type checkpointJSON struct {
-	Version     int           `json:"version"`
-	Waiter      string        `json:"waiter"`
-	Rules       string        `json:"rules"`
-	Start       time.Time     `json:"start"`
-	Deadline    time.Time     `json:"deadline"`
-	Attempts    int           `json:"attempts"`
-	Transient   int           `json:"transient"`
-	MaxLatency  time.Duration `json:"maxLatencyNs"`
-	Seed        uint64        `json:"seed,string"`
-	Next        time.Time     `json:"next,omitzero"`
-	Streak      int           `json:"streak,omitempty"`
-	StreakStart time.Time     `json:"streakStart,omitzero"`
-	NotFound    int           `json:"notFound,omitempty"`
-	Identity    string        `json:"identity,omitempty"`
-	Seen        []SeenCount   `json:"seen,omitempty"`
-	End         string        `json:"end,omitempty"`
-	Sum         string        `json:"sum"`
+	plainCheckpoint
+	Sum string `json:"sum"`
 }
+
+// plainCheckpoint is a Checkpoint without its JSON methods.
+type plainCheckpoint Checkpoint
 
 // sum is the checksum of everything but itself.
 func (j checkpointJSON) sum() string {
@@ -104,30 +103,9 @@ func (j checkpointJSON) sum() string {
 
 // MarshalJSON encodes the checkpoint with a checksum.
 func (s Checkpoint) MarshalJSON() ([]byte, error) {
-	j := checkpointJSON(s.jsonForm())
+	j := checkpointJSON{plainCheckpoint: plainCheckpoint(s)}
 	j.Sum = j.sum()
 	return json.Marshal(j)
-}
-
-func (s Checkpoint) jsonForm() checkpointJSON {
-	return checkpointJSON{
-		Version:     s.Version,
-		Waiter:      s.Waiter,
-		Rules:       s.Rules,
-		Start:       s.Start,
-		Deadline:    s.Deadline,
-		Attempts:    s.Attempts,
-		Transient:   s.Transient,
-		MaxLatency:  s.MaxLatency,
-		Seed:        s.Seed,
-		Next:        s.Next,
-		Streak:      s.Streak,
-		StreakStart: s.StreakStart,
-		NotFound:    s.NotFound,
-		Identity:    s.Identity,
-		Seen:        s.Seen,
-		End:         s.End,
-	}
 }
 
 // UnmarshalJSON decodes a checkpoint and checks its checksum and version: a
@@ -169,24 +147,7 @@ func (s *Checkpoint) UnmarshalJSON(b []byte) error {
 			Err:     errors.New("checksum mismatch: the checkpoint was changed or damaged"),
 		}
 	}
-	*s = Checkpoint{
-		Version:     j.Version,
-		Waiter:      j.Waiter,
-		Rules:       j.Rules,
-		Start:       j.Start,
-		Deadline:    j.Deadline,
-		Attempts:    j.Attempts,
-		Transient:   j.Transient,
-		MaxLatency:  j.MaxLatency,
-		Seed:        j.Seed,
-		Next:        j.Next,
-		Streak:      j.Streak,
-		StreakStart: j.StreakStart,
-		NotFound:    j.NotFound,
-		Identity:    j.Identity,
-		Seen:        j.Seen,
-		End:         j.End,
-	}
+	*s = Checkpoint(j.plainCheckpoint)
 	return nil
 }
 
@@ -297,6 +258,10 @@ func (w *Waiter[I, O]) check(s Checkpoint) error {
 			s.Streak,
 			s.MaxLatency,
 		)
+	case !s.Prior.valid():
+		return bad(ProblemCorrupt, "its prior is not a distribution of durations")
+	case !s.Pending.IsZero() && (s.Pending.Before(s.Start) || s.Pending.After(s.Deadline)):
+		return bad(ProblemCorrupt, "pending at %v, outside the wait (%v to %v)", s.Pending, s.Start, s.Deadline)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):
 		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)
 	case s.Attempts > 0 && (s.Next.Before(s.Start) || s.Next.After(s.Deadline)):

@@ -67,6 +67,10 @@ type Attempt[O any] struct {
 	Hint time.Duration
 	// NextDelay is the wait before the next call; 0 when the wait ends.
 	NextDelay time.Duration
+	// Estimate is how long the wait has left after this attempt, and
+	// whether it is overdue, as the waits before it teach (see
+	// [History]).
+	Estimate Estimate
 	// Checkpoint is the wait's Checkpoint after this attempt: resume from
 	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
 	Checkpoint Checkpoint
@@ -143,6 +147,7 @@ func fill[O any](a *Attempt[O], ans *Answer[O], v *verdict) {
 	a.Start, a.Latency, a.Output, a.Err = ans.Start, ans.Latency, ans.Output, ans.Err
 	a.Late, a.Acceptor, a.Decision, a.Transient = v.late, v.acceptor(&ans.Judgment), v.state, v.transient
 	a.NextDelay = v.nextDelay
+	a.Estimate = estimate(&a.Checkpoint, ans.Start, ans.Start.Add(ans.Latency), ans.Judgment.Progress)
 	if v.judged {
 		j := &ans.Judgment
 		a.Matcher, a.Message, a.Hint = j.Matcher, j.Message, j.Hint
@@ -247,7 +252,7 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 		}
 		return w.conclude(s, ans, v, now, ErrFailure, why)
 	default:
-		s.Transient = 0
+		s.Transient, s.Pending = 0, ans.Start // seen pending
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
 		return w.conclude(s, ans, v, now, ErrMaxPolls, 0)
@@ -270,6 +275,9 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now t
 		seed = 0 // WithJitter's, not replayed
 	}
 	delay := w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
+	if s.Prior.Chance > 0 && !streak && delay > 0 {
+		delay = w.learnedDelay(s, now, delay, remaining, reserve, latency)
+	}
 	if streak && delay > 0 { // confirm at MinDelay
 		delay = w.schedule.DelayAfterCall(1, remaining, reserve, latency, s.Seed)
 	}
@@ -303,6 +311,40 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now t
 	s.Next = now.Add(delay)
 	v.nextDelay = delay
 	return nil
+}
+
+// learnedDelay is the delay of a learned schedule (WithLearnedSchedule)
+// after a call that returned at now: the poll that has s.Prior's chance
+// of seeing the end, given the last call that saw the resource pending,
+// drawn within ±20% and kept within MinDelay and MaxDelay, then the
+// last-attempt rule; smithy (the Smithy schedule's delay) past what the
+// Prior knows.
+func (w *Waiter[I, O]) learnedDelay(s *Checkpoint, now time.Time, smithy, remaining, reserve, latency time.Duration) time.Duration {
+	pending := time.Duration(0)
+	if !s.Pending.IsZero() {
+		pending = s.Pending.Sub(s.Start)
+	}
+	next, ok := s.Prior.dist().Next(pending, s.Prior.Chance)
+	if !ok {
+		return smithy
+	}
+	gap := next - now.Sub(s.Start)
+	lo, hi := w.schedule.MinDelay, w.schedule.MaxDelay
+	if lo <= 0 {
+		lo = backoff.DefaultMinDelay
+	}
+	if hi <= 0 {
+		hi = backoff.DefaultMaxDelay
+	}
+	if g := max(gap, lo); g > 0 {
+		spread := g / 5 // ±20%
+		if w.schedule.Jitter != nil {
+			gap = w.schedule.Jitter(g-spread, g+spread)
+		} else {
+			gap = g - spread + time.Duration(rand.New(rand.NewPCG(s.Seed, uint64(s.Attempts))).Int64N(int64(2*spread)+1))
+		}
+	}
+	return w.schedule.Within(min(max(gap, lo), hi), remaining, reserve, latency)
 }
 
 // conclude ends the wait at the call of ans, as v has it, for reason

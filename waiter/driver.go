@@ -83,6 +83,9 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	if !now.Before(d.s.Deadline) {
 		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
+	if from == nil {
+		d.s.Prior = w.Learn(parent, in)
+	}
 	return nil
 }
 
@@ -178,7 +181,11 @@ func (d *driver[I, O]) next() (s *Checkpoint, p *Attempt[O]) {
 // Checkpoint is then the wait's and the Run's latest, and the Run's
 // events get p.
 func (d *driver[I, O]) record(actx context.Context, ans *Answer[O], v *verdict, p *Attempt[O], now time.Time) {
-	d.endAttempt(actx, ans, v, now)
+	s := d.s // the Checkpoint after the attempt
+	if p != nil {
+		s = &p.Checkpoint
+	}
+	d.endAttempt(actx, s, ans, v, now)
 	if d.r == nil {
 		return
 	}

@@ -14,8 +14,8 @@ import (
 // the give-up hook runs, and the observer hears it.
 
 // end ends the wait with err (nil: success): it records the end in the
-// Checkpoint and the error, runs the give-up hook, and tells the
-// observer; it returns err. (The loop's end also releases its context.)
+// Checkpoint and the error and the wait in the waiter's History, runs the
+// give-up hook, and tells the observer; it returns err. (The loop's end also releases its context.)
 func (d *driver[I, O]) end(err error) error {
 	we, isErr := err.(*Error)
 	if isErr && d.name != "" {
@@ -27,6 +27,11 @@ func (d *driver[I, O]) end(err error) error {
 			d.s = &c
 		}
 		d.s.Next, d.s.End = time.Time{}, outcomeOf(err)
+	}
+	if d.s.Version != 0 {
+		// A store's error never fails a wait (the History says it, if it
+		// can).
+		_ = d.w.Remember(context.WithoutCancel(d.span), d.in, *d.s)
 	}
 	if isErr {
 		we.Seen = slices.Clone(d.s.Seen)

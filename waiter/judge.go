@@ -68,6 +68,9 @@ type Judgment struct {
 	// Identity is the resource's identity in the answer (WithIdentity),
 	// "" if it has none.
 	Identity string
+	// Progress is the share of its work the service reports done in the
+	// output (WithProgress), from 0 to 1; 0 if it reports none.
+	Progress float64
 }
 
 // unmatched reports whether an error was returned that no acceptor
@@ -146,6 +149,11 @@ func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok
 	j := &a.Judgment
 	w.judgeTo(j, in, a.Output, a.Err)
 	tok = w.advise(ctx, a.Err, j, tok)
+	if w.progressFn != nil && a.Err == nil {
+		if f := w.progressFn(a.Output); f > 0 { // NaN and negative: none
+			j.Progress = min(f, 1)
+		}
+	}
 	if w.identity != nil && a.Err == nil {
 		if v, err := w.identity.Search(a.Output); err == nil && v != nil {
 			j.Identity = identityOf(v)

@@ -31,8 +31,8 @@ func (d *driver[I, O]) startAttempt(ctx context.Context, n int, t time.Time) (c 
 }
 
 // endAttempt tells the observer how the call of ans went, as v judged
-// it.
-func (d *driver[I, O]) endAttempt(actx context.Context, ans *Answer[O], v *verdict, now time.Time) {
+// it, the wait's Checkpoint s after it.
+func (d *driver[I, O]) endAttempt(actx context.Context, s *Checkpoint, ans *Answer[O], v *verdict, now time.Time) {
 	if d.obs == nil {
 		return
 	}
@@ -45,9 +45,15 @@ func (d *driver[I, O]) endAttempt(actx context.Context, ans *Answer[O], v *verdi
 	if v.judged {
 		hint = ans.Judgment.Hint
 	}
-	d.obs.EndAttempt(actx, telemetry.Attempt{Number: v.number, Start: ans.Start, Latency: ans.Latency, Err: ans.Err,
+	a := telemetry.Attempt{Number: v.number, Start: ans.Start, Latency: ans.Latency, Err: ans.Err,
 		Acceptor: v.acceptor(&ans.Judgment), State: state, Transient: v.transient, NextDelay: v.nextDelay,
-		RetryAfter: hint, Tokens: -1}, now)
+		RetryAfter: hint, Tokens: -1}
+	if d.obs.Recording() {
+		e := estimate(s, ans.Start, ans.Start.Add(ans.Latency), ans.Judgment.Progress)
+		a.Estimated, a.ETA, a.ETA10, a.ETA90 = e.None == "" && s.End == "", e.P50, e.P10, e.P90
+		a.Overdue = e.Overdue
+	}
+	d.obs.EndAttempt(actx, a, now)
 }
 
 // endWait tells the observer how the wait ended, and forgets it.

@@ -39,6 +39,11 @@ type config struct {
 	limiter        *rate.Limiter
 	telemetry      telemetry.Settings
 	events         int // unread attempts a Run keeps (WithEventBuffer)
+	history        History
+	historySet     bool
+	keyFn          any // func(I) string, checked by New
+	progressFn     any // func(O) float64, checked by New
+	learned        bool
 	errs           []error
 }
 
@@ -394,4 +399,64 @@ func WithEventBuffer(n int) Option {
 // never reaches the wait or the process.
 func WithTelemetry(t telemetry.Settings) Option {
 	return func(cfg *config) { cfg.telemetry = t }
+}
+
+// WithHistory sets where the waiter keeps the durations of its past
+// waits, from which each wait estimates the time it has left
+// (Attempt.Estimate) and, with [WithLearnedSchedule], places its polls
+// (see [History]). By default a Waiter keeps its own in memory
+// ([NewMemoryHistory]); nil keeps none: no estimate, no learning.
+func WithHistory(h History) Option {
+	return func(cfg *config) { cfg.history, cfg.historySet = h, true }
+}
+
+// WithHistoryKey sets the key under which a wait of in learns from, and
+// adds to, the waiter's History, beside the waiter's name: what makes
+// waits alike (a region, an instance class, a workload's namespace and
+// name). By default every wait of the waiter shares the key "". I must be
+// the Waiter's input type.
+func WithHistoryKey[I any](key func(in I) string) Option {
+	return func(cfg *config) {
+		if key == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithHistoryKey: function is nil"))
+			return
+		}
+		cfg.keyFn = key
+	}
+}
+
+// WithProgress reads the share of its work that the service reports done
+// in an output (Google's progress percent over 100, a rollout's ready
+// replicas over its desired ones, Azure's percentComplete over 100): a
+// fraction from 0 to 1, or a negative one when the output says none. The
+// estimate of the time left (Attempt.Estimate) is then the share not done
+// of a whole wait's duration, as the history knows it. O must be the
+// Waiter's output type.
+func WithProgress[O any](f func(out O) float64) Option {
+	return func(cfg *config) {
+		if f == nil {
+			cfg.errs = append(cfg.errs, errors.New("WithProgress: function is nil"))
+			return
+		}
+		cfg.progressFn = f
+	}
+}
+
+// WithLearnedSchedule places the polls of each wait where its history
+// ([History]) says the end is likely, in place of the Smithy
+// specification's delay algorithm (a documented departure from it, as
+// WithInitialDelay is): each delay is chosen so that every poll has about
+// the same chance (8%) of being the one that sees the end (Munford and
+// Shahani's rule, on the distribution of the past waits' durations),
+// drawn within ±20% so that waits started together do not poll together,
+// and kept within the waiter's MinDelay and MaxDelay, so that a service
+// that became faster is seen at most MaxDelay late. Past what the history
+// knows, and with fewer than MinHistory past waits, the delays are the
+// Smithy schedule's, exactly. What the wait learnt is frozen in its
+// Checkpoint as it begins (Checkpoint.Prior), so a resumed or replayed
+// wait makes the same delays. The budget's rules do not change: the final
+// call before the deadline, a Retry-After never undercut, pokes,
+// WithDelayFunc's delays, the confirmations of WithStability at MinDelay.
+func WithLearnedSchedule() Option {
+	return func(cfg *config) { cfg.learned = true }
 }

@@ -44,6 +44,10 @@ type Waiter[I, O any] struct {
 	identity       *jmespath.Expr       // WithIdentity's, compiled
 	names          jmespath.MemberNames // the definition's model's, for I and O (nil: none)
 	giveUp         func(ctx context.Context, in I, err error)
+	history        History           // nil: none
+	keyFn          func(in I) string // WithHistoryKey's
+	progressFn     func(out O) float64
+	priors         priors // the Prior learnt last, by key
 }
 
 // customMatch is an acceptor written as a Go function.
@@ -223,6 +227,12 @@ func newWaiter[I, O any](
 	errs = typed(&w.delayFn, cfg.delayFn, def.Name, "WithDelayFunc", errs)
 	errs = typed(&w.hintFn, cfg.hintFn, def.Name, "WithPollHint", errs)
 	errs = typed(&w.giveUp, cfg.giveUp, def.Name, "WithOnGiveUp", errs)
+	errs = typed(&w.keyFn, cfg.keyFn, def.Name, "WithHistoryKey", errs)
+	errs = typed(&w.progressFn, cfg.progressFn, def.Name, "WithProgress", errs)
+	w.history = cfg.history
+	if !cfg.historySet {
+		w.history = NewMemoryHistory()
+	}
 	ts := cfg.telemetry
 	ts.Scope = "github.com/waitable/waitable/waiter"
 	obs, err := ts.Observer()
@@ -304,6 +314,9 @@ func (w *Waiter[I, O]) fingerprint() string {
 	}
 	if w.cfg.initialDelay > 0 {
 		fmt.Fprintf(h, "|initial=%v", w.cfg.initialDelay)
+	}
+	if w.cfg.learned {
+		fmt.Fprint(h, "|learned")
 	}
 	if w.stable() {
 		fmt.Fprintf(h, "|stable=%d/%v", w.cfg.stableN, w.cfg.stableFor)
