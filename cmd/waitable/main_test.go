@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// No test keeps a history but those that ask for one (--history), and
+	// none writes to the user's state directory.
+	os.Setenv("WAITABLE_HISTORY", "off")
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	binary = filepath.Join(dir, "waitable")
 	goTool, err := exec.LookPath("go") // the go command that runs the tests
 	if err != nil {

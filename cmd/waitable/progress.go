@@ -24,24 +24,38 @@ type progress struct {
 	first       time.Time
 	n           int
 	wroteLive   bool
+	saidOverdue bool // a line said the wait is overdue
 }
 
 type attemptJSON struct {
-	Attempt   int             `json:"attempt"`
-	Start     time.Time       `json:"start"`
-	LatencyMS float64         `json:"latency_ms"`
-	State     string          `json:"state"`
-	Acceptor  int             `json:"acceptor"`
-	Matcher   string          `json:"matcher,omitempty"`
-	Message   string          `json:"message,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Transient bool            `json:"transient,omitempty"`
-	NextMS    float64         `json:"next_delay_ms"`
-	HintMS    float64         `json:"hint_ms,omitempty"`
-	Streak    int             `json:"streak,omitempty"`
-	Output    json.RawMessage `json:"output,omitempty"`
+	Attempt   int       `json:"attempt"`
+	Start     time.Time `json:"start"`
+	LatencyMS float64   `json:"latency_ms"`
+	State     string    `json:"state"`
+	Acceptor  int       `json:"acceptor"`
+	Matcher   string    `json:"matcher,omitempty"`
+	Message   string    `json:"message,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Transient bool      `json:"transient,omitempty"`
+	NextMS    float64   `json:"next_delay_ms"`
+	HintMS    float64   `json:"hint_ms,omitempty"`
+	Streak    int       `json:"streak,omitempty"`
+	// ETA is the time the wait has left, estimated from the waits before
+	// it; NoETA says why there is none, Overdue that the wait has run
+	// longer than 95% of them.
+	ETA     *etaJSON        `json:"eta,omitempty"`
+	NoETA   string          `json:"no_eta,omitempty"`
+	Overdue bool            `json:"overdue,omitempty"`
+	Output  json.RawMessage `json:"output,omitempty"`
 	// OutputError says why output is null although there was output.
 	OutputError string `json:"output_error,omitempty"`
+}
+
+// etaJSON is an estimate's percentiles, in milliseconds.
+type etaJSON struct {
+	P10 float64 `json:"p10_ms"`
+	P50 float64 `json:"p50_ms"`
+	P90 float64 `json:"p90_ms"`
 }
 
 type resultJSON struct {
@@ -71,6 +85,12 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 		if out != nil {
 			j.Output, j.OutputError = out.raw, out.problem
 		}
+		if e := a.Estimate; a.Checkpoint.End == "" && e.None == "" {
+			j.ETA = &etaJSON{ms(e.P10), ms(e.P50), ms(e.P90)}
+		} else if a.Checkpoint.End == "" {
+			j.NoETA = e.None
+		}
+		j.Overdue = a.Estimate.Overdue
 		writeJSON(p.out, j)
 		return
 	}
@@ -103,12 +123,34 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 			line += " (the service's hint)"
 		}
 	}
+	line += p.eta(a)
 	if p.live {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.wroteLive = true
 	} else {
 		fmt.Fprintln(p.w, line)
 	}
+}
+
+// eta is what a progress line says of the time the wait has left: the
+// estimate (ETA 3m10s (p90 4m20s)) while the wait goes on; on the first
+// attempt, why there is none, unless no wait came before or --history is
+// off; once, that the wait is overdue.
+func (p *progress) eta(a waiter.Attempt[*output]) string {
+	e := a.Estimate
+	var s string
+	switch {
+	case a.Checkpoint.End != "":
+	case e.None == "":
+		s = fmt.Sprintf("; ETA %v (p90 %v)", e.P50.Round(time.Second), e.P90.Round(time.Second))
+	case a.Checkpoint.Attempts == 1 && (e.Past > 0 || strings.HasPrefix(e.None, "the history")):
+		s = "; no ETA: " + e.None // too few waits yet, or a history that cannot be used
+	}
+	if e.Overdue && !p.saidOverdue {
+		p.saidOverdue = true
+		s += fmt.Sprintf("; overdue: slower than 95%% of the %s before it", plural.N(e.Past, "wait"))
+	}
+	return s
 }
 
 // result prints how the wait ended and the last output, and returns the

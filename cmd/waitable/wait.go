@@ -118,6 +118,8 @@ type waitFlags struct {
 	stable, notFoundLimit                                  int
 	identity                                               string
 	json, quiet                                            bool
+	history                                                string // --history: a file, "off", or "" for the default
+	learn                                                  bool
 }
 
 // register defines the flags on fs; maxWait is --max-wait's default and
@@ -131,6 +133,8 @@ func (f *waitFlags) register(fs *flag.FlagSet, maxWait time.Duration, budget str
 	fs.DurationVar(&f.stableFor, "stable-for", 0, "and over at least this long")
 	fs.IntVar(&f.notFoundLimit, "not-found-limit", 0, "fail after this many not-found answers in a row (HTTP 404, a NotFound error code); 0: no limit")
 	fs.StringVar(&f.identity, "identity", "", "a JMESPath expression that identifies the resource (an ARN, a UID): fail if it changes (deleted and recreated)")
+	fs.StringVar(&f.history, "history", "", "the `FILE` that keeps the durations of past waits, from which each wait says how long it has left, or off (default: $WAITABLE_HISTORY, else $XDG_STATE_HOME/waitable/history.db)")
+	fs.BoolVar(&f.learn, "learn", false, "poll where the history says the end is likely (each poll the same chance of seeing it, within --min-delay and --max-delay), not on the Smithy schedule")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object per attempt on standard output, then the result")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
 }
@@ -170,6 +174,25 @@ func (f *waitFlags) options() ([]waiter.Option, error) {
 	return opts, nil
 }
 
+// historyFile returns the history --history names (else
+// $WAITABLE_HISTORY, else the default), nil for off or when the user has
+// no state directory.
+func (f *waitFlags) historyFile() *fileHistory {
+	path := f.history
+	if path == "" {
+		path = os.Getenv("WAITABLE_HISTORY")
+	}
+	switch path {
+	case "off":
+		return nil
+	case "":
+		if path = defaultHistoryPath(); path == "" {
+			return nil
+		}
+	}
+	return &fileHistory{path: path}
+}
+
 // call is one poll of a wait: an HTTP request, a command, the AWS CLI.
 type call = func(context.Context, struct{}) (*output, error)
 
@@ -183,11 +206,27 @@ func (f *waitFlags) wait(ctx context.Context, def waiter.Definition, poll call, 
 	if err != nil {
 		return exitUsage, err
 	}
+	store := f.historyFile()
+	if store != nil {
+		opts = append(opts, waiter.WithHistory(store), waiter.WithHistoryKey(func(struct{}) string { return target }))
+	} else {
+		opts = append(opts, waiter.WithHistory(nil))
+	}
+	if f.learn {
+		opts = append(opts, waiter.WithLearnedSchedule())
+	}
 	w, err := waiter.New(def, poll, opts...)
 	if err != nil {
 		return exitUsage, usageError{err}
 	}
 	p := progress{w: stderr, json: f.json, out: stdout, quiet: f.quiet, live: isTerminal(stderr)}
+	if store != nil {
+		defer func() {
+			if err := store.save(); err != nil {
+				fmt.Fprintf(stderr, "waitable: the wait's duration was not saved in the history: %v\n", err)
+			}
+		}()
+	}
 	r := w.Start(ctx, struct{}{}, maxWait)
 	var last *output
 	for a := range r.Events() {
