@@ -316,7 +316,8 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now t
 // learnedDelay is the delay of a learned schedule (WithLearnedSchedule)
 // after a call that returned at now: the poll that has s.Prior's chance
 // of seeing the end, given the last call that saw the resource pending,
-// drawn within ±20% and kept within MinDelay and MaxDelay, then the
+// kept within MinDelay and MaxDelay, then drawn within ±20% of that
+// (still within them, so that waits started together spread), then the
 // last-attempt rule; smithy (the Smithy schedule's delay) past what the
 // Prior knows.
 func (w *Waiter[I, O]) learnedDelay(s *Checkpoint, now time.Time, smithy, remaining, reserve, latency time.Duration) time.Duration {
@@ -336,15 +337,14 @@ func (w *Waiter[I, O]) learnedDelay(s *Checkpoint, now time.Time, smithy, remain
 	if hi <= 0 {
 		hi = backoff.DefaultMaxDelay
 	}
-	if g := max(gap, lo); g > 0 {
-		spread := g / 5 // ±20%
-		if w.schedule.Jitter != nil {
-			gap = w.schedule.Jitter(g-spread, g+spread)
-		} else {
-			gap = g - spread + time.Duration(rand.New(rand.NewPCG(s.Seed, uint64(s.Attempts))).Int64N(int64(2*spread)+1))
-		}
+	g := min(max(gap, lo), hi)
+	from, to := max(g-g/5, lo), min(g+g/5, hi) // ±20%, within the bounds
+	if w.schedule.Jitter != nil {
+		gap = w.schedule.Jitter(from, to)
+	} else {
+		gap = from + time.Duration(rand.New(rand.NewPCG(s.Seed, uint64(s.Attempts))).Int64N(int64(to-from)+1))
 	}
-	return w.schedule.Within(min(max(gap, lo), hi), remaining, reserve, latency)
+	return w.schedule.Within(min(max(gap, from), to), remaining, reserve, latency)
 }
 
 // conclude ends the wait at the call of ans, as v has it, for reason

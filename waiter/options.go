@@ -448,9 +448,10 @@ func WithProgress[O any](f func(out O) float64) Option {
 // WithInitialDelay is): each delay is chosen so that every poll has about
 // the same chance (8%) of being the one that sees the end (Munford and
 // Shahani's rule, on the distribution of the past waits' durations),
-// drawn within ±20% so that waits started together do not poll together,
-// and kept within the waiter's MinDelay and MaxDelay, so that a service
-// that became faster is seen at most MaxDelay late. Past what the history
+// kept within the waiter's MinDelay and MaxDelay, so that a service that
+// became faster is seen at most MaxDelay late, and drawn within ±20%
+// (still within them) so that waits started together do not poll
+// together. Past what the history
 // knows, and with fewer than MinHistory past waits, the delays are the
 // Smithy schedule's, exactly. What the wait learnt is frozen in its
 // Checkpoint as it begins (Checkpoint.Prior), so a resumed or replayed

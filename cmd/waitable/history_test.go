@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -132,5 +133,42 @@ func TestHistoryBroken(t *testing.T) {
 	h := &fileHistory{path: nonsense}
 	if samples, err := h.Load(context.Background(), "HTTP", s.URL); err != nil || len(samples) != 1 {
 		t.Errorf("after a wait, the damaged samples are replaced by its: %v, %v", samples, err)
+	}
+}
+
+// TestScheduleLearned: with --past, waitable schedule shows the schedule
+// learnt from those waits beside Smithy's, in the table and the SVG: for
+// a resource ready as the past ones were, it sees it sooner in fewer
+// polls; too few past waits, or ones that are not durations, are bad
+// usage.
+func TestScheduleLearned(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	past := "9m10s,9m40s,9m20s,10m2s,8m50s,9m35s,9m55s,9m5s,10m20s,9m28s"
+	r := runBinary(t, nil, "schedule", "--min-delay", "30s", "--max-delay", "120s", "--max-wait", "30m", "--ready-at", "9m30s", "--past", past, "--svg", svg)
+	parts := strings.Split(r.stdout, "the schedule learnt from 10 past waits")
+	if r.code != 0 || len(parts) != 2 {
+		t.Fatalf("exit %d, want 0 and a learned schedule:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lagAndPolls := func(s string) (p90 time.Duration, polls float64) {
+		i := strings.Index(s, "p90 ")
+		if i < 0 {
+			t.Fatalf("no p90 in %q", s)
+		}
+		p90, _ = time.ParseDuration(strings.TrimSuffix(strings.Fields(s[i:])[1], ","))
+		fmt.Sscanf(s[strings.LastIndex(s, "; ")+2:], "%f polls", &polls)
+		return p90, polls
+	}
+	smithyLag, smithyPolls := lagAndPolls(parts[0])
+	learnedLag, learnedPolls := lagAndPolls(parts[1])
+	if learnedLag > 35*time.Second || learnedLag >= smithyLag || learnedPolls > smithyPolls {
+		t.Errorf("learned: p90 lag %v in %.1f polls; Smithy's %v in %.1f: want the learned at most 35s, in no more polls", learnedLag, learnedPolls, smithyLag, smithyPolls)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), `class="learned"`) {
+		t.Errorf("the SVG draws no learned schedule (%v)", err)
+	}
+	for _, bad := range []string{"9m,9m10s,9m20s", "nine minutes", "5m..4m"} {
+		if r := runBinary(t, nil, "schedule", "--past", bad); r.code != exitUsage {
+			t.Errorf("--past %q: exit %d, want %d\n%s", bad, r.code, exitUsage, r.stderr)
+		}
 	}
 }

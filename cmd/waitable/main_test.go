@@ -778,10 +778,11 @@ func TestNotFoundAndIdentity(t *testing.T) {
 // TestScheduleHint: with --hint 10s, no poll comes sooner than 10s after
 // the one before (the service's hint), whatever the jitter.
 func TestScheduleHint(t *testing.T) {
-	rows, _, _, err := simulateSchedule(scheduleConfig{minDelay: 2 * time.Second, maxDelay: 30 * time.Second, maxWait: 2 * time.Minute, latency: 100 * time.Millisecond, reserve: -1, hint: 10 * time.Second, seeds: 50})
+	sim, err := simulateSchedule(scheduleConfig{minDelay: 2 * time.Second, maxDelay: 30 * time.Second, maxWait: 2 * time.Minute, latency: 100 * time.Millisecond, reserve: -1, hint: 10 * time.Second, seeds: 50}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rows := sim.rows
 	for i := 1; i < len(rows); i++ {
 		if gap := rows[i].lo - rows[i-1].lo; rows[i].runs == 50 && gap < 10*time.Second+100*time.Millisecond {
 			t.Errorf("poll %d comes %v after poll %d at the earliest, want at least the 10s hint after the call", i+1, gap, i)

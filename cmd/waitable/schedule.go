@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
@@ -24,11 +25,12 @@ import (
 type scheduleConfig struct {
 	minDelay, maxDelay, maxWait, latency, reserve, hint time.Duration
 	seeds                                               int
-	maxPolls                                            int           // 0: no limit but the wait's
-	readyAt                                             time.Duration // when the resource becomes ready; 0: never
-	stable                                              int           // success must hold this many polls in a row
-	stableFor                                           time.Duration // and over this long
-	name                                                string        // the waiter's, from --model
+	maxPolls                                            int             // 0: no limit but the wait's
+	readyAt                                             time.Duration   // when the resource becomes ready; 0: never
+	stable                                              int             // success must hold this many polls in a row
+	stableFor                                           time.Duration   // and over this long
+	name                                                string          // the waiter's, from --model
+	past                                                []waiter.Sample // --past: the waits before, for a learned schedule beside Smithy's
 }
 
 // stability says what a success must hold for, or "" when once is enough.
@@ -56,7 +58,7 @@ func (c *cli) scheduleCommand() *cobra.Command {
 		Short: "Show when a waiter's polls happen",
 		Long: "When a waiter polls, over many jitter seeds, decided by the waiter's own core: until the deadline\n" +
 			"(or --max-attempts), or, with --ready-at, until it sees the resource ready (and, with --stable,\n" +
-			"confirms it).",
+			"confirms it). With --past, the schedule learnt from those waits beside it.",
 	}
 	fs := cmd.Flags()
 	var sc scheduleConfig
@@ -75,6 +77,7 @@ func (c *cli) scheduleCommand() *cobra.Command {
 	model := fs.String("model", "", "take the delays and poll limit of a waiter in this file (a Smithy JSON AST model, botocore's waiters-2.json or a smithy.waiters#waitable trait's value); flags given override them")
 	name := fs.String("waiter", "", "the waiter of --model (needed when the file has several)")
 	svg := fs.String("svg", "", "also write the timeline as an SVG file")
+	fs.Var(pastFlag{&sc.past}, "past", "the durations of past waits (9m30s,9m10s,...; LO..HI for one seen pending at LO and done by HI; @FILE to read them from a file): show the learned schedule (waitable http --learn) beside Smithy's")
 	return c.leaf(cmd, func(_ context.Context, cmd *cobra.Command, args []string) (int, error) {
 		return sc.run(cmd.Flags(), args, *model, *name, *svg, c.stdout)
 	})
@@ -117,9 +120,17 @@ func (c scheduleConfig) run(fs *flag.FlagSet, args []string, model, name, svg st
 	} else if name != "" {
 		return exitUsage, usagef("--waiter names a waiter of --model FILE: give the file")
 	}
-	rows, lasts, lags, err := simulateSchedule(c)
+	smithy, err := simulateSchedule(c, false)
 	if err != nil {
 		return exitUsage, usageError{err}
+	}
+	sims := []simulation{smithy}
+	if len(c.past) > 0 {
+		learned, err := simulateSchedule(c, true)
+		if err != nil {
+			return exitUsage, usageError{err}
+		}
+		sims = append(sims, learned)
 	}
 	fmt.Fprintf(stdout, "%smin delay %v, max delay %v, max wait %v, call latency %v, %s\n", from, c.minDelay, c.maxDelay, c.maxWait, c.latency, plural.N(c.seeds, "seed"))
 	if c.hint > 0 {
@@ -131,16 +142,21 @@ func (c scheduleConfig) run(fs *flag.FlagSet, args []string, model, name, svg st
 	if st := c.stability(); st != "" {
 		fmt.Fprintln(stdout, st)
 	}
-	fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs that make it")
-	for i, r := range rows {
-		fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d (%s)\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs, share(r.runs, c.seeds))
-	}
-	fmt.Fprintf(stdout, "the last poll ends between %v and %v (deadline %v)\n", lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond), c.maxWait)
-	if c.readyAt > 0 {
-		fmt.Fprintf(stdout, "ready at %v: %s\n", c.readyAt, lagSummary(lags, c.seeds))
+	for _, sim := range sims {
+		if len(sims) > 1 {
+			fmt.Fprintf(stdout, "\n%s:\n", sim.what)
+		}
+		fmt.Fprintf(stdout, "%5s  %10s  %10s  %10s  %s\n", "poll", "earliest", "median", "latest", "runs that make it")
+		for i, r := range sim.rows {
+			fmt.Fprintf(stdout, "%5d  %10v  %10v  %10v  %d (%s)\n", i+1, r.lo.Round(time.Millisecond), r.mid.Round(time.Millisecond), r.hi.Round(time.Millisecond), r.runs, share(r.runs, c.seeds))
+		}
+		fmt.Fprintf(stdout, "the last poll ends between %v and %v (deadline %v)\n", sim.lasts[0].Round(time.Millisecond), sim.lasts[len(sim.lasts)-1].Round(time.Millisecond), c.maxWait)
+		if c.readyAt > 0 {
+			fmt.Fprintf(stdout, "ready at %v: %s\n", c.readyAt, lagSummary(sim.lags, c.seeds, sim.polls))
+		}
 	}
 	if svg != "" {
-		if err := os.WriteFile(svg, []byte(scheduleSVG(c, rows, lasts)), 0o644); err != nil {
+		if err := os.WriteFile(svg, []byte(scheduleSVG(c, sims)), 0o644); err != nil {
 			return exitFailure, err
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", svg)
@@ -164,8 +180,9 @@ func share(n, total int) string {
 }
 
 // lagSummary describes the detection lags (sorted) of the runs that saw
-// the resource ready, out of seeds runs.
-func lagSummary(lags []time.Duration, seeds int) string {
+// the resource ready, out of seeds runs, and the polls they made (their
+// mean).
+func lagSummary(lags []time.Duration, seeds int, polls float64) string {
 	if len(lags) == 0 {
 		return fmt.Sprintf("no wait sees it (0 of %d runs)", seeds)
 	}
@@ -176,14 +193,30 @@ func lagSummary(lags []time.Duration, seeds int) string {
 	if missed := seeds - len(lags); missed > 0 {
 		out += fmt.Sprintf("; %d of %d runs end before they see it", missed, seeds)
 	}
-	return out
+	return out + fmt.Sprintf("; %.1f polls a wait", polls)
 }
+
+// simulation is what simulateSchedule finds of one schedule.
+type simulation struct {
+	what  string        // which schedule: Smithy's, or the one learnt from the past waits
+	rows  []scheduleRow // each poll's start over the seeds
+	lasts []time.Duration
+	lags  []time.Duration // with readyAt: how long after it each run that saw it ready saw it, sorted
+	polls float64         // the mean polls a wait makes
+}
+
+// staticHistory is a History of the waits --past gives.
+type staticHistory []waiter.Sample
+
+func (h staticHistory) Load(context.Context, string, string) ([]waiter.Sample, error) { return h, nil }
+func (h staticHistory) Add(context.Context, string, string, waiter.Sample) error      { return nil }
 
 // simulateSchedule returns, for each poll number, when it starts over the
 // seeds, when the last poll of each seed ends (sorted), and, with
 // readyAt, how long after it each run that sees the resource ready sees
-// it (sorted).
-func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.Duration, error) {
+// it (sorted): on the Smithy schedule, or, learned, on the schedule
+// learnt from c.past.
+func simulateSchedule(c scheduleConfig, learned bool) (simulation, error) {
 	opts := []waiter.Option{waiter.WithDelays(c.minDelay, c.maxDelay), waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithMaxPolls(c.maxPolls)}
 	if c.reserve >= 0 {
 		opts = append(opts, waiter.WithFinalReserve(c.reserve))
@@ -191,22 +224,33 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 	if c.stability() != "" {
 		opts = append(opts, waiter.WithStability(c.stable, c.stableFor))
 	}
+	sim := simulation{what: "the Smithy schedule"}
+	if learned {
+		opts = append(opts, waiter.WithLearnedSchedule(), waiter.WithHistory(staticHistory(c.past)))
+	}
 	never := func(struct{}, struct{}, error) (bool, error) { return false, nil }
 	call := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
 	w, err := waiter.NewFunc("Schedule", call, never, opts...)
 	if err != nil {
-		return nil, nil, nil, err
+		return sim, err
+	}
+	var prior waiter.Prior
+	if learned {
+		if prior = w.Learn(context.Background(), struct{}{}); prior.Chance == 0 {
+			return sim, fmt.Errorf("--past: %s", prior.Note)
+		}
+		sim.what = fmt.Sprintf("the schedule learnt from %s (waitable http --learn)", plural.N(prior.Waits, "past wait"))
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	retry := waiter.Judgment{Acceptor: -1, State: classify.Retry} // not there yet
 	success := waiter.Judgment{Acceptor: 0, State: classify.Success}
 	var runs [][]time.Duration
-	var lags []time.Duration
 	for seed := range c.seeds {
 		s, err := w.Begin(t0, c.maxWait, uint64(seed)+1)
 		if err != nil {
-			return nil, nil, nil, err
+			return sim, err
 		}
+		s.Prior = prior
 		var starts []time.Duration
 		for at := t0; ; at = s.Next {
 			starts = append(starts, at.Sub(t0))
@@ -220,23 +264,24 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 			s = a.Checkpoint
 			if a.Checkpoint.End != "" {
 				if err == nil { // seen ready, and confirmed
-					lags = append(lags, at.Sub(t0)+c.latency-c.readyAt)
+					sim.lags = append(sim.lags, at.Sub(t0)+c.latency-c.readyAt)
 				}
 				break
 			}
 		}
 		runs = append(runs, starts)
 	}
-	most := 0
-	var lasts []time.Duration
+	most, total := 0, 0
 	for _, r := range runs {
 		most = max(most, len(r))
-		lasts = append(lasts, r[len(r)-1]+c.latency)
+		total += len(r)
+		sim.lasts = append(sim.lasts, r[len(r)-1]+c.latency)
 	}
-	slices.Sort(lasts)
-	slices.Sort(lags)
-	rows := make([]scheduleRow, most)
-	for p := range rows {
+	sim.polls = float64(total) / float64(len(runs))
+	slices.Sort(sim.lasts)
+	slices.Sort(sim.lags)
+	sim.rows = make([]scheduleRow, most)
+	for p := range sim.rows {
 		var at []time.Duration
 		for _, r := range runs {
 			if p < len(r) {
@@ -244,23 +289,70 @@ func simulateSchedule(c scheduleConfig) ([]scheduleRow, []time.Duration, []time.
 			}
 		}
 		slices.Sort(at)
-		rows[p] = scheduleRow{at[0], at[len(at)/2], at[len(at)-1], len(at)}
+		sim.rows[p] = scheduleRow{at[0], at[len(at)/2], at[len(at)-1], len(at)}
 	}
-	return rows, lasts, lags, nil
+	return sim, nil
 }
 
-// scheduleSVG draws the polls on a time axis: a bar from the earliest to
-// the latest start over the seeds, a tick at the median, the deadline, a
-// legend and a caption. Colours follow the page's light or dark scheme.
-func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) string {
+// pastFlag is --past: durations of past waits, each seen done by then
+// (a second after it was seen pending), or LO..HI, or @FILE holding them.
+type pastFlag struct{ s *[]waiter.Sample }
+
+func (f pastFlag) String() string { return "" }
+func (f pastFlag) Type() string   { return "durations" }
+
+func (f pastFlag) Set(v string) error {
+	if file, ok := strings.CutPrefix(v, "@"); ok {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		v = string(b)
+	}
+	for _, d := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		lo, hi, interval := strings.Cut(d, "..")
+		if !interval {
+			hi = lo
+		}
+		done, err := time.ParseDuration(hi)
+		if err != nil {
+			return err
+		}
+		pending := max(done-time.Second, 0)
+		if interval {
+			if pending, err = time.ParseDuration(lo); err != nil {
+				return err
+			}
+		}
+		if pending < 0 || done < pending {
+			return fmt.Errorf("%s: want 0 <= LO <= HI", d)
+		}
+		*f.s = append(*f.s, waiter.Sample{Pending: pending, Done: done, End: "success"})
+	}
+	return nil
+}
+
+// scheduleSVG draws the polls of each simulation on a time axis, one
+// below the other: a bar from the earliest to the latest start over the
+// seeds, a tick at the median, the deadline, a legend and a caption.
+// Colours follow the page's light or dark scheme.
+func scheduleSVG(c scheduleConfig, sims []simulation) string {
 	const width, left, right, rowH = 860.0, 48.0, 24.0, 16.0
+	rows, lasts := sims[0].rows, sims[0].lasts
+	nRows := 0
+	for _, sim := range sims {
+		nRows += len(sim.rows)
+	}
+	if len(sims) > 1 {
+		nRows += 2*len(sims) - 1 // a title above each, a space between
+	}
 	top := 56.0
 	if c.readyAt > 0 && c.readyAt <= c.maxWait {
 		top += 14 // room for the ready line's label under the legend
 	}
 	plotW := width - left - right
 	x := func(d time.Duration) float64 { return left + plotW*d.Seconds()/c.maxWait.Seconds() }
-	plotH := rowH * float64(len(rows))
+	plotH := rowH * float64(nRows)
 	axisY := top + plotH + 8
 	var notes []string // what else decides the polls
 	if c.hint > 0 {
@@ -280,11 +372,11 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="system-ui, sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<style>
   .bg { fill: #fff; } text { fill: #1a1a1a; } .axis { stroke: #555; } .grid { stroke: #ddd; }
-  .range { fill: #7fb3e6; } .median { stroke: #0b3d91; } .deadline { stroke: #c62828; } .deadline-label { fill: #c62828; }
+  .range { fill: #7fb3e6; } .median { stroke: #0b3d91; } .learned { fill: #f0a35e; } .learned-median { stroke: #8a3b00; } .deadline { stroke: #c62828; } .deadline-label { fill: #c62828; }
   .ready { stroke: #2e7d32; } .ready-label { fill: #2e7d32; }
   @media (prefers-color-scheme: dark) {
     .bg { fill: #16181c; } text { fill: #e8e8e8; } .axis { stroke: #aaa; } .grid { stroke: #333; }
-    .range { fill: #3d6fa3; } .median { stroke: #cfe3ff; } .deadline { stroke: #ff6b6b; } .deadline-label { fill: #ff6b6b; }
+    .range { fill: #3d6fa3; } .median { stroke: #cfe3ff; } .learned { fill: #b5692a; } .learned-median { stroke: #ffe0c2; } .deadline { stroke: #ff6b6b; } .deadline-label { fill: #ff6b6b; }
     .ready { stroke: #66bb6a; } .ready-label { fill: #66bb6a; }
   }
 </style>
@@ -310,12 +402,24 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 	}
 	fmt.Fprintf(&b, `<line class="axis" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/>`+"\n", left, axisY, left+plotW, axisY)
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">time since the wait began</text>`+"\n", left+plotW/2, axisY+34)
-	for i, r := range rows {
-		y := top + rowH*float64(i)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">#%d</text><rect class="range" x="%.1f" y="%.1f" width="%.1f" height="10"/><line class="median" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke-width="2"/>`+"\n",
-			left-6, y+10, i+1, x(r.lo), y+1, max(x(r.hi)-x(r.lo), 1.5), x(r.mid), y, x(r.mid), y+12)
-		if r.runs < c.seeds { // a poll not every run makes: how rare it is
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10">%s of runs</text>`+"\n", min(x(r.hi)+6, width-right-60), y+10, share(r.runs, c.seeds))
+	y := top
+	for k, sim := range sims {
+		bar, tick := "range", "median"
+		if k > 0 {
+			bar, tick = "learned", "learned-median"
+			y += rowH
+		}
+		if len(sims) > 1 {
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" font-weight="600">%s: %.1f polls a wait</text>`+"\n", left, y+11, html.EscapeString(sim.what), sim.polls)
+			y += rowH
+		}
+		for i, r := range sim.rows {
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">#%d</text><rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="10"/><line class="%s" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke-width="2"/>`+"\n",
+				left-6, y+10, i+1, bar, x(r.lo), y+1, max(x(r.hi)-x(r.lo), 1.5), tick, x(r.mid), y, x(r.mid), y+12)
+			if r.runs < c.seeds { // a poll not every run makes: how rare it is
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10">%s of runs</text>`+"\n", min(x(r.hi)+6, width-right-60), y+10, share(r.runs, c.seeds))
+			}
+			y += rowH
 		}
 	}
 	fmt.Fprintf(&b, `<line class="deadline" x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke-width="2"/><text class="deadline-label" x="%.1f" y="%.0f" text-anchor="end">deadline</text>`+"\n", x(c.maxWait), top-8, x(c.maxWait), axisY, x(c.maxWait)-4, top-10)
@@ -324,6 +428,9 @@ func scheduleSVG(c scheduleConfig, rows []scheduleRow, lasts []time.Duration) st
 	}
 	caption := fmt.Sprintf("%s at most; each call takes %v; the last poll ends between %v and %v. Drawn by waitable schedule from the waiter's own core.",
 		plural.N(len(rows), "poll"), c.latency, lasts[0].Round(time.Millisecond), lasts[len(lasts)-1].Round(time.Millisecond))
+	if len(sims) > 1 {
+		caption = fmt.Sprintf("Each call takes %v. Drawn by waitable schedule from the waiter's own core.", c.latency)
+	}
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="11">%s</text>`+"\n", left, height-24, html.EscapeString(strings.Join(notes, "; ")+"."))
 	}
