@@ -24,6 +24,9 @@ type ReportOptions struct {
 	FanoutN  int    // resources in the fan-out scenario
 	OutageN  int    // waits per client in the outage scenario
 	ScaleN   []int  // concurrent waits in the scaling row
+	// LearnedN is the waits per distribution of the learned-schedule
+	// tables, SpeedUpRuns the runs of its speed-up.
+	LearnedN, SpeedUpRuns int
 	// Rows, if not empty, are the ids of the ratio rows to measure ("3",
 	// "3b"); the report then has the ratio table only, with those rows.
 	Rows []string
@@ -37,7 +40,8 @@ const longPolls = 20
 // 1,000,000-wait sizes (about a minute more).
 func FullReport(million bool) ReportOptions {
 	o := ReportOptions{Measure: Config{Rounds: 7, Target: 40 * time.Millisecond},
-		IdleRuns: []int{100_000}, LongRuns: []int{100_000}, FanoutN: 10_000, OutageN: 100, ScaleN: []int{1_000, 10_000, 100_000}}
+		IdleRuns: []int{100_000}, LongRuns: []int{100_000}, FanoutN: 10_000, OutageN: 100, ScaleN: []int{1_000, 10_000, 100_000},
+		LearnedN: 1000, SpeedUpRuns: 50}
 	if million {
 		o.IdleRuns = append(o.IdleRuns, 1_000_000)
 		o.ScaleN = append(o.ScaleN, 1_000_000)
@@ -49,7 +53,8 @@ func FullReport(million bool) ReportOptions {
 // checks that the report still works.
 func QuickReport() ReportOptions {
 	return ReportOptions{Measure: Config{Rounds: 2, Target: time.Millisecond},
-		IdleRuns: []int{1000}, LongRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300}}
+		IdleRuns: []int{1000}, LongRuns: []int{1000}, FanoutN: 300, OutageN: 20, ScaleN: []int{100, 300},
+		LearnedN: 50, SpeedUpRuns: 2}
 }
 
 // measuredOn is the report's first line: the machine and the rounds.
@@ -162,6 +167,11 @@ func Report(t *testing.T, o ReportOptions, w io.Writer) {
 
 	fmt.Fprintln(w)
 	writeLastPoll(w, append(RunLastPoll(30*time.Second, 20), RunLastPoll(2*time.Minute, 20)...))
+
+	fmt.Fprintln(w)
+	if err := WriteLearned(w, o.LearnedN, o.SpeedUpRuns); err != nil {
+		t.Error(err)
+	}
 
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Scaling: n concurrent waits in virtual time, each succeeding on its %dth poll, polls %v apart; b fits CPU ∝ n^b:\n\n", scalePolls, scaleDelay)

@@ -192,9 +192,11 @@ func (w *Waiter[I, O]) Learn(ctx context.Context, in I) Prior {
 		samples = samples[len(samples)-HistoryWindow:]
 	}
 	sum := fnv.New64a()
+	var b []byte
 	for _, s := range samples {
-		_ = binary.Write(sum, binary.LittleEndian, [2]int64{int64(s.Pending), int64(s.Done)})
-		sum.Write([]byte(s.End))
+		b = binary.LittleEndian.AppendUint64(b[:0], uint64(s.Pending))
+		b = binary.LittleEndian.AppendUint64(b, uint64(s.Done))
+		sum.Write(append(b, s.End...))
 	}
 	return w.priors.get(key, sum.Sum64(), func() Prior { return w.learn(samples) })
 }
