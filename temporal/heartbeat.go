@@ -62,7 +62,10 @@ var errHandBack = errors.New("temporal: the activity was cancelled")
 // loop polls inside one activity, heartbeating the wait's Checkpoint after
 // every attempt, before the next call: a worker lost mid-activity costs
 // at most the call in flight, which the activity's next attempt, on any
-// worker, makes again from the last heartbeat.
+// worker, makes again from the last heartbeat. A wait that begins in it
+// learns from the waiter's history there (its Prior is in the first
+// heartbeat and the activity's result, so a replay decides the same), and
+// one that ends in it is recorded there: no history event is added.
 func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult[O], error) {
 	s := req.State
 	if activity.HasHeartbeatDetails(ctx) {
@@ -70,6 +73,9 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 		if err := activity.GetHeartbeatDetails(ctx, &b); err == nil && b.State.Attempts >= s.Attempts {
 			s = b.State
 		}
+	}
+	if s.Attempts == 0 && unlearnt(s.Prior) { // the wait begins here: it learns from the waits before
+		s.Prior = d.w.Learn(ctx, req.Input)
 	}
 	hb := startHeartbeats(ctx, d.o.heartbeatTimeout, beat{State: s}, !d.sdkHeartbeats)
 	defer hb.stop()
@@ -111,6 +117,7 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 		res.State = s
 		if dec.Done {
 			res.ended(dec)
+			_ = d.w.Remember(ctx, req.Input, s) // a history's error never fails a wait
 			return res, nil
 		}
 		if err := hb.record(ctx, beat{State: s, Last: &a}); err != nil {

@@ -281,6 +281,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, d.cancelled(s, workflow.Now(ctx))
 		}
 	}
+	d.learnIn(ctx, req.Input, &s)
 	for run := 0; ; run++ {
 		if run == d.o.attemptsPerRun {
 			next := req
@@ -293,6 +294,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, err
 		}
 		if dec.Done {
+			d.rememberIn(ctx, req.Input, s)
 			if dec.Err != nil {
 				return p.Output, encode(dec.Err)
 			}
@@ -419,11 +421,15 @@ func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpo
 			return st, d.cancelled(*s, workflow.Now(ctx))
 		}
 	}
+	d.learnIn(ctx, in, s)
 	p, dec, err := d.pollOnce(ctx, in, s, attempts, workflow.Now(ctx))
 	if err != nil {
 		return st, err
 	}
 	st.attempts = 1
+	if dec.Done {
+		d.rememberIn(ctx, in, *s)
+	}
 	if p.Err == "" {
 		st.output, st.haveOutput = p.Output, true
 	}
@@ -489,9 +495,61 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 	res.State = *s
 	if dec.Done {
 		res.ended(dec)
+		d.rememberIn(ctx, in, *s)
 	}
 	return res, nil
 }
+
+// learnIn puts in s what a wait that begins (no attempt made yet, nothing
+// learnt) learns from the waiter's history ([waiter.Waiter.Learn]),
+// through a local activity, whose result the workflow's history keeps: a
+// replay decides the same. Waits recorded before this are replayed as
+// they ran (a version marker).
+func (d *driver[I, O]) learnIn(ctx workflow.Context, in I, s *waiter.Checkpoint) {
+	if s.Attempts > 0 || !unlearnt(s.Prior) || workflow.GetVersion(ctx, versionLearn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	var p waiter.Prior
+	if workflow.ExecuteLocalActivity(localOptions(ctx), d.learn, in).Get(ctx, &p) == nil {
+		s.Prior = p
+	}
+}
+
+// rememberIn records the wait that ended at s in the waiter's history
+// ([waiter.Waiter.Remember]), through a local activity; its error is not
+// the wait's.
+func (d *driver[I, O]) rememberIn(ctx workflow.Context, in I, s waiter.Checkpoint) {
+	if workflow.GetVersion(ctx, versionLearn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	_ = workflow.ExecuteLocalActivity(localOptions(ctx), d.remember, in, s).Get(ctx, nil)
+}
+
+// versionLearn is the change that brought learnIn and rememberIn.
+const versionLearn = "waitable.learn"
+
+// localOptions are the options of learnIn's and rememberIn's local
+// activities: one try, within a few times the history's own timeout.
+func localOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 10 * waiter.HistoryTimeout,
+		RetryPolicy:         &sdktemporal.RetryPolicy{MaximumAttempts: 1},
+	})
+}
+
+// learn and remember are learnIn's and rememberIn's local activities.
+func (d *driver[I, O]) learn(ctx context.Context, in I) (waiter.Prior, error) {
+	return d.w.Learn(ctx, in), nil
+}
+
+func (d *driver[I, O]) remember(ctx context.Context, in I, s waiter.Checkpoint) error {
+	_ = d.w.Remember(ctx, in, s) // a history's error never fails a wait
+	return nil
+}
+
+// unlearnt reports whether p is the zero Prior: the wait has not tried
+// to learn yet (a Prior learnt from nothing says why, in its Note).
+func unlearnt(p waiter.Prior) bool { return p.Waits == 0 && len(p.At) == 0 && p.Note == "" }
 
 // decision is what the core decided of an attempt.
 type decision struct {
