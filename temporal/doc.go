@@ -22,7 +22,13 @@
 // wait continues as new every [DefaultAttemptsPerRun] attempts, carrying
 // its Checkpoint, so that its history stays bounded however long it polls. [Wait.Progress] queries the attempts so far and the
 // checkpoint; cancelling the workflow cancels the wait and the call in
-// flight.
+// flight. A wait learns from its waiter's history (see [waiter.History])
+// as it begins, and is recorded in it as it ends, on the worker: inside
+// the heartbeating activity (no history event), or in a local activity
+// (one marker) when it polls with timers. What it learnt is in its
+// Checkpoint (Checkpoint.Prior), so a replay, or a worker whose waiter
+// has learnt nothing, estimates and, with waiter.WithLearnedSchedule,
+// decides as the wait did.
 //
 // Many resources wait in one workflow, a durable [waiter.WaitAll]: each
 // input is a wait of its own (its own attempts, deadline and delays, run
