@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -20,7 +21,8 @@ type Wait[O any] struct {
 // opts.ID to make the start idempotent (Temporal refuses a second running
 // workflow of one ID).
 func Start[I, O any](ctx context.Context, c client.Client, name string, in I, maxWait time.Duration, opts client.StartWorkflowOptions) (*Wait[O], error) {
-	run, err := c.ExecuteWorkflow(ctx, opts, WorkflowName(name), request[I]{Input: in, MaxWait: maxWait})
+	req := request[I]{Input: in, MaxWait: maxWait, Form: requestForm, Seed: rand.Uint64() | 1}
+	run, err := c.ExecuteWorkflow(ctx, opts, WorkflowName(name), req)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,9 @@ type groupRequest[I, O any] struct {
 	Run     int         `json:",omitempty"`
 	Seed    uint64      `json:",omitempty"`
 	Members []member[O] `json:",omitempty"`
+	// Form is requestForm for the requests of this version of
+	// StartGroup, which draw the group's Seed (see request.Form).
+	Form int `json:",omitempty"`
 }
 
 // member is one wait of a group, as the workflow keeps it, hands it to
@@ -144,8 +147,10 @@ func (d *driver[I, O]) group(ctx workflow.Context, req groupRequest[I, O]) (grou
 		if n == 0 {
 			return groupResult[O]{Members: []member[O]{}}, nil
 		}
-		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Uint64() }).Get(&req.Seed); err != nil {
-			return groupResult[O]{}, err
+		if req.Form < requestForm || req.Seed == 0 { // started by an earlier version
+			if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Uint64() }).Get(&req.Seed); err != nil {
+				return groupResult[O]{}, err
+			}
 		}
 		req.Members = make([]member[O], n)
 		for i, in := range req.Inputs {
@@ -234,7 +239,7 @@ func (g *groupRun[I, O]) member(ctx, halt workflow.Context, i int) {
 		if g.draining(ctx) {
 			return
 		}
-		st, err := d.step(ctx, halt, in, m.State, &g.attempts[i], d.o.attemptsPerRun)
+		st, err := d.step(ctx, halt, in, m.State, &g.attempts[i], d.o.attemptsPerRun, g.req.Form)
 		g.made += st.attempts
 		if k := len(g.attempts[i]) - groupAttemptsKept; k > 0 {
 			g.attempts[i] = slices.Delete(g.attempts[i], 0, k)
@@ -349,7 +354,8 @@ func StartGroup[I, O any](ctx context.Context, c client.Client, name string, inp
 		}
 		opt(&o)
 	}
-	run, err := c.ExecuteWorkflow(ctx, opts, GroupWorkflowName(name), groupRequest[I, O]{Inputs: inputs, MaxWait: maxWait, Concurrency: o.concurrency})
+	run, err := c.ExecuteWorkflow(ctx, opts, GroupWorkflowName(name), groupRequest[I, O]{Inputs: inputs, MaxWait: maxWait, Concurrency: o.concurrency,
+		Form: requestForm, Seed: rand.Uint64() | 1})
 	if err != nil {
 		return nil, err
 	}

@@ -120,7 +120,23 @@ type request[I any] struct {
 	MaxWait time.Duration
 	// State is set when a run continues an earlier one.
 	State *waiter.Checkpoint `json:",omitempty"`
+	// Form is requestForm for the requests of this version of Start,
+	// which draw the wait's Seed: the workflow takes today's paths with
+	// no marker (see requestForm). 0: a request of an earlier version,
+	// whose wait draws its seed in a side effect and is replayed as it
+	// ran.
+	Form int    `json:",omitempty"`
+	Seed uint64 `json:",omitempty"`
 }
+
+// requestForm is the form of the requests of Start and StartGroup: they
+// carry their seed (no SideEffect marker), take heartbeat mode without a
+// version marker (whose search-attribute upsert costs one more event and
+// a visibility write per wait), and learn from the waiter's history in
+// workflow code (a local activity) when they poll with timers. Requests
+// without it were started by an earlier version, and their histories
+// replay as they ran.
+const requestForm = 1
 
 // Attempt is one attempt of a durable wait, as Progress reports it.
 type Attempt struct {
@@ -257,9 +273,11 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 	if req.State != nil {
 		s = *req.State
 	} else {
-		var seed uint64
-		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Uint64() | 1 }).Get(&seed); err != nil {
-			return zero, err
+		seed := req.Seed
+		if req.Form < requestForm || seed == 0 { // started by an earlier version
+			if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Uint64() | 1 }).Get(&seed); err != nil {
+				return zero, err
+			}
 		}
 		var err error
 		if s, err = d.w.Begin(workflow.Now(ctx), req.MaxWait, seed); err != nil {
@@ -273,7 +291,8 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 		return zero, err
 	}
 	// Histories recorded before heartbeat mode replay as they ran.
-	if workflow.GetVersion(ctx, "waitable.heartbeat-mode", workflow.DefaultVersion, 1) != workflow.DefaultVersion && d.o.mode != ModeTimers {
+	if (req.Form >= requestForm || workflow.GetVersion(ctx, "waitable.heartbeat-mode", workflow.DefaultVersion, 1) != workflow.DefaultVersion) &&
+		d.o.mode != ModeTimers {
 		return d.mixed(ctx, req, &s, &attempts)
 	}
 	if s.Attempts == 0 && !s.Next.IsZero() { // waiter.WithInitialDelay
@@ -281,7 +300,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, d.cancelled(s, workflow.Now(ctx))
 		}
 	}
-	d.learnIn(ctx, req.Input, &s)
+	d.learnIn(ctx, req.Input, &s, req.Form)
 	for run := 0; ; run++ {
 		if run == d.o.attemptsPerRun {
 			next := req
@@ -294,7 +313,7 @@ func (d *driver[I, O]) workflow(ctx workflow.Context, req request[I]) (O, error)
 			return zero, err
 		}
 		if dec.Done {
-			d.rememberIn(ctx, req.Input, s)
+			d.rememberIn(ctx, req.Input, s, req.Form)
 			if dec.Err != nil {
 				return p.Output, encode(dec.Err)
 			}
@@ -360,7 +379,7 @@ func (d *driver[I, O]) mixed(ctx workflow.Context, req request[I], s *waiter.Che
 			next.State = s
 			return zero, workflow.NewContinueAsNewError(ctx, WorkflowName(d.name), next)
 		}
-		st, err := d.step(ctx, ctx, req.Input, s, attempts, d.o.attemptsPerRun-run)
+		st, err := d.step(ctx, ctx, req.Input, s, attempts, d.o.attemptsPerRun-run, req.Form)
 		if err != nil {
 			return zero, err
 		}
@@ -392,7 +411,7 @@ type stepped[O any] struct {
 // under ctx: a group cancels sleep to bring its members to a halt (see
 // group), and lets a call in flight end. Its error is a cancellation:
 // the attempts it made until then are in attempts and s.
-func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpoint, attempts *[]Attempt, max int) (stepped[O], error) {
+func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpoint, attempts *[]Attempt, max int, form int) (stepped[O], error) {
 	var st stepped[O]
 	now := workflow.Now(ctx)
 	delay := s.Next.Sub(now) // when the next poll is due
@@ -400,7 +419,7 @@ func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpo
 		delay = d.w.Schedule().MinDelay // the delays to come
 	}
 	if d.heartbeat(delay) {
-		res, err := d.runLoop(sleep, in, s, max)
+		res, err := d.runLoop(sleep, in, s, max, form)
 		st.attempts = len(res.Attempts)
 		*attempts = append(*attempts, res.Attempts...)
 		if err != nil {
@@ -421,14 +440,14 @@ func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpo
 			return st, d.cancelled(*s, workflow.Now(ctx))
 		}
 	}
-	d.learnIn(ctx, in, s)
+	d.learnIn(ctx, in, s, form)
 	p, dec, err := d.pollOnce(ctx, in, s, attempts, workflow.Now(ctx))
 	if err != nil {
 		return st, err
 	}
 	st.attempts = 1
 	if dec.Done {
-		d.rememberIn(ctx, in, *s)
+		d.rememberIn(ctx, in, *s, form)
 	}
 	if p.Err == "" {
 		st.output, st.haveOutput = p.Output, true
@@ -448,7 +467,7 @@ func (d *driver[I, O]) step(ctx, sleep workflow.Context, in I, s *waiter.Checkpo
 // them, and returns what it did. An activity that fails (its retries
 // spent, or the deadline passed while no worker ran it) counts as an
 // error no acceptor saw, from its last heartbeat.
-func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint, max int) (loopResult[O], error) {
+func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint, max int, form int) (loopResult[O], error) {
 	now := workflow.Now(ctx)
 	left := s.Deadline.Sub(now)
 	below := d.o.below
@@ -495,7 +514,7 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 	res.State = *s
 	if dec.Done {
 		res.ended(dec)
-		d.rememberIn(ctx, in, *s)
+		d.rememberIn(ctx, in, *s, form)
 	}
 	return res, nil
 }
@@ -503,10 +522,10 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 // learnIn puts in s what a wait that begins (no attempt made yet, nothing
 // learnt) learns from the waiter's history ([waiter.Waiter.Learn]),
 // through a local activity, whose result the workflow's history keeps: a
-// replay decides the same. Waits recorded before this are replayed as
-// they ran (a version marker).
-func (d *driver[I, O]) learnIn(ctx workflow.Context, in I, s *waiter.Checkpoint) {
-	if s.Attempts > 0 || !unlearnt(s.Prior) || workflow.GetVersion(ctx, versionLearn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+// replay decides the same. A wait of a request of an earlier form learns
+// nothing here (its history replays as it ran).
+func (d *driver[I, O]) learnIn(ctx workflow.Context, in I, s *waiter.Checkpoint, form int) {
+	if form < requestForm || s.Attempts > 0 || !unlearnt(s.Prior) {
 		return
 	}
 	var p waiter.Prior
@@ -516,17 +535,14 @@ func (d *driver[I, O]) learnIn(ctx workflow.Context, in I, s *waiter.Checkpoint)
 }
 
 // rememberIn records the wait that ended at s in the waiter's history
-// ([waiter.Waiter.Remember]), through a local activity; its error is not
-// the wait's.
-func (d *driver[I, O]) rememberIn(ctx workflow.Context, in I, s waiter.Checkpoint) {
-	if workflow.GetVersion(ctx, versionLearn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+// ([waiter.Waiter.Remember]), through a local activity (not for a request
+// of an earlier form); its error is not the wait's.
+func (d *driver[I, O]) rememberIn(ctx workflow.Context, in I, s waiter.Checkpoint, form int) {
+	if form < requestForm {
 		return
 	}
 	_ = workflow.ExecuteLocalActivity(localOptions(ctx), d.remember, in, s).Get(ctx, nil)
 }
-
-// versionLearn is the change that brought learnIn and rememberIn.
-const versionLearn = "waitable.learn"
 
 // localOptions are the options of learnIn's and rememberIn's local
 // activities: one try, within a few times the history's own timeout.

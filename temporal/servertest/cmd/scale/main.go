@@ -56,6 +56,7 @@ type config struct {
 	Mode                       temporal.Mode
 	Polls, Waits               int
 	Delay, HeartbeatTimeout    time.Duration
+	History                    int // past waits in the waiter's history
 }
 
 const envWorker = "WAITABLE_SCALE_WORKER"
@@ -86,12 +87,13 @@ func main() {
 	polls := flag.Int("polls", 20, "each wait is done at its n'th poll")
 	modes := flag.String("modes", "timers,heartbeat", "the modes to measure, in order")
 	hbTimeout := flag.Duration("heartbeat-timeout", temporal.DefaultHeartbeatTimeout, "temporal.WithHeartbeatTimeout: a heartbeating activity also heartbeats after half of it without a poll")
+	past := flag.Int("history", waiter.HistoryWindow, "past waits in the waiter's history (each wait carries what it learnt from them in its Checkpoint, and polls on the learned schedule, its delays fixed at -delay)")
 	flag.Parse()
 	if *waits < 1 || *polls < 1 || *delay <= 0 {
 		fmt.Fprintln(os.Stderr, "scale: -waits and -polls must be at least 1, -delay positive")
 		os.Exit(64)
 	}
-	fmt.Printf("%d waits started at once on one worker, each done at its poll %d, %v apart (heartbeat timeout %v); in-process server (SQLite)\n\n", *waits, *polls, *delay, *hbTimeout)
+	fmt.Printf("%d waits started at once on one worker, each done at its poll %d, %v apart (heartbeat timeout %v), learning from %d past waits; in-process server (SQLite)\n\n", *waits, *polls, *delay, *hbTimeout, *past)
 	fmt.Printf("%-9s  %9s  %13s  %10s  %21s  %13s  %20s  %9s\n", "mode", "open", "events/poll", "polls/s", "stretch p50 (p99)", "worker CPU", "server+client CPU", "wall")
 	defer fmt.Println("\nopen: the most waits open (between their first and last poll) at one instant. polls/s: while all were open\n(* they never were: over the whole run). stretch: the median time between a wait's polls ÷ the delay, over the waits.\nCPU: process CPU time per poll; the worker runs in a process of its own.")
 	for _, m := range strings.Split(*modes, ",") {
@@ -100,7 +102,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "scale: unknown mode %q (timers, heartbeat, auto)\n", m)
 			os.Exit(64)
 		}
-		if err := measure(config{Mode: mode, Polls: *polls, Waits: *waits, Delay: *delay, HeartbeatTimeout: *hbTimeout}); err != nil {
+		if err := measure(config{Mode: mode, Polls: *polls, Waits: *waits, Delay: *delay, HeartbeatTimeout: *hbTimeout, History: *past}); err != nil {
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
@@ -227,7 +229,13 @@ func runWorker(env string) {
 		}
 		return status{in.ID, "running"}, nil
 	}
-	w, err := waiter.New(def, op, waiter.WithDelays(cfg.Delay, cfg.Delay), waiter.WithTelemetry(telemetry.Settings{Off: true}))
+	h := waiter.NewMemoryHistory()
+	for i := range cfg.History { // past waits about as long as these
+		done := time.Duration(cfg.Polls-1)*cfg.Delay + time.Duration(i%5)*cfg.Delay/5
+		_ = h.Add(context.Background(), def.Name, "", waiter.Sample{Pending: done - cfg.Delay, Done: done, End: "success"})
+	}
+	w, err := waiter.New(def, op, waiter.WithDelays(cfg.Delay, cfg.Delay), waiter.WithTelemetry(telemetry.Settings{Off: true}),
+		waiter.WithHistory(h), waiter.WithLearnedSchedule())
 	if err != nil {
 		fail(err)
 	}
