@@ -172,3 +172,28 @@ func TestScheduleLearned(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedScheduleSVG: the README's picture of a learned schedule
+// beside Smithy's (bench/learned-schedule.svg) is what waitable schedule
+// draws (go test -run TestLearnedScheduleSVG -update rewrites it).
+func TestLearnedScheduleSVG(t *testing.T) {
+	file := filepath.Join("..", "..", "bench", "learned-schedule.svg")
+	svg := filepath.Join(t.TempDir(), "s.svg")
+	r := runBinary(t, nil, "schedule", "--min-delay", "30s", "--max-delay", "120s", "--max-wait", "30m", "--ready-at", "9m30s",
+		"--past", "9m10s,9m40s,9m20s,10m2s,8m50s,9m35s,9m55s,9m5s,10m20s,9m28s", "--svg", svg)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	got, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(file); err != nil || string(want) != string(got) {
+		t.Errorf("%s is not what waitable schedule draws (%v): run go test -run TestLearnedScheduleSVG -update", file, err)
+	}
+}

@@ -27,6 +27,13 @@
 // connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
 // runs out, never sooner than the response's Retry-After.
 //
+// Each wait of http, exec and aws keeps its duration in a history
+// ($XDG_STATE_HOME/waitable/history.db; --history FILE or off,
+// $WAITABLE_HISTORY): from the fifth wait of the same target on, its
+// progress lines say how long it has left (ETA 3m10s (p90 4m20s)), and one
+// says when it is slower than 95% of those before; --learn polls where
+// the history says the end is likely.
+//
 // Exit statuses: 0 the success condition held; 1 a failure condition held
 // (or a call failed in a way that is not transient); 2 the wait timed out; 3 lint found problems;
 // 64 bad usage or input; 126 exec's command is not executable, 127 it

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const repo = "../.."
 
 // programs are the README's programs, each run by a test below.
-var programs = []string{"awswait", "batch", "checkpoint", "fanout", "start", "wait"}
+var programs = []string{"awswait", "batch", "checkpoint", "eta", "fanout", "start", "wait"}
 
 var (
 	goBlock    = regexp.MustCompile("(?ms)^```go\n(.*?)^```$")
@@ -296,6 +296,48 @@ func TestStart(t *testing.T) {
 	run(t, nil, bin, s.URL+"/44-slow").check(t, "a Retry-After past the budget", 1,
 		`#1 running: retry\n`,
 		"waiter JobDone: timed out after 1 poll", hourPastDeadline)
+}
+
+// TestETA: one Waiter, waiting for jobs in turn, says nothing of the time
+// left for the first four, then how long each has left; a job three times
+// slower than the others is said to be slower than usual.
+func TestETA(t *testing.T) {
+	t.Parallel()
+	bin := build(t, "eta")
+	var mu sync.Mutex
+	first := map[string]time.Time{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		job := strings.TrimPrefix(r.URL.Path, "/")
+		mu.Lock()
+		if _, ok := first[job]; !ok {
+			first[job] = time.Now()
+		}
+		took := time.Since(first[job])
+		mu.Unlock()
+		state, lasts := "running", 300*time.Millisecond
+		if job == "slow" {
+			lasts = time.Second
+		}
+		if took >= lasts {
+			state = "done"
+		}
+		fmt.Fprintf(w, `{"state": %q}`, state)
+	}))
+	t.Cleanup(s.Close)
+	r := run(t, nil, bin, s.URL, "j1", "j2", "j3", "j4", "j5", "j6", "slow")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, job := range []string{"j1", "j2", "j3", "j4"} {
+		if strings.Contains(r.stdout, job+": about") {
+			t.Errorf("%s, with fewer than 4 waits before it, has an estimate:\n%s", job, r.stdout)
+		}
+	}
+	for _, want := range []string{"j5: about", "j6: about", "slow: slower than 95% of the", "slow done"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
 }
 
 func TestFanout(t *testing.T) {
