@@ -545,10 +545,11 @@ func (d *driver[I, O]) rememberIn(ctx workflow.Context, in I, s waiter.Checkpoin
 }
 
 // localOptions are the options of learnIn's and rememberIn's local
-// activities: one try, within a few times the history's own timeout.
+// activities: one try, within a few seconds (the waiter gives its
+// History 100ms).
 func localOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 10 * waiter.HistoryTimeout,
+		StartToCloseTimeout: 5 * time.Second,
 		RetryPolicy:         &sdktemporal.RetryPolicy{MaximumAttempts: 1},
 	})
 }

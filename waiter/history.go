@@ -31,7 +31,7 @@ import (
 //
 // The waiter calls Load as each wait begins and Add as it ends, in the
 // goroutine of the wait (a Batch's scheduler for its members), each under
-// a context that ends after [HistoryTimeout]: a store that errs, is slow
+// a context that ends after 100ms: a store that errs, is slow
 // or holds samples that make no sense never fails a wait, which then runs
 // on the Smithy schedule with no estimate, and says why (Estimate.None).
 // A History must be safe for concurrent use.
@@ -71,8 +71,8 @@ const (
 	// schedule: with fewer, it has neither, and polls on the Smithy
 	// schedule.
 	MinHistory = 4
-	// HistoryTimeout bounds each call of a History (Load, Add).
-	HistoryTimeout = 100 * time.Millisecond
+	// historyTimeout bounds each call of a History (Load, Add).
+	historyTimeout = 100 * time.Millisecond
 	// maxSample is the longest duration a Sample may hold: a store that
 	// holds longer ones holds nonsense.
 	maxSample = 366 * 24 * time.Hour
@@ -167,7 +167,7 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 
 // Learn returns what a wait of in learns from the waits before it: the
 // last HistoryWindow samples of the waiter's History (WithHistory) under
-// in's key (WithHistoryKey), read within HistoryTimeout, as a [Prior]. It
+// in's key (WithHistoryKey), read within 100ms, as a [Prior]. It
 // never fails: a History that errs, or holds a sample that makes no sense
 // (negative, over a year, done before pending, an unknown end), teaches
 // nothing, and the Prior's Note says why. The in-process waits (Wait,
@@ -263,7 +263,7 @@ func (s Sample) check() error {
 }
 
 // Remember records, in the waiter's History, the wait of in that ended
-// at s (its Checkpoint once ended), under in's key, within HistoryTimeout.
+// at s (its Checkpoint once ended), under in's key, within 100ms.
 // The in-process waits call it as they end; a driver of its own calls it
 // with its last Checkpoint. A wait that made no call, or panicked, teaches
 // nothing and is not recorded. It returns the History's error.
@@ -287,13 +287,13 @@ func (w *Waiter[I, O]) Remember(ctx context.Context, in I, s Checkpoint) error {
 }
 
 // storeContext returns the context of a call of the History: ctx, ended
-// after HistoryTimeout on the waiter's clock unless the History is in
+// after historyTimeout on the waiter's clock unless the History is in
 // memory (it never waits: no timer is armed for it).
 func (w *Waiter[I, O]) storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := w.history.(*memoryHistory); ok {
 		return ctx, func() {}
 	}
-	return w.cfg.clock.WithTimeout(ctx, HistoryTimeout)
+	return w.cfg.clock.WithTimeout(ctx, historyTimeout)
 }
 
 // historyKey returns in's key in the History.

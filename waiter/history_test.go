@@ -165,7 +165,7 @@ func TestRememberSaysWhatWasSeen(t *testing.T) {
 // pending, an end it does not know), never fails a wait nor moves its
 // polls: the wait runs on the Smithy schedule, every attempt saying why
 // there is no estimate; one that does not answer is given up after
-// HistoryTimeout.
+// 100ms.
 func TestBrokenHistoryNeverFailsOrSlows(t *testing.T) {
 	good := pastWaits(20)
 	nonsense := func(bad waiter.Sample) []waiter.Sample { return append(slices.Clone(good[:10]), bad) }
@@ -190,7 +190,7 @@ func TestBrokenHistoryNeverFailsOrSlows(t *testing.T) {
 				got := waitFor(t, broken, 9*time.Minute)
 				offset := time.Duration(0)
 				if c.h.block {
-					offset = waiter.HistoryTimeout
+					offset = 100 * time.Millisecond // the store is given up
 				}
 				if len(got) != len(want) {
 					t.Fatalf("%d attempts, want %d (the Smithy schedule's)", len(got), len(want))
@@ -430,5 +430,44 @@ func TestEstimateInTelemetry(t *testing.T) {
 		if !strings.Contains(b.String(), "eta=") || !strings.Contains(b.String(), "eta_p90=") || !strings.Contains(b.String(), "overdue=true") {
 			t.Errorf("the log says no estimate nor overdue:\n%s", b.String())
 		}
+	})
+}
+
+// TestLearnedScheduleKeepsTheBudgetRules: a learned schedule changes the
+// delays, not the budget's rules: the final call comes at the end of the
+// budget, a service's Retry-After is never undercut, and a poke brings
+// the next call forward.
+func TestLearnedScheduleKeepsTheBudgetRules(t *testing.T) {
+	learned := newReady(t, waiter.WithLearnedSchedule(), waiter.WithHistory(&history{samples: pastWaits(20)}))
+	s, _ := learned.Begin(t0, 12*time.Minute, 3)
+	s.Prior = learned.Learn(t.Context(), t0)
+	delays, _ := delaysOf(t, learned, s, time.Hour) // never ready: polls to the end
+	last := t0
+	for _, d := range delays {
+		last = last.Add(time.Second + d) // each call takes a second
+	}
+	if end := s.Deadline.Sub(last); end < 0 || end > 2*time.Second {
+		t.Errorf("the last call starts %v before the deadline, want at its end (the call and its margin: under 2s)", end)
+	}
+	hint := waiter.Judgment{Acceptor: -1, State: classify.Retry, Hint: 5 * time.Minute, Backoff: 5 * time.Minute}
+	a, _ := learned.Step(s, waiter.Answer[bool]{Start: t0, Latency: time.Second, Judgment: hint}, t0.Add(time.Second))
+	if a.NextDelay < 5*time.Minute {
+		t.Errorf("a pending answer's 5m hint: next delay %v, want no sooner", a.NextDelay)
+	}
+	clocktest.Run(t, func(t *testing.T) {
+		w := newReady(t, waiter.WithLearnedSchedule(), waiter.WithHistory(&history{samples: pastWaits(20)}))
+		r := w.Start(t.Context(), time.Now().Add(time.Hour), time.Hour)
+		first := <-r.Events()
+		if first.NextDelay < time.Minute {
+			t.Fatalf("the first learned delay %v, want a long one (the past waits took 9m)", first.NextDelay)
+		}
+		time.Sleep(5 * time.Second)
+		r.Poke()
+		second := <-r.Events()
+		if at := second.Start.Sub(first.Start); at > 6*time.Second {
+			t.Errorf("poked 5s after the first call, the second came %v after it, want at once", at)
+		}
+		r.Cancel()
+		r.Result()
 	})
 }
