@@ -345,3 +345,60 @@ func TestWaitLinksToTheStartingCall(t *testing.T) {
 		t.Error("no wait span")
 	})
 }
+
+// TestWaitSpansCarryTheEstimate: once a waiter has waited four times,
+// each attempt's span says the estimate of the time left
+// (waitable.eta, .p10, .p90, in seconds, in order), and a wait slower than
+// every one before it says it is overdue, on its attempt and its own span.
+func TestWaitSpansCarryTheEstimate(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		defer tp.Shutdown(context.Background())
+		var readyAt time.Time
+		op := func(context.Context, string) (Output, error) {
+			if time.Now().Before(readyAt) {
+				return Output{"CREATING"}, nil
+			}
+			return Output{"ACTIVE"}, nil
+		}
+		w, err := waiter.New(tableActive, op, waiter.WithTelemetry(telemetry.Settings{TracerProvider: tp, Off: false}),
+			waiter.WithDelays(time.Second, 4*time.Second), waiter.WithJitter(backoff.Low))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []time.Duration{10, 11, 10, 12, 30} {
+			readyAt = time.Now().Add(d * time.Second)
+			if _, err := w.Wait(t.Context(), "orders", time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var waits []sdktrace.ReadOnlySpan
+		var last, cur []map[attribute.Key]attribute.Value // the last wait's attempts; those of the wait that ends next
+		for _, s := range rec.Ended() {
+			switch s.Name() {
+			case "wait TableActive": // it ends after its attempts
+				waits, last, cur = append(waits, s), cur, nil
+			case "attempt":
+				cur = append(cur, attrs(s.Attributes()))
+			}
+		}
+		eta, overdue := 0, 0
+		for _, a := range last {
+			if v, ok := a[attribute.Key("waitable.eta")]; ok {
+				eta++
+				p10, p90 := a[attribute.Key("waitable.eta.p10")].AsFloat64(), a[attribute.Key("waitable.eta.p90")].AsFloat64()
+				if !(p10 <= v.AsFloat64() && v.AsFloat64() <= p90) {
+					t.Errorf("an attempt's estimate p10 %v, p50 %v, p90 %v: out of order", p10, v.AsFloat64(), p90)
+				}
+			}
+			if a[attribute.Key("waitable.overdue")].AsBool() {
+				overdue++
+			}
+		}
+		if eta == 0 || overdue == 0 || !attrs(waits[len(waits)-1].Attributes())[attribute.Key("waitable.overdue")].AsBool() {
+			t.Errorf("the fifth wait's attempts: %d with an estimate, %d overdue, its span overdue %v; want some of each",
+				eta, overdue, attrs(waits[len(waits)-1].Attributes())[attribute.Key("waitable.overdue")].AsBool())
+		}
+	})
+}
