@@ -186,7 +186,7 @@ type details struct {
 	Reason    string // the Reason's message (timed out, failure, max polls reached) or canceled
 	Failure   waiter.Failure
 	Attempts  int
-	Transient int
+	Transient int // waiter.Error.Transients (the name on the wire before the rename)
 	Elapsed   time.Duration
 	Acceptor  int
 	Matcher   string `json:",omitempty"`
@@ -224,7 +224,7 @@ func toDetails(err error) details {
 		reason = "canceled" // cancelled with a cause of the caller's own
 	}
 	return details{Waiter: we.Waiter, Input: we.Input, Reason: reason, Failure: we.Failure, Attempts: we.Attempts,
-		Transient: we.Transient, Elapsed: we.Elapsed, Acceptor: we.Acceptor, Matcher: we.Matcher, Message: we.Message,
+		Transient: we.Transients, Elapsed: we.Elapsed, Acceptor: we.Acceptor, Matcher: we.Matcher, Message: we.Message,
 		Err: msg(we.Err), ErrKind: kindOf(we.Err)}
 }
 
@@ -261,7 +261,7 @@ func decode(err error) error {
 	if !ok {
 		return err
 	}
-	we := &waiter.Error{Waiter: d.Waiter, Input: d.Input, Reason: reason, Failure: d.Failure, Attempts: d.Attempts, Transient: d.Transient,
+	we := &waiter.Error{Waiter: d.Waiter, Input: d.Input, Reason: reason, Failure: d.Failure, Attempts: d.Attempts, Transients: d.Transient,
 		Elapsed: d.Elapsed, Acceptor: d.Acceptor, Matcher: d.Matcher, Message: d.Message, Err: opError(d.Err, d.ErrKind)}
 	if reason == context.Canceled {
 		we.Reason = err // Temporal's cancellation, which the Error matches as context.Canceled

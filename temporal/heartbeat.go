@@ -74,7 +74,7 @@ func (d *driver[I, O]) loop(ctx context.Context, req loopRequest[I]) (loopResult
 			s = b.State
 		}
 	}
-	if s.Attempts == 0 && unlearnt(s.Prior) { // the wait begins here: it learns from the waits before
+	if s.Attempts == 0 && s.Prior == nil { // the wait begins here: it learns from the waits before
 		s.Prior = d.w.Learn(ctx, req.Input)
 	}
 	hb := startHeartbeats(ctx, d.o.heartbeatTimeout, beat{State: s}, !d.sdkHeartbeats)

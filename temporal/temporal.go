@@ -525,12 +525,12 @@ func (d *driver[I, O]) runLoop(ctx workflow.Context, in I, s *waiter.Checkpoint,
 // replay decides the same. A wait of a request of an earlier form learns
 // nothing here (its history replays as it ran).
 func (d *driver[I, O]) learnIn(ctx workflow.Context, in I, s *waiter.Checkpoint, form int) {
-	if form < requestForm || s.Attempts > 0 || !unlearnt(s.Prior) {
+	if form < requestForm || s.Attempts > 0 || s.Prior != nil {
 		return
 	}
 	var p waiter.Prior
 	if workflow.ExecuteLocalActivity(localOptions(ctx), d.learn, in).Get(ctx, &p) == nil {
-		s.Prior = p
+		s.Prior = &p
 	}
 }
 
@@ -555,7 +555,7 @@ func localOptions(ctx workflow.Context) workflow.Context {
 }
 
 // learn and remember are learnIn's and rememberIn's local activities.
-func (d *driver[I, O]) learn(ctx context.Context, in I) (waiter.Prior, error) {
+func (d *driver[I, O]) learn(ctx context.Context, in I) (*waiter.Prior, error) {
 	return d.w.Learn(ctx, in), nil
 }
 
@@ -563,10 +563,6 @@ func (d *driver[I, O]) remember(ctx context.Context, in I, s waiter.Checkpoint) 
 	_ = d.w.Remember(ctx, in, s) // a history's error never fails a wait
 	return nil
 }
-
-// unlearnt reports whether p is the zero Prior: the wait has not tried
-// to learn yet (a Prior learnt from nothing says why, in its Note).
-func unlearnt(p waiter.Prior) bool { return p.Waits == 0 && len(p.At) == 0 && p.Note == "" }
 
 // decision is what the core decided of an attempt.
 type decision struct {

@@ -43,9 +43,9 @@ type Checkpoint struct {
 	Deadline time.Time `json:"deadline"`
 	// Attempts is the number of calls made.
 	Attempts int `json:"attempts"`
-	// Transient is the number of errors retried as transient in a row
+	// Transients is the number of errors retried as transient in a row
 	// (see WithRetryStrategy); any other outcome resets it.
-	Transient int `json:"transient"`
+	Transients int `json:"transient"`
 	// MaxLatency is the longest call so far: the time kept for the final
 	// call, up to MinDelay.
 	MaxLatency time.Duration `json:"maxLatencyNs"`
@@ -77,10 +77,11 @@ type Checkpoint struct {
 	// came after it, and a [Sample] of the wait says so.
 	Pending time.Time `json:"pending,omitzero"`
 	// Prior is what the wait learnt, as it began, from the waits before it
-	// ([Waiter.Learn]): each attempt's [Estimate], and the delays of
-	// WithLearnedSchedule, come from it, so that a resumed or replayed
-	// wait estimates and decides as the first did.
-	Prior Prior `json:"prior,omitzero"`
+	// ([Waiter.Learn]), nil if it learnt nothing: each attempt's
+	// [Estimate], and the delays of WithLearnedSchedule, come from it, so
+	// that a resumed or replayed wait estimates and decides as the first
+	// did. The waits that learnt it share it: it is not changed.
+	Prior *Prior `json:"prior,omitempty"`
 }
 
 // checkpointJSON is Checkpoint's JSON form: its fields and a checksum.
@@ -249,16 +250,16 @@ func (w *Waiter[I, O]) check(s Checkpoint) error {
 			"the wait ended after %s: no next call is due",
 			plural.N(s.Attempts, "poll"),
 		)
-	case s.Attempts < 0 || s.Transient < 0 || s.Transient > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
+	case s.Attempts < 0 || s.Transients < 0 || s.Transients > s.Attempts || s.MaxLatency < 0 || s.Streak < 0 || s.Streak > s.Attempts || s.NotFound < 0 || s.NotFound > s.Attempts:
 		return bad(
 			ProblemCorrupt,
 			"attempts %d, transient %d, streak %d, max latency %v",
 			s.Attempts,
-			s.Transient,
+			s.Transients,
 			s.Streak,
 			s.MaxLatency,
 		)
-	case !s.Prior.valid():
+	case s.Prior != nil && !s.Prior.valid():
 		return bad(ProblemCorrupt, "its prior is not a distribution of durations")
 	case !s.Pending.IsZero() && (s.Pending.Before(s.Start) || s.Pending.After(s.Deadline)):
 		return bad(ProblemCorrupt, "pending at %v, outside the wait (%v to %v)", s.Pending, s.Start, s.Deadline)

@@ -254,7 +254,7 @@ func TestStep(t *testing.T) {
 		{"retry", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, false, nil, 0, 2 * sec},
 		{"unmatched error refused", begin(), waiter.Answer[*GetThingOutput]{Err: accessDenied{}, Judgment: refused}, 0, true, waiter.ErrFailure, waiter.FailureError, 0},
 		{"transient, not sooner than asked", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(9*sec, 0, false)}, 0, false, nil, 0, 9 * sec},
-		{"transient at the limit", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 2, 2; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(0, 0, true)}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
+		{"transient at the limit", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transients = 2, 2; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(0, 0, true)}, 0, true, waiter.ErrFailure, waiter.FailureTransientLimit, 0},
 		{"max polls", func() waiter.Checkpoint { s := begin(); s.Attempts = 4; return s }(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 0, true, waiter.ErrMaxPolls, 0, 0},
 		{"late", begin(), waiter.Answer[*GetThingOutput]{Err: context.DeadlineExceeded, Judgment: transient(0, 0, false)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
 		{"late: an answer after the deadline", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("success"), nil)}, time.Minute + 1, true, waiter.ErrTimeout, 0, 0},
@@ -262,9 +262,9 @@ func TestStep(t *testing.T) {
 		{"retry at the deadline", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, time.Minute, true, waiter.ErrTimeout, 0, 0},
 		{"last attempt", begin(), waiter.Answer[*GetThingOutput]{Judgment: judge(status("creating"), nil)}, 57 * sec, false, nil, 0, 3*sec - 20*time.Millisecond},
 		{"last attempt counts the latency", begin(), waiter.Answer[*GetThingOutput]{Latency: 1500 * time.Millisecond, Judgment: judge(status("creating"), nil)}, 55 * sec, false, nil, 0, 5*sec - 2270*time.Millisecond},
-		{"transient past the strategy's attempts", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(4*sec, 0, false)}, 0, false, nil, 0, 4 * sec},
+		{"transient past the strategy's attempts", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transients = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(4*sec, 0, false)}, 0, false, nil, 0, 4 * sec},
 		{"retry-after past the deadline", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(time.Hour, time.Hour, false)}, 0, true, waiter.ErrTimeout, 0, 0},
-		{"the strategy's backoff gives way to the final call", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transient = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(20*sec, 0, false)}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
+		{"the strategy's backoff gives way to the final call", func() waiter.Checkpoint { s := begin(); s.Attempts, s.Transients = 1, 1; return s }(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(20*sec, 0, false)}, 50 * sec, false, nil, 0, 10*sec - 20*time.Millisecond},
 		{"empty quota halves the pace", begin(), waiter.Answer[*GetThingOutput]{Err: throttled{}, Judgment: transient(0, 0, true)}, 0, false, nil, 0, 4 * sec},
 	}
 	for _, tt := range tests {

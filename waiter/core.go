@@ -31,24 +31,21 @@ import (
 // success streak (Checkpoint.Streak) and, on the attempt that ended the
 // wait, how it ended (Checkpoint.End).
 type Attempt[O any] struct {
-	// Start is when the call started, on the waiter's clock, and Latency
-	// how long it took.
-	Start   time.Time
-	Latency time.Duration
-	// Output and Err are what the call returned.
-	Output O
-	Err    error
+	// Answer is the call: when it started (Start, on the waiter's clock),
+	// how long it took (Latency), what it returned (Output, Err), and what
+	// the waiter made of it (its Judgment: Acceptor, the index of the
+	// acceptor that matched or -1, its Matcher, a failure acceptor's
+	// Message, the service's Hint of when to call again...). A call the
+	// wait did not judge (Late, or cut off by a cancellation) has no
+	// Judgment but Acceptor -1. NextDelay is never shorter than the Hint;
+	// a poke ([Run.Poke]) never brings the next call before an error's
+	// retry-after, and may bring forward a pending answer's hint.
+	Answer[O]
 	// Late reports a call that was not judged because the wait's deadline
 	// cut it off: it returned after the deadline, or returned its
 	// context's error once the deadline had ended it. The wait times out.
 	// (A call that returns an answer at the deadline instant is judged.)
 	Late bool
-	// Acceptor is the index of the acceptor that matched, or -1 (see
-	// [Judgment]); Matcher describes it, and Message is a failure
-	// acceptor's message, if it has one.
-	Acceptor int
-	Matcher  string
-	Message  string
 	// Decision is where the attempt left the wait: Success and Failure
 	// end it, Retry polls again (unless time or attempts ran out). It is
 	// the matched acceptor's state (Judgment.State) but for a success
@@ -57,14 +54,9 @@ type Attempt[O any] struct {
 	// cancellation): Retry, as nothing was learnt of the resource.
 	Decision classify.State
 	// Transient reports an error that no acceptor matched and that the
-	// retry strategy allowed: it was retried instead of ending the wait.
+	// retry strategy allowed: it was retried instead of ending the wait
+	// (Checkpoint.Transients counts such errors in a row).
 	Transient bool
-	// Hint is the service's hint of when to call again, if it gave one: a
-	// retry-after on an error, or a pending answer's own (WithPollHint).
-	// NextDelay is never shorter. A poke ([Run.Poke]) never brings the
-	// next call before an error's retry-after; it may bring forward a
-	// pending answer's hint.
-	Hint time.Duration
 	// NextDelay is the wait before the next call; 0 when the wait ends.
 	NextDelay time.Duration
 	// Estimate is how long the wait has left after this attempt, and
@@ -144,14 +136,13 @@ func (v *verdict) acceptor(j *Judgment) int {
 // fill fills in a, but for its Checkpoint: the Attempt of the call of
 // ans as v says the wait judged it.
 func fill[O any](a *Attempt[O], ans *Answer[O], v *verdict) {
-	a.Start, a.Latency, a.Output, a.Err = ans.Start, ans.Latency, ans.Output, ans.Err
-	a.Late, a.Acceptor, a.Decision, a.Transient = v.late, v.acceptor(&ans.Judgment), v.state, v.transient
+	a.Answer = *ans
+	if !v.judged {
+		a.Judgment = Judgment{Acceptor: -1}
+	}
+	a.Late, a.Decision, a.Transient = v.late, v.state, v.transient
 	a.NextDelay = v.nextDelay
 	a.Estimate = estimate(&a.Checkpoint, ans.Start, ans.Start.Add(ans.Latency), ans.Judgment.Progress)
-	if v.judged {
-		j := &ans.Judgment
-		a.Matcher, a.Message, a.Hint = j.Matcher, j.Message, j.Hint
-	}
 }
 
 // step is Step on a Checkpoint the driver owns, counted in place, into
@@ -225,7 +216,7 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 	streak := false
 	switch {
 	case j.State == classify.Success:
-		s.Transient = 0
+		s.Transients = 0
 		if s.Streak == 0 {
 			s.StreakStart = ans.Start
 		}
@@ -238,10 +229,10 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 		if !j.Retry {
 			return w.conclude(s, ans, v, now, ErrFailure, FailureError)
 		}
-		s.Transient++
-		if w.transientLimit > 0 && s.Transient >= w.transientLimit {
+		s.Transients++
+		if w.transientLimit > 0 && s.Transients >= w.transientLimit {
 			err := w.conclude(s, ans, v, now, ErrFailure, FailureTransientLimit)
-			err.(*Error).Message = plural.N(s.Transient, "transient error") + " in a row, the limit"
+			err.(*Error).Message = plural.N(s.Transients, "transient error") + " in a row, the limit"
 			return err
 		}
 		v.state, v.transient = classify.Retry, true
@@ -252,7 +243,7 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 		}
 		return w.conclude(s, ans, v, now, ErrFailure, why)
 	default:
-		s.Transient, s.Pending = 0, ans.Start // seen pending
+		s.Transients, s.Pending = 0, ans.Start // seen pending
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
 		return w.conclude(s, ans, v, now, ErrMaxPolls, 0)
@@ -275,7 +266,7 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now t
 		seed = 0 // WithJitter's, not replayed
 	}
 	delay := w.schedule.DelayAfterCall(s.Attempts, remaining, reserve, latency, seed)
-	if s.Prior.Chance > 0 && !streak && delay > 0 {
+	if s.Prior != nil && s.Prior.Chance > 0 && !streak && delay > 0 {
 		delay = w.learnedDelay(s, now, delay, remaining, reserve, latency)
 	}
 	if streak && delay > 0 { // confirm at MinDelay
@@ -357,7 +348,7 @@ func (w *Waiter[I, O]) conclude(s *Checkpoint, ans *Answer[O], v *verdict, now t
 		return nil
 	}
 	j := &ans.Judgment
-	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transient: s.Transient,
+	e := &Error{Waiter: w.def.Name, Reason: reason, Failure: why, Attempts: s.Attempts, Transients: s.Transients,
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: ans.Err}
 	switch {
 	case why == FailureAcceptor:

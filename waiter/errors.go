@@ -88,9 +88,9 @@ type Error struct {
 	Reason error
 	// Failure says which rule failed the wait, when Reason is ErrFailure.
 	Failure Failure
-	// Attempts is the number of polls (calls) made, and Transient the errors
+	// Attempts is the number of polls (calls) made, and Transients the errors
 	// retried as transient in a row at the end.
-	Attempts, Transient int
+	Attempts, Transients int
 	// Elapsed is the time from the start to the end of the wait.
 	Elapsed time.Duration
 	// Acceptor is the index of the failure acceptor that matched, or -1.
@@ -177,20 +177,20 @@ func (w *Waiter[I, O]) cancelErr(
 	if cause == nil {
 		cause = context.Canceled
 	}
-	return &Error{Waiter: w.def.Name, Reason: cause, Attempts: s.Attempts, Transient: s.Transient,
+	return &Error{Waiter: w.def.Name, Reason: cause, Attempts: s.Attempts, Transients: s.Transients,
 		Elapsed: now.Sub(s.Start), Acceptor: -1, Err: last}
 }
 
 // timeoutErr is the error of a wait whose deadline passed.
 func (w *Waiter[I, O]) timeoutErr(s *Checkpoint, now time.Time, last error) *Error {
 	return &Error{
-		Waiter:    w.def.Name,
-		Reason:    ErrTimeout,
-		Attempts:  s.Attempts,
-		Transient: s.Transient,
-		Elapsed:   now.Sub(s.Start),
-		Acceptor:  -1,
-		Err:       last,
+		Waiter:     w.def.Name,
+		Reason:     ErrTimeout,
+		Attempts:   s.Attempts,
+		Transients: s.Transients,
+		Elapsed:    now.Sub(s.Start),
+		Acceptor:   -1,
+		Err:        last,
 	}
 }
 

@@ -89,12 +89,12 @@ const (
 type Prior struct {
 	// Waits is how many past waits it was learnt from.
 	Waits int `json:"waits,omitempty"`
-	// At and Done are the distribution of the past waits' durations:
-	// Done[i] is the share of them over by At[i] (since a wait began),
-	// linear between points. Done's last value is below 1 when some timed
-	// out longer than every other took.
-	At   []time.Duration `json:"atNs,omitempty"`
-	Done []float64       `json:"done,omitempty"`
+	// At and Share are the distribution of the past waits' durations:
+	// Share[i] is the share of them over by At[i] (since a wait began),
+	// linear between points. Share's last value is below 1 when some
+	// timed out longer than every other took.
+	At    []time.Duration `json:"atNs,omitempty"`
+	Share []float64       `json:"share,omitempty"`
 	// Overdue is the duration past which a wait is slower than 95% of
 	// the waits before it (0: none is known).
 	Overdue time.Duration `json:"overdueNs,omitempty"`
@@ -105,8 +105,11 @@ type Prior struct {
 	Note string `json:"note,omitempty"`
 }
 
+// noPrior is what a wait that did not learn knows.
+var noPrior Prior
+
 // dist returns p's distribution.
-func (p *Prior) dist() survival.Dist { return survival.Dist{At: p.At, P: p.Done} }
+func (p *Prior) dist() survival.Dist { return survival.Dist{At: p.At, P: p.Share} }
 
 // valid reports whether p is one Learn could have made.
 func (p *Prior) valid() bool {
@@ -140,7 +143,10 @@ type Estimate struct {
 // attempt that started at start and ended at end, with the progress
 // its answer reported (0: none).
 func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
-	p := &s.Prior
+	p := s.Prior
+	if p == nil {
+		p = &noPrior
+	}
 	e := Estimate{Past: p.Waits, Overdue: p.Overdue > 0 && start.Sub(s.Start) > p.Overdue}
 	if s.End != "" {
 		return e
@@ -167,8 +173,9 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 
 // Learn returns what a wait of in learns from the waits before it: the
 // last HistoryWindow samples of the waiter's History (WithHistory) under
-// in's key (WithHistoryKey), read within 100ms, as a [Prior]. It
-// never fails: a History that errs, or holds a sample that makes no sense
+// in's key (WithHistoryKey), read within 100ms, as a [Prior], shared
+// by the waits that learn it until the history changes (do not change
+// it). It never fails: a History that errs, or holds a sample that makes no sense
 // (negative, over a year, done before pending, an unknown end), teaches
 // nothing, and the Prior's Note says why. The in-process waits (Wait,
 // Start, a Group's, a Batch's) call it as they begin; a driver of its own
@@ -177,16 +184,16 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 // when the last three or more all took less than every one before them,
 // or all more, the service changed, and the ones before say nothing of
 // the next.
-func (w *Waiter[I, O]) Learn(ctx context.Context, in I) Prior {
+func (w *Waiter[I, O]) Learn(ctx context.Context, in I) *Prior {
 	if w.history == nil {
-		return Prior{Note: "no history (WithHistory(nil))"}
+		return &Prior{Note: "no history (WithHistory(nil))"}
 	}
 	key := w.historyKey(in)
 	ctx, cancel := w.storeContext(ctx)
 	defer cancel()
 	samples, err := w.history.Load(ctx, w.def.Name, key)
 	if err != nil {
-		return Prior{Note: fmt.Sprintf("the history could not be read: %v", err)}
+		return &Prior{Note: fmt.Sprintf("the history could not be read: %v", err)}
 	}
 	if len(samples) > HistoryWindow {
 		samples = samples[len(samples)-HistoryWindow:]
@@ -198,16 +205,16 @@ func (w *Waiter[I, O]) Learn(ctx context.Context, in I) Prior {
 		b = binary.LittleEndian.AppendUint64(b, uint64(s.Done))
 		sum.Write(append(b, s.End...))
 	}
-	return w.priors.get(key, sum.Sum64(), func() Prior { return w.learn(samples) })
+	return w.priors.get(key, sum.Sum64(), func() *Prior { return w.learn(samples) })
 }
 
 // learn is Learn's Prior from the samples read.
-func (w *Waiter[I, O]) learn(samples []Sample) Prior {
+func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 	var intervals []survival.Interval
 	var took survival.Durations
 	for i, s := range samples {
 		if err := s.check(); err != nil {
-			return Prior{Note: fmt.Sprintf("the history holds nonsense (sample %d of %d: %v): not used", i+1, len(samples), err)}
+			return &Prior{Note: fmt.Sprintf("the history holds nonsense (sample %d of %d: %v): not used", i+1, len(samples), err)}
 		}
 		switch s.End {
 		case telemetry.OutcomeSuccess:
@@ -223,13 +230,13 @@ func (w *Waiter[I, O]) learn(samples []Sample) Prior {
 	recent := survival.Recent(intervals)
 	n := len(recent)
 	if n < MinHistory {
-		return Prior{Waits: n, Note: fmt.Sprintf("%s, %d needed", plural.N(n, "past wait"), MinHistory)}
+		return &Prior{Waits: n, Note: fmt.Sprintf("%s, %d needed", plural.N(n, "past wait"), MinHistory)}
 	}
 	d := survival.Fit(recent)
 	if d.Empty() {
-		return Prior{Waits: n, Note: fmt.Sprintf("none of the %s ended", plural.N(n, "past wait"))}
+		return &Prior{Waits: n, Note: fmt.Sprintf("none of the %s ended", plural.N(n, "past wait"))}
 	}
-	p := Prior{Waits: n, At: d.At, Done: d.P}
+	p := &Prior{Waits: n, At: d.At, Share: d.P}
 	if len(recent) < len(intervals) { // the durations of the same regime
 		took = took[max(0, len(took)-n):]
 	}
@@ -314,14 +321,14 @@ type priors struct {
 
 type cachedPrior struct {
 	sum   uint64
-	prior Prior
+	prior *Prior
 }
 
 const maxPriors = 1024
 
 // get returns the Prior of the samples whose checksum is sum under key,
 // learning it with learn unless it is known.
-func (c *priors) get(key string, sum uint64, learn func() Prior) Prior {
+func (c *priors) get(key string, sum uint64, learn func() *Prior) *Prior {
 	c.mu.Lock()
 	if p, ok := c.byKey[key]; ok && p.sum == sum {
 		c.mu.Unlock()

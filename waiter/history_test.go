@@ -319,7 +319,7 @@ func TestResumedWaitMakesTheSameDelays(t *testing.T) {
 func TestCheckpointPriorChecked(t *testing.T) {
 	w := newReady(t)
 	s, _ := w.Begin(t0, time.Hour, 1)
-	s.Prior = waiter.Prior{Waits: 4, At: []time.Duration{time.Minute, 2 * time.Minute}, Done: []float64{0.9, 0.1}}
+	s.Prior = &waiter.Prior{Waits: 4, At: []time.Duration{time.Minute, 2 * time.Minute}, Share: []float64{0.9, 0.1}}
 	_, err := w.WaitFrom(t.Context(), t0, s)
 	var ce *waiter.CheckpointError
 	if !errors.As(err, &ce) || ce.Problem != waiter.ProblemCorrupt {

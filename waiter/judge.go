@@ -24,8 +24,8 @@ type Answer[O any] struct {
 	Output O
 	Err    error
 	// Judgment is what the acceptors, the retry strategy and the answer
-	// itself said of the call.
-	Judgment Judgment
+	// itself said of the call; its fields are the Answer's.
+	Judgment
 }
 
 // Judgment is what the waiter made of one call before the wait's rules

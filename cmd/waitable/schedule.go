@@ -234,7 +234,7 @@ func simulateSchedule(c scheduleConfig, learned bool) (simulation, error) {
 	if err != nil {
 		return sim, err
 	}
-	var prior waiter.Prior
+	var prior *waiter.Prior
 	if learned {
 		if prior = w.Learn(context.Background(), struct{}{}); prior.Chance == 0 {
 			return sim, fmt.Errorf("--past: %s", prior.Note)
