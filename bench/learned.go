@@ -137,8 +137,8 @@ func learnedRun(d Durations, n int, lo, hi time.Duration, learned bool, seed uin
 			end := at.Add(learnedLatency)
 			a, _ := w.Step(s, waiter.Answer[bool]{Start: at, Latency: learnedLatency, Output: done, Judgment: j}, end)
 			s = a.Checkpoint
-			overdue = overdue || a.Estimate.Overdue
-			if e := a.Estimate; i >= learnedWarm && s.End == "" && e.None == "" {
+			overdue = overdue || a.Estimate().Overdue
+			if e := a.Estimate(); i >= learnedWarm && s.End == "" && e.None == "" {
 				left := ready - end.Sub(start)
 				st.Estimates++
 				if e.P10 <= left && left <= e.P90 {

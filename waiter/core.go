@@ -59,10 +59,6 @@ type Attempt[O any] struct {
 	Transient bool
 	// NextDelay is the wait before the next call; 0 when the wait ends.
 	NextDelay time.Duration
-	// Estimate is how long the wait has left after this attempt, and
-	// whether it is overdue, as the waits before it teach (see
-	// [History]).
-	Estimate Estimate
 	// Checkpoint is the wait's Checkpoint after this attempt: resume from
 	// it with [Waiter.WaitFrom] or [Waiter.StartFrom].
 	Checkpoint Checkpoint
@@ -142,7 +138,14 @@ func fill[O any](a *Attempt[O], ans *Answer[O], v *verdict) {
 	}
 	a.Late, a.Decision, a.Transient = v.late, v.state, v.transient
 	a.NextDelay = v.nextDelay
-	a.Estimate = estimate(&a.Checkpoint, ans.Start, ans.Start.Add(ans.Latency), ans.Judgment.Progress)
+}
+
+// Estimate returns how long the wait has left after this attempt, and
+// whether it is overdue, as the waits before it teach (see [History]):
+// a function of the attempt's Checkpoint (its Prior), its times and its
+// Judgment's Progress.
+func (a *Attempt[O]) Estimate() Estimate {
+	return estimate(&a.Checkpoint, a.Start, a.Start.Add(a.Latency), a.Progress)
 }
 
 // step is Step on a Checkpoint the driver owns, counted in place, into

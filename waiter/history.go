@@ -118,7 +118,7 @@ func (p *Prior) valid() bool {
 }
 
 // Estimate is how long a wait has left, as an attempt's event says
-// (Attempt.Estimate), learnt from the waits of its waiter before it (see
+// ([Attempt.Estimate]), learnt from the waits of its waiter before it (see
 // [History]): the 10th, 50th and 90th percentiles of the time left,
 // given that the wait has not seen its end yet. Where the service reports
 // its progress ([WithProgress]), the time left is the share not done of a

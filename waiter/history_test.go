@@ -110,14 +110,14 @@ func TestEstimateNeedsHistory(t *testing.T) {
 		for i := range waiter.MinHistory {
 			as := waitFor(t, w, 10*time.Minute)
 			want := fmt.Sprintf("%d past wait%s, 4 needed", i, map[bool]string{true: "", false: "s"}[i == 1])
-			if e := as[0].Estimate; e.None != want || e.P50 != 0 {
+			if e := as[0].Estimate(); e.None != want || e.P50 != 0 {
 				t.Errorf("wait %d: first attempt's estimate %+v, want none, saying %q", i+1, e, want)
 			}
 		}
 		as := waitFor(t, w, 10*time.Minute)
 		last := time.Duration(math.MaxInt64)
 		for _, a := range as[:len(as)-1] {
-			e := a.Estimate
+			e := a.Estimate()
 			if e.None != "" || e.Past != waiter.MinHistory || !(e.P10 <= e.P50 && e.P50 <= e.P90) || e.P90 <= 0 {
 				t.Fatalf("attempt %d: estimate %+v, want one from %d past waits, in order", a.Checkpoint.Attempts, e, waiter.MinHistory)
 			}
@@ -126,10 +126,10 @@ func TestEstimateNeedsHistory(t *testing.T) {
 			}
 			last = e.P50
 		}
-		if e := as[0].Estimate; e.P10 > 10*time.Minute || e.P90 < 10*time.Minute {
+		if e := as[0].Estimate(); e.P10 > 10*time.Minute || e.P90 < 10*time.Minute {
 			t.Errorf("first attempt's band %v to %v: the past waits all took about 10m", e.P10, e.P90)
 		}
-		if e := as[len(as)-1].Estimate; e.P50 != 0 || e.None != "" {
+		if e := as[len(as)-1].Estimate(); e.P50 != 0 || e.None != "" {
 			t.Errorf("the attempt that ended the wait: estimate %+v, want nothing left", e)
 		}
 	})
@@ -199,7 +199,7 @@ func TestBrokenHistoryNeverFailsOrSlows(t *testing.T) {
 					if d := got[i].Start.Sub(got[0].Start) + offset - want[i].Start.Sub(want[0].Start); d != offset {
 						t.Errorf("attempt %d at +%v, want +%v", i+1, got[i].Start.Sub(got[0].Start), want[i].Start.Sub(want[0].Start))
 					}
-					if e := got[i].Estimate; i < len(got)-1 && (!strings.Contains(e.None, c.why) || e.P50 != 0) {
+					if e := got[i].Estimate(); i < len(got)-1 && (!strings.Contains(e.None, c.why) || e.P50 != 0) {
 						t.Errorf("attempt %d: estimate %+v, want none, saying %q", i+1, e, c.why)
 					}
 				}
@@ -349,7 +349,7 @@ func TestOverdue(t *testing.T) {
 		w := newReady(t, waiter.WithHistory(h))
 		as := waitFor(t, w, 9*time.Minute+30*time.Second)
 		for _, a := range as {
-			if a.Estimate.Overdue && a.Start.Sub(as[0].Start) < 9*time.Minute {
+			if a.Estimate().Overdue && a.Start.Sub(as[0].Start) < 9*time.Minute {
 				t.Errorf("an ordinary wait is overdue at +%v", a.Start.Sub(as[0].Start))
 			}
 		}
@@ -360,9 +360,9 @@ func TestOverdue(t *testing.T) {
 		}
 		overdue := 0
 		for _, a := range as {
-			if at := a.Start.Sub(as[0].Start); at > longest && !a.Estimate.Overdue {
+			if at := a.Start.Sub(as[0].Start); at > longest && !a.Estimate().Overdue {
 				t.Errorf("a wait of 15m is not overdue at +%v, past the longest wait before it (%v)", at, longest)
-			} else if a.Estimate.Overdue {
+			} else if a.Estimate().Overdue {
 				overdue++
 			}
 		}
@@ -384,7 +384,7 @@ func TestHistoryKey(t *testing.T) {
 			t.Errorf("keys %q, want the input's", h.keys)
 		}
 		none := newReady(t, waiter.WithHistory(nil))
-		if e := waitFor(t, none, time.Minute)[0].Estimate; !strings.Contains(e.None, "WithHistory(nil)") {
+		if e := waitFor(t, none, time.Minute)[0].Estimate(); !strings.Contains(e.None, "WithHistory(nil)") {
 			t.Errorf("WithHistory(nil): estimate %+v, want none, saying why", e)
 		}
 		if _, err := waiter.NewFunc("Ready", readyOp, readyCond, waiter.WithHistoryKey(func(string) string { return "" })); !errors.Is(err, waiter.ErrInvalidOption) {
@@ -411,7 +411,7 @@ func TestProgress(t *testing.T) {
 		j := w.Judge(0, done, nil)
 		j.Progress = done
 		a, _ := w.Step(s, waiter.Answer[float64]{Start: t0.Add(time.Minute), Output: done, Judgment: j}, t0.Add(time.Minute))
-		return a.Estimate
+		return a.Estimate()
 	}
 	none, half := step(0), step(0.5)
 	if half.P50 < none.P50/2-10*time.Second || half.P50 > none.P50/2+40*time.Second {

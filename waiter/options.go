@@ -403,7 +403,7 @@ func WithTelemetry(t telemetry.Settings) Option {
 
 // WithHistory sets where the waiter keeps the durations of its past
 // waits, from which each wait estimates the time it has left
-// (Attempt.Estimate) and, with [WithLearnedSchedule], places its polls
+// ([Attempt.Estimate]) and, with [WithLearnedSchedule], places its polls
 // (see [History]). By default a Waiter keeps its own in memory
 // ([NewMemoryHistory]); nil keeps none: no estimate, no learning.
 func WithHistory(h History) Option {
@@ -429,7 +429,7 @@ func WithHistoryKey[I any](key func(in I) string) Option {
 // in an output (Google's progress percent over 100, a rollout's ready
 // replicas over its desired ones, Azure's percentComplete over 100): a
 // fraction from 0 to 1, or a negative one when the output says none. The
-// estimate of the time left (Attempt.Estimate) is then the share not done
+// estimate of the time left ([Attempt.Estimate]) is then the share not done
 // of a whole wait's duration, as the history knows it. O must be the
 // Waiter's output type.
 func WithProgress[O any](f func(out O) float64) Option {

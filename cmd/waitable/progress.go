@@ -85,12 +85,12 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 		if out != nil {
 			j.Output, j.OutputError = out.raw, out.problem
 		}
-		if e := a.Estimate; a.Checkpoint.End == "" && e.None == "" {
+		if e := a.Estimate(); a.Checkpoint.End == "" && e.None == "" {
 			j.ETA = &etaJSON{ms(e.P10), ms(e.P50), ms(e.P90)}
 		} else if a.Checkpoint.End == "" {
 			j.NoETA = e.None
 		}
-		j.Overdue = a.Estimate.Overdue
+		j.Overdue = a.Estimate().Overdue
 		writeJSON(p.out, j)
 		return
 	}
@@ -137,7 +137,7 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 // attempt, why there is none, unless no wait came before or --history is
 // off; once, that the wait is overdue.
 func (p *progress) eta(a waiter.Attempt[*output]) string {
-	e := a.Estimate
+	e := a.Estimate()
 	var s string
 	switch {
 	case a.Checkpoint.End != "":

@@ -40,11 +40,11 @@ func main() {
 	for _, job := range jobs {
 		run := w.Start(context.Background(), job, time.Minute)
 		for a := range run.Events() {
-			if e := a.Estimate; e.None == "" && a.Checkpoint.End == "" {
+			if e := a.Estimate(); e.None == "" && a.Checkpoint.End == "" {
 				fmt.Printf("%s: about %v left (p90 %v)\n", job, e.P50.Round(10*time.Millisecond), e.P90.Round(10*time.Millisecond))
 			}
-			if a.Estimate.Overdue {
-				fmt.Printf("%s: slower than 95%% of the %d waits before it\n", job, a.Estimate.Past)
+			if a.Estimate().Overdue {
+				fmt.Printf("%s: slower than 95%% of the %d waits before it\n", job, a.Estimate().Past)
 			}
 		}
 		if _, err := run.Result(); err != nil {
