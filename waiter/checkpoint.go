@@ -72,10 +72,11 @@ type Checkpoint struct {
 	// is refused by WaitFrom and StartFrom as ProblemEnded: there is nothing
 	// left to do.
 	End string `json:"end,omitempty"`
-	// Pending is when the last call that saw the resource not there yet
-	// started (an answer judged retry), zero if none has: the wait's end
-	// came after it, and a [Sample] of the wait says so.
-	Pending time.Time `json:"pending,omitzero"`
+	// Pending is how long after Start the last call that saw the
+	// resource not there yet (an answer judged retry) started, 0 if none
+	// has (or the first did): the wait's end came after it, and a
+	// [Sample] of the wait says so.
+	Pending time.Duration `json:"pendingNs,omitempty"`
 	// Prior is what the wait learnt, as it began, from the waits before it
 	// ([Waiter.Learn]), nil if it learnt nothing: each attempt's
 	// [Estimate], and the delays of WithLearnedSchedule, come from it, so
@@ -261,8 +262,8 @@ func (w *Waiter[I, O]) check(s Checkpoint) error {
 		)
 	case s.Prior != nil && !s.Prior.valid():
 		return bad(ProblemCorrupt, "its prior is not a distribution of durations")
-	case !s.Pending.IsZero() && (s.Pending.Before(s.Start) || s.Pending.After(s.Deadline)):
-		return bad(ProblemCorrupt, "pending at %v, outside the wait (%v to %v)", s.Pending, s.Start, s.Deadline)
+	case s.Pending < 0 || s.Pending > s.Deadline.Sub(s.Start):
+		return bad(ProblemCorrupt, "pending %v after the start, outside the wait (%v to %v)", s.Pending, s.Start, s.Deadline)
 	case s.Start.IsZero() || !s.Deadline.After(s.Start):
 		return bad(ProblemCorrupt, "start %v, deadline %v", s.Start, s.Deadline)
 	case s.Attempts > 0 && (s.Next.Before(s.Start) || s.Next.After(s.Deadline)):

@@ -246,7 +246,7 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 		}
 		return w.conclude(s, ans, v, now, ErrFailure, why)
 	default:
-		s.Transients, s.Pending = 0, ans.Start // seen pending
+		s.Transients, s.Pending = 0, ans.Start.Sub(s.Start) // seen pending
 	}
 	if limit := w.maxPolls(); limit > 0 && s.Attempts >= limit {
 		return w.conclude(s, ans, v, now, ErrMaxPolls, 0)
@@ -315,11 +315,7 @@ func (w *Waiter[I, O]) nextCall(s *Checkpoint, ans *Answer[O], v *verdict, now t
 // last-attempt rule; smithy (the Smithy schedule's delay) past what the
 // Prior knows.
 func (w *Waiter[I, O]) learnedDelay(s *Checkpoint, now time.Time, smithy, remaining, reserve, latency time.Duration) time.Duration {
-	pending := time.Duration(0)
-	if !s.Pending.IsZero() {
-		pending = s.Pending.Sub(s.Start)
-	}
-	next, ok := s.Prior.dist().Next(pending, s.Prior.Chance)
+	next, ok := s.Prior.dist().Next(s.Pending, s.Prior.Chance)
 	if !ok {
 		return smithy
 	}

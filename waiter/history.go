@@ -158,11 +158,7 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 		}
 		return e
 	}
-	var pending time.Duration
-	if !s.Pending.IsZero() {
-		pending = s.Pending.Sub(s.Start)
-	}
-	b, ok := p.dist().Remaining(pending, end.Sub(s.Start), progress)
+	b, ok := p.dist().Remaining(s.Pending, end.Sub(s.Start), progress)
 	if !ok {
 		e.None = fmt.Sprintf("the wait has run longer than the %s before it", plural.N(p.Waits, "past wait"))
 		return e
@@ -284,7 +280,7 @@ func (w *Waiter[I, O]) Remember(ctx context.Context, in I, s Checkpoint) error {
 		}
 		return max(t.Sub(s.Start), 0)
 	}
-	sample := Sample{Pending: since(s.Pending), End: s.End}
+	sample := Sample{Pending: max(s.Pending, 0), End: s.End}
 	if s.End == telemetry.OutcomeSuccess {
 		sample.Done = max(since(s.StreakStart), sample.Pending)
 	}
