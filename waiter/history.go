@@ -219,11 +219,13 @@ func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 		case telemetry.OutcomeTimeout, telemetry.OutcomeMaxPolls:
 			intervals = append(intervals, survival.Interval{Lo: s.Pending, Hi: survival.Censored})
 			took = append(took, survival.Censored)
-		case telemetry.OutcomeCancelled:
+		case telemetry.OutcomeCancelled: // longer than Pending; how long the caller waited says nothing
 			intervals = append(intervals, survival.Interval{Lo: s.Pending, Hi: survival.Censored})
+			took = append(took, -1)
 		}
 	}
 	recent := survival.Recent(intervals)
+	took = slices.DeleteFunc(took[len(took)-len(recent):], func(d time.Duration) bool { return d < 0 })
 	n := len(recent)
 	if n < MinHistory {
 		return &Prior{Waits: n, Note: fmt.Sprintf("%s, %d needed", plural.N(n, "past wait"), MinHistory)}
@@ -233,9 +235,6 @@ func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 		return &Prior{Waits: n, Note: fmt.Sprintf("none of the %s ended", plural.N(n, "past wait"))}
 	}
 	p := &Prior{Waits: n, At: d.At, Share: d.P}
-	if len(recent) < len(intervals) { // the durations of the same regime
-		took = took[max(0, len(took)-n):]
-	}
 	if t, ok := took.Quantile(0.95); ok && t != survival.Censored {
 		p.Overdue = t
 	}
