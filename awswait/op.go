@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"time"
 
@@ -26,9 +27,10 @@ type Method[In, Out, Options any] func(context.Context, *In, ...func(*Options)) 
 // because a waiter's schedule and retry strategy decide when to call again
 // (retrying inside each poll would multiply the requests of a throttled
 // service). The calls carry the user-agent feature the SDK's generated
-// waiters add, and an error response's Retry-After (seconds or an HTTP
-// date) or x-amz-retry-after (milliseconds) header is on the error as a
-// RetryAfter() duration: the next poll comes no sooner.
+// waiters add, and an error response's Retry-After (seconds, or an HTTP
+// date measured from the response's Date) or x-amz-retry-after
+// (milliseconds) header is on the error, a *classify.CallError wrapping
+// the SDK's: the next poll comes no sooner.
 //
 // optFns are applied to every call before those changes. Op fails if
 // Options is not an aws-sdk-go-v2 client's Options (a struct with a
@@ -109,27 +111,23 @@ func addWaiterUserAgent(stack *middleware.Stack) error {
 	return nil
 }
 
-// retryAfterError is an error response that said when to call again.
-type retryAfterError struct {
-	err   error
-	after time.Duration
-}
-
-func (e *retryAfterError) Error() string             { return e.err.Error() }
-func (e *retryAfterError) Unwrap() error             { return e.err }
-func (e *retryAfterError) RetryAfter() time.Duration { return e.after }
-
 // withRetryAfter returns err with the response's retry-after hint, if it
-// has one.
+// has one, as a *classify.CallError that wraps it.
 func withRetryAfter(err error) error {
 	var re *smithyhttp.ResponseError
 	if !errors.As(err, &re) || re.Response == nil {
 		return err
 	}
-	if d, ok := classify.RetryAfterHeader(re.Response.Header, time.Now()); ok {
-		return &retryAfterError{err: err, after: d}
+	if d, ok := retryAfter(re.Response.Header); ok {
+		return &classify.CallError{Err: err, RetryAfter: d}
 	}
 	return err
+}
+
+// retryAfter reads a response's Retry-After (seconds or an HTTP date,
+// measured from the response's Date) or x-amz-retry-after.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	return classify.RetryAfterHeader(h, time.Time{}) // no clock here: a date is read against the response's Date
 }
 
 // pollHint returns a reader of a pending answer's own hint of when to
@@ -155,7 +153,7 @@ func pollHint[Out any]() func(*Out) time.Duration {
 		if !ok || r == nil || r.Response == nil {
 			return 0
 		}
-		d, _ := classify.RetryAfterHeader(r.Header, time.Now())
+		d, _ := retryAfter(r.Header)
 		return d
 	}
 }

@@ -3,9 +3,11 @@ package awswait_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +15,8 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/waitable/waitable/awswait"
+	"github.com/waitable/waitable/classify"
+	"github.com/waitable/waitable/waiter"
 )
 
 // sdkOptions has the two fields of an SDK client's Options that Op sets.
@@ -110,8 +114,8 @@ func TestOpPerCallOptions(t *testing.T) {
 }
 
 // TestOpRetryAfter: an error response's x-amz-retry-after (milliseconds)
-// or Retry-After (seconds) is on the error Op returns, as RetryAfter();
-// the error is still the response's.
+// or Retry-After (seconds) is on the error Op returns, a
+// *classify.CallError's RetryAfter; the error is still the response's.
 func TestOpRetryAfter(t *testing.T) {
 	for _, tt := range []struct {
 		header, value string
@@ -136,12 +140,53 @@ func TestOpRetryAfter(t *testing.T) {
 		if !errors.As(err, &re) || re != throttle {
 			t.Errorf("%s: the error %v is not the response's", tt.header, err)
 		}
-		var hint interface{ RetryAfter() time.Duration }
+		var hint *classify.CallError
 		switch {
 		case tt.want == 0 && errors.As(err, &hint):
-			t.Errorf("no header: the error says RetryAfter %v", hint.RetryAfter())
-		case tt.want != 0 && (!errors.As(err, &hint) || hint.RetryAfter() != tt.want):
+			t.Errorf("no header: the error says RetryAfter %v", hint.RetryAfter)
+		case tt.want != 0 && (!errors.As(err, &hint) || hint.RetryAfter != tt.want):
 			t.Errorf("%s: %s: the error's RetryAfter is not %v", tt.header, tt.value, tt.want)
 		}
+	}
+}
+
+// TestOpRetryAfterDate: an error response's Retry-After that is an HTTP
+// date 40s after the response's Date makes the waiter's next call come
+// 40s later, whether the service's clock agrees with the waiter's (a
+// synctest bubble's) or is an hour ahead of it: the date is read on the
+// clock that wrote it, not against the wall clock of the process.
+func TestOpRetryAfterDate(t *testing.T) {
+	for _, skew := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprint("service clock ahead by ", skew), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var calls []time.Time
+				method := func(context.Context, *struct{}, ...func(*sdkOptions)) (*struct{}, error) {
+					calls = append(calls, time.Now())
+					if len(calls) > 1 {
+						return &struct{}{}, nil
+					}
+					service := time.Now().Add(skew)
+					resp := &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{
+						"Date":        {service.Format(http.TimeFormat)},
+						"Retry-After": {service.Add(40 * time.Second).Format(http.TimeFormat)},
+					}}
+					return nil, &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: resp}, Err: errors.New("ServiceUnavailable")}
+				}
+				op, err := awswait.Op(method)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := waiter.NewFunc("Up", op, func(_ *struct{}, out *struct{}, err error) (bool, error) { return err == nil, nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Wait(t.Context(), &struct{}{}, 10*time.Minute); err != nil {
+					t.Fatalf("Wait = %v, want success after the 503", err)
+				}
+				if len(calls) != 2 || calls[1].Sub(calls[0]) != 40*time.Second {
+					t.Fatalf("calls at %v, want two, 40s apart", calls)
+				}
+			})
+		})
 	}
 }

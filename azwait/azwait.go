@@ -3,11 +3,11 @@ package azwait
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
-	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -18,11 +18,13 @@ import (
 type Resume[T any] func(ctx context.Context, token string) (*runtime.Poller[T], error)
 
 // Status is one poll of a long-running operation: what the operation's
-// status was, and its result once it has succeeded. The waiters of [New]
-// return it, and each attempt's event carries it: an attempt's Output is
-// never nil, whatever its error.
+// status was, its progress, and how it ended once it has: its result, or
+// the service's error. The waiters of [New] and [NewBatch] return it, and
+// each attempt's event carries it: an attempt's Output is never nil,
+// whatever its error. A wait that ends on the operation's failure returns
+// the Status that saw it (Done, with Err).
 type Status[T any] struct {
-	// Status is the operation's status as the poller read it: InProgress
+	// Status is the operation's status as the poll read it: InProgress
 	// or the service's own word for a state that is not terminal
 	// (Creating, Updating), or Succeeded, Completed, Failed, Canceled,
 	// Cancelled; "" when the poll's answer said nothing of it (an error
@@ -31,11 +33,18 @@ type Status[T any] struct {
 	// gave no poller to poll).
 	Status string
 	// Done reports a terminal status: the operation succeeded (its result
-	// is in Result) or failed (the wait's error holds the service's).
+	// is in Result) or failed (Err).
 	Done bool
+	// Err is the service's error, an *azcore.ResponseError, once the
+	// operation has failed or was canceled; nil otherwise.
+	Err error
 	// HTTPStatus is the status code of the poll's HTTP response; 0 when
 	// there was none (no answer, or a poller already done: no poll).
 	HTTPStatus int
+	// PercentComplete is the operation's progress as its status resource
+	// reports it (percentComplete, from 0 to 100); 0 when the answer says
+	// none.
+	PercentComplete float64
 	// Result is the operation's result, once it has succeeded.
 	Result T
 	// After is the response's hint of when to poll again (Retry-After),
@@ -52,46 +61,106 @@ func (s *Status[T]) RetryAfter() time.Duration {
 	return s.After
 }
 
-// Definition returns the waiter definition of a long-running operation:
-// success once the poll reads a terminal status (a failed operation is an
-// error, fatal at once), polls from 2s to 30s apart (azcore's
-// PollUntilDone polls every 30s by default) unless a Retry-After says
-// later.
+// Definition returns the name and schedule of the waiters of [New] and
+// [NewBatch]: polls from 2s to 30s apart (azcore's PollUntilDone polls
+// every 30s by default) unless a Retry-After says later. Its rule is not
+// an acceptor but [New]'s condition, which carries the service's error
+// into the wait's (see [New]); so it has no acceptors, and waiter.New
+// refuses it alone.
 func Definition() waiter.Definition {
 	return waiter.Definition{
 		Name:          "LongRunningOperationDone",
 		Documentation: "Wait until an Azure long-running operation reaches a terminal status.",
-		Acceptors: []classify.Acceptor{{
-			State:   classify.Success,
-			Matcher: classify.OnOutput("Done", classify.BooleanEquals, "true"),
-		}},
-		MinDelay: 2 * time.Second,
-		MaxDelay: 30 * time.Second,
+		MinDelay:      2 * time.Second,
+		MaxDelay:      30 * time.Second,
 	}
 }
 
 // New returns a waiter for the long-running operations whose pollers
 // resume rebuilds: its input is a poller's resume token, its output the
-// operation's [Status]. It waits with [Definition] and [Op]; opts are
-// those of waiter.New (WithDelays, WithRetryStrategy, WithPollRateLimit,
-// WithTelemetry...).
+// operation's [Status]. It polls with [Op] on [Definition]'s schedule,
+// and its rule is the operation's: the wait succeeds once the operation
+// has succeeded, and fails at once, with waiter.ErrFailure, once it has
+// failed or was canceled, the wait's error holding an [*OperationError]
+// (and so the *azcore.ResponseError) and its output the Status that saw
+// it; an error of the poll goes to the retry strategy. Each attempt's
+// estimate of the time left (waiter.WithProgress) reads the operation's
+// PercentComplete. opts, applied after these, are those of waiter.New
+// (WithDelays, WithRetryStrategy, WithPollRateLimit, WithTelemetry...).
 func New[T any](resume Resume[T], opts ...waiter.Option) (*waiter.Waiter[string, *Status[T]], error) {
 	op, err := Op(resume)
 	if err != nil {
 		return nil, err
 	}
-	return waiter.New(Definition(), op, opts...)
+	def := Definition()
+	return waiter.NewFunc(def.Name, op, done[T], options[T](def, opts)...)
+}
+
+// NewBatch returns a waiter.Batch for many long-running operations, each
+// added by its resume token (Batch.Add), with [New]'s rule and schedule:
+// one scheduler goroutine and one timer for all of them, and one rate
+// limit (waiter.WithPollRateLimit) that each poll's request takes a token
+// of, as ARM's throttling of a subscription asks. Azure has no read of
+// many operations in one request, so each of the batch's calls polls one
+// operation, one HTTP request; calls is how many may be in flight at
+// once (0: 4).
+func NewBatch[T any](resume Resume[T], calls int, opts ...waiter.Option) (*waiter.Batch[string, *Status[T]], error) {
+	op, err := Op(resume)
+	if err != nil {
+		return nil, err
+	}
+	if calls < 0 {
+		return nil, fmt.Errorf("azwait: NewBatch: %d calls in flight: want 0 (the default) or more", calls)
+	}
+	one := func(ctx context.Context, tokens []string) (map[string]*Status[T], error) {
+		st, err := op(ctx, tokens[0])
+		if err != nil {
+			return nil, err
+		}
+		return map[string]*Status[T]{tokens[0]: st}, nil
+	}
+	def := Definition()
+	return waiter.NewBatch(def, one, waiter.BatchOptions[string, *Status[T]]{Size: 1, Calls: calls, Condition: done[T]},
+		options[T](def, opts)...)
+}
+
+// options are the waiters' own options, def's schedule and the progress
+// the operation reports, then opts.
+func options[T any](def waiter.Definition, opts []waiter.Option) []waiter.Option {
+	return append([]waiter.Option{
+		waiter.WithDelays(def.MinDelay, def.MaxDelay),
+		waiter.WithProgress(func(st *Status[T]) float64 {
+			if st == nil {
+				return -1
+			}
+			return st.PercentComplete / 100
+		}),
+	}, opts...)
+}
+
+// done is the waiters' rule: an operation that succeeded ends the wait,
+// one that failed fails it with an *OperationError, and an error of the
+// poll goes to the retry strategy.
+func done[T any](_ string, st *Status[T], err error) (bool, error) {
+	switch {
+	case err != nil:
+		return false, err
+	case st.Err != nil:
+		return false, &OperationError{Status: st.Status, Err: st.Err}
+	}
+	return st.Done, nil
 }
 
 // Op returns the waiter operation that polls the operation a resume token
 // names, once: it rebuilds the poller with resume, polls it with azcore's
 // retries off (one HTTP request), and reads the answer (see the package
-// documentation). A terminal failure is returned as an error that the
-// retry strategy calls fatal, holding the *azcore.ResponseError; so is a
-// resume function's nil poller with a nil error (the error names the
-// resume function), and a Poll that returns neither a response nor an
-// error (a custom PollingHandler's). An error of resume is a [*TokenError]
-// matching [ErrTokenInvalid].
+// documentation). An operation that failed is no error of the call: its
+// Status is Done with the service's error in Err, for the rule of [New]
+// to judge. A poll that cannot be made, a resume function's nil poller
+// with a nil error (the error names the resume function) or a Poll that
+// returns neither a response nor an error (a custom PollingHandler's), is
+// an error that the retry strategy calls fatal. An error of resume is a
+// [*TokenError] matching [ErrTokenInvalid].
 func Op[T any](resume Resume[T]) (func(ctx context.Context, token string) (*Status[T], error), error) {
 	if resume == nil {
 		return nil, errors.New("azwait: the resume function is nil")

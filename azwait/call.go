@@ -52,9 +52,9 @@ func Call[I, O any](method func(ctx context.Context, in I) (O, error)) func(cont
 		switch {
 		case err == nil:
 		case errors.As(err, &re):
-			err = newAnswerError(re)
+			err = answerError(re)
 		case x.unanswered.Load():
-			err = &unansweredError{err: err}
+			err = unansweredError(err)
 		}
 		return out, err
 	}

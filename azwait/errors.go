@@ -2,8 +2,8 @@ package azwait
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
@@ -22,9 +22,10 @@ var (
 // TokenError is a resume token that cannot be polled: expired (its
 // status URL answered with no status, or with an error code saying it
 // expired) or refused by azcore. Polling it again cannot help, so it ends
-// the wait at once. errors.Is matches [ErrTokenExpired] or
-// [ErrTokenInvalid]; Unwrap gives azcore's error (an *azcore.ResponseError
-// when the service answered with one).
+// the wait at once (the wait's error wraps it in a *classify.CallError
+// that says so). errors.Is matches [ErrTokenExpired] or [ErrTokenInvalid];
+// Unwrap gives azcore's error (an *azcore.ResponseError when the service
+// answered with one).
 type TokenError struct {
 	// Expired tells an expired token from one azcore refused.
 	Expired bool
@@ -53,66 +54,63 @@ func (e *TokenError) Is(target error) bool {
 // Unwrap returns the error azcore or the service gave.
 func (e *TokenError) Unwrap() error { return e.Err }
 
-// RetrySafety says that polling the token again cannot succeed.
-func (e *TokenError) RetrySafety() classify.Safety { return classify.SafetyNo }
+// tokenError returns a TokenError as the call's error: polling the token
+// again cannot help, so the retry strategy ends the wait at once.
+func tokenError(expired bool, err error) error {
+	return &classify.CallError{Err: &TokenError{Expired: expired, Err: err}, Safety: classify.SafetyNo}
+}
+
+// OperationError is how a failed operation ends its wait: the operation
+// reached Status (Failed, Canceled or Cancelled), and Err is the service's
+// error, an *azcore.ResponseError. The wait's *waiter.Error unwraps to it,
+// with waiter.ErrFailure as its reason; the [Status] the wait returns
+// carries the same.
+type OperationError struct {
+	// Status is the operation's terminal status.
+	Status string
+	// Err is the service's error.
+	Err error
+}
+
+// Error returns "azwait: operation Failed: ERR".
+func (e *OperationError) Error() string {
+	return fmt.Sprintf("azwait: operation %s: %v", e.Status, e.Err)
+}
+
+// Unwrap returns the service's error.
+func (e *OperationError) Unwrap() error { return e.Err }
 
 // answerError is a service's error answer as package classify reads it:
 // its HTTP status, error code and Retry-After, and a 408 as a timeout (the
 // service's request timeout, which azcore's own retry policy retries, as
 // it does 429 and 5xx; package classify reads any other 4xx as the
 // caller's fault). It wraps the *azcore.ResponseError.
-type answerError struct {
-	err    error
-	status int
-	code   string
-	after  time.Duration
-}
-
-func (e *answerError) Error() string             { return e.err.Error() }
-func (e *answerError) Unwrap() error             { return e.err }
-func (e *answerError) HTTPStatusCode() int       { return e.status }
-func (e *answerError) ErrorCode() string         { return e.code }
-func (e *answerError) RetryAfter() time.Duration { return e.after }
-func (e *answerError) Timeout() bool             { return e.status == http.StatusRequestTimeout }
-
-// newAnswerError reads re's response.
-func newAnswerError(re *azcore.ResponseError) *answerError {
-	e := &answerError{err: re, status: re.StatusCode, code: re.ErrorCode}
+func answerError(re *azcore.ResponseError) *classify.CallError {
+	e := &classify.CallError{Err: re, StatusCode: re.StatusCode, Code: re.ErrorCode,
+		Timeout: re.StatusCode == http.StatusRequestTimeout}
 	if re.RawResponse != nil {
-		e.after = retryAfter(re.RawResponse.Header)
+		e.RetryAfter = retryAfter(re.RawResponse.Header)
 	}
 	return e
 }
 
-// fatalError is an answer that ends the wait at once: an operation that
-// failed or was canceled, or a 2xx answer carrying an error that is not
-// transient; or a poll that cannot be made: a resume function that
-// returned no poller, a Poll that returned no response.
-type fatalError struct {
-	what string
-	err  error
+// fatalError is a poll that cannot go on and ends the wait at once: a
+// 2xx answer carrying an error that is not transient, a resume function
+// that returned no poller, a Poll that returned no response. what says
+// which.
+func fatalError(what string, err error) error {
+	return &classify.CallError{Err: fmt.Errorf("azwait: %s: %w", what, err), Safety: classify.SafetyNo}
 }
-
-func (e *fatalError) Error() string                { return "azwait: " + e.what + ": " + e.err.Error() }
-func (e *fatalError) Unwrap() error                { return e.err }
-func (e *fatalError) RetrySafety() classify.Safety { return classify.SafetyNo }
 
 // unansweredError is a request that got no answer (the connection
 // failed, or was reset): azcore's retry policy would have sent it again,
-// so it is safe to retry, unless the error says it is not.
-type unansweredError struct {
-	err error
-}
-
-func (e *unansweredError) Error() string { return "azwait: no answer: " + e.err.Error() }
-func (e *unansweredError) Unwrap() error { return e.err }
-
-// RetrySafety says yes, unless the error's own chain says no.
-func (e *unansweredError) RetrySafety() classify.Safety {
-	if classify.Classify(e.err).Safety == classify.SafetyNo {
-		return classify.SafetyNo
+// so it is safe to retry, unless the error's own chain says it is not.
+func unansweredError(err error) error {
+	safety := classify.SafetyYes
+	if classify.Classify(err).Safety == classify.SafetyNo {
+		safety = classify.SafetyNo
 	}
-	return classify.SafetyYes
+	return &classify.CallError{Err: fmt.Errorf("azwait: no answer: %w", err), Safety: safety}
 }
 
 // transient reports whether the retry strategy would retry err.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azfake "github.com/Azure/azure-sdk-for-go/sdk/azcore/fake"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -108,4 +110,44 @@ func ExampleProvisioningState() {
 	vm, err := w.Wait(context.Background(), "vm1", 10*time.Minute)
 	fmt.Println(*vm.Properties.ProvisioningState, gets, err)
 	// Output: Succeeded 2 <nil>
+}
+
+// Wait for many VMs' creations in one Batch: one scheduler and one rate
+// limit of polls (ARM throttles a subscription's reads) for all of them,
+// each poll one HTTP request.
+func ExampleNewBatch() {
+	ctx := context.Background()
+	client := exampleClient()
+	resume := func(ctx context.Context, token string) (*runtime.Poller[armcompute.VirtualMachinesClientCreateOrUpdateResponse], error) {
+		return client.BeginCreateOrUpdate(ctx, "rg", "", armcompute.VirtualMachine{}, // the token names the VM
+			&armcompute.VirtualMachinesClientBeginCreateOrUpdateOptions{ResumeToken: token})
+	}
+	b, err := azwait.NewBatch(resume, 0, waiter.WithPollRateLimit(rate.NewLimiter(1000, 1)), // ARM: about 20 a second
+		waiter.WithDelays(time.Millisecond, time.Millisecond)) // 2s to 30s by default: shortened for the example
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var runs []*waiter.Run[*azwait.Status[armcompute.VirtualMachinesClientCreateOrUpdateResponse]]
+	for _, name := range []string{"vm1", "vm2", "vm3"} {
+		poller, err := client.BeginCreateOrUpdate(ctx, "rg", name, armcompute.VirtualMachine{Location: to.Ptr("westeurope")}, nil)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		token, err := poller.ResumeToken()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		runs = append(runs, b.Add(ctx, token, 30*time.Minute))
+	}
+	for _, r := range runs {
+		st, err := r.Result()
+		fmt.Println(*st.Result.Name, st.Status, err)
+	}
+	// Output:
+	// vm1 Succeeded <nil>
+	// vm2 Succeeded <nil>
+	// vm3 Succeeded <nil>
 }

@@ -166,6 +166,15 @@ func (w *vmWorld) waiter(t testing.TB, name string, opts ...waiter.Option) *wait
 	return wt
 }
 
+// resumeAny rebuilds the poller of any creation of the world's client
+// from its token: the token names the VM.
+func (w *vmWorld) resumeAny() azwait.Resume[createResponse] {
+	return func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {
+		return w.client.BeginCreateOrUpdate(ctx, "rg", "any", armcompute.VirtualMachine{},
+			&armcompute.VirtualMachinesClientBeginCreateOrUpdateOptions{ResumeToken: token})
+	}
+}
+
 // resume rebuilds a creation's poller, as a new process would.
 func (w *vmWorld) resume(name string) azwait.Resume[createResponse] {
 	return func(ctx context.Context, token string) (*runtime.Poller[createResponse], error) {

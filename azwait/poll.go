@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -47,7 +46,9 @@ func oneRequest(ctx context.Context, x *exchange) context.Context {
 var errNoPoller = errors.New("the resume function returned a nil poller and a nil error")
 
 // poll makes one poll of the operation token names. Its Status is never
-// nil.
+// nil. An operation that failed is a Status, Done with its Err, and no
+// error: the call succeeded, it is the rule ([New]'s) that fails the
+// wait.
 func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T], error) {
 	var x exchange
 	ctx = oneRequest(ctx, &x)
@@ -55,9 +56,9 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 	p, err := resume(ctx, token)
 	switch {
 	case err != nil:
-		return st, &TokenError{Err: err}
+		return st, tokenError(false, err)
 	case p == nil:
-		return st, &fatalError{what: "no poller", err: errNoPoller}
+		return st, fatalError("no poller", errNoPoller)
 	case p.Done():
 		// A poller built on a synchronous answer: its Poll would send no
 		// request. Its answer is its result.
@@ -72,58 +73,65 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 		raw = resp
 	}
 	if raw == nil {
-		return st, &fatalError{what: "no response", err: errors.New("the poller's Poll returned no response and no error")}
+		return st, fatalError("no response", errors.New("the poller's Poll returned no response and no error"))
 	}
 	st.HTTPStatus, st.After = raw.StatusCode, retryAfter(raw.Header)
 	a := readAnswer(raw)
+	st.PercentComplete = a.percent
 	switch {
 	case !is2xx(raw) && p.Done():
 		// A Location poller reads any other error status as the
 		// operation's failure.
-		st.Done, st.Status = true, "Failed"
-		return st, &fatalError{what: "operation Failed", err: runtime.NewResponseError(raw)}
+		return failed(st, "Failed", runtime.NewResponseError(raw))
 	case !is2xx(raw):
 		// A Location poller keeps its state on a 408, 429 or 5xx and
 		// returns the response as if all were well.
-		return st, newAnswerError(runtime.NewResponseError(raw).(*azcore.ResponseError))
+		return st, answerError(runtime.NewResponseError(raw).(*azcore.ResponseError))
 	case a.isError():
 		// A 2xx carrying an error: never the operation's end.
 		return st, bodyError(raw, a.errorCode)
 	case !p.Done():
-		st.Status = tokenState(p)
+		st.Status = a.status
+		if st.Status == "" {
+			st.Status = "InProgress" // a Location poller's 202, a fake's answer: no word of the service's
+		}
 		return st, nil
 	}
 	st.Status = a.status
 	return result(ctx, p, &x, st)
 }
 
+// failed marks st as the operation's failure with the service's error.
+func failed[T any](st *Status[T], status string, err error) (*Status[T], error) {
+	st.Done, st.Status, st.Err = true, status, err
+	return st, nil
+}
+
 // result reads the result of p, which is done, into st: the final GET of
 // a PUT or PATCH, if the poller makes one.
 func result[T any](ctx context.Context, p *runtime.Poller[T], x *exchange, st *Status[T]) (*Status[T], error) {
-	st.Done = true
 	res, err := p.Result(ctx)
 	if err != nil {
 		var re *azcore.ResponseError
 		if !errors.As(err, &re) {
-			st.Done = false // the final GET did not happen: poll again
+			// The final GET did not happen: poll again.
 			if x.unanswered.Load() {
-				return st, &unansweredError{err: err}
+				return st, unansweredError(err)
 			}
 			return st, err
 		}
 		if failedWord(st.Status) || is2xx(re.RawResponse) {
-			if st.Status == "" {
+			if !failedWord(st.Status) {
 				st.Status = "Failed"
 			}
-			return st, &fatalError{what: "operation " + st.Status, err: err}
+			return failed(st, st.Status, err)
 		}
-		st.Done = false // the final GET failed: 408, 429, 5xx or a 4xx
-		return st, newAnswerError(re)
+		return st, answerError(re) // the final GET failed: 408, 429, 5xx or a 4xx
 	}
-	if st.Status == "" || failedWord(st.Status) {
-		st.Status = "Succeeded"
+	if !succeededWord(st.Status) {
+		st.Status = "Succeeded" // a Location poller's 200, a fake's: no word of the service's
 	}
-	st.Result = res
+	st.Done, st.Result = true, res
 	return st, nil
 }
 
@@ -137,7 +145,7 @@ func pollFailed[T any](st *Status[T], err error, x *exchange) (*Status[T], error
 	}
 	if raw == nil {
 		if x.unanswered.Load() {
-			return st, &unansweredError{err: err} // the poll's GET got no answer
+			return st, unansweredError(err) // the poll's GET got no answer
 		}
 		return st, err // azcore's own error: no request was sent
 	}
@@ -146,26 +154,26 @@ func pollFailed[T any](st *Status[T], err error, x *exchange) (*Status[T], error
 	if re != nil && re.ErrorCode != "" {
 		code = re.ErrorCode
 	}
-	st.Status, st.HTTPStatus, st.After = a.status, raw.StatusCode, retryAfter(raw.Header)
+	st.Status, st.HTTPStatus, st.After, st.PercentComplete = a.status, raw.StatusCode, retryAfter(raw.Header), a.percent
 	switch {
 	case strings.Contains(strings.ToLower(code), "expired"):
-		return st, &TokenError{Expired: true, Err: err}
+		return st, tokenError(true, err)
 	case re != nil && (is2xx(raw) || failedWord(a.status)):
 		// The service's answer that the operation failed (azcore's fakes
 		// return it as Poll's error).
-		st.Done = true
-		if !failedWord(st.Status) {
-			st.Status = "Failed"
+		status := st.Status
+		if !failedWord(status) {
+			status = "Failed"
 		}
-		return st, &fatalError{what: "operation " + st.Status, err: err}
+		return failed(st, status, err)
 	case re != nil:
-		return st, newAnswerError(re)
+		return st, answerError(re)
 	case is2xx(raw) && a.isError():
 		return st, bodyError(raw, code)
 	case is2xx(raw) && a.status == "":
 		// azcore's "the response did not contain a status": what an
 		// expired status URL answers.
-		return st, &TokenError{Expired: true, Err: err}
+		return st, tokenError(true, err)
 	}
 	return st, err
 }
@@ -174,18 +182,20 @@ func pollFailed[T any](st *Status[T], err error, x *exchange) (*Status[T], error
 // object: transient if its code is, fatal otherwise.
 func bodyError(raw *http.Response, code string) error {
 	re := runtime.NewResponseErrorWithErrorCode(raw, code).(*azcore.ResponseError)
-	e := newAnswerError(re)
+	e := answerError(re)
 	if transient(e) {
 		return e
 	}
-	return &fatalError{what: "error answer", err: e}
+	return fatalError("error answer", e)
 }
 
-// answer is what a poll's response body (or a fake's header) says: the
-// operation's status, and whether the body carries an error object (one
-// with a code or a message) and its code.
+// answer is what a poll's response body says, as ARM's long-running
+// operation protocol writes it: the operation's status, its progress, and
+// whether the body carries an error object (one with a code or a message)
+// and its code.
 type answer struct {
 	status, errorCode string
+	percent           float64
 	hasError          bool
 }
 
@@ -196,28 +206,29 @@ func (a answer) isError() bool {
 	return a.hasError && !knownWord(a.status)
 }
 
-// readAnswer reads the operation's status from a response as azcore's
-// pollers do: the fakes' Fake-Poller-Status header, the body's status
-// (Azure-AsyncOperation, Operation-Location) or
-// properties.provisioningState (Location, the resource itself); and the
-// error object in the body.
+// readAnswer reads a poll's response body as ARM's long-running operation
+// protocol defines it (azcore reads it too, but keeps what it read to
+// itself): the status resource's status and percentComplete
+// (Azure-AsyncOperation, Operation-Location), or the resource's
+// properties.provisioningState (a resource polled itself); and the error
+// object.
 func readAnswer(resp *http.Response) answer {
 	var a answer
-	a.status = resp.Header.Get("Fake-Poller-Status")
 	body, err := runtime.Payload(resp)
 	if err != nil || len(body) == 0 {
 		return a
 	}
 	var b struct {
-		Status     json.RawMessage `json:"status"`
-		Properties json.RawMessage `json:"properties"`
-		Error      json.RawMessage `json:"error"`
+		Status          json.RawMessage `json:"status"`
+		PercentComplete json.RawMessage `json:"percentComplete"`
+		Properties      json.RawMessage `json:"properties"`
+		Error           json.RawMessage `json:"error"`
 	}
 	if json.Unmarshal(body, &b) != nil {
 		return a
 	}
 	var s string
-	if a.status == "" && json.Unmarshal(b.Status, &s) == nil {
+	if json.Unmarshal(b.Status, &s) == nil {
 		a.status = s
 	}
 	var props struct {
@@ -225,6 +236,10 @@ func readAnswer(resp *http.Response) answer {
 	}
 	if a.status == "" && json.Unmarshal(b.Properties, &props) == nil {
 		a.status = props.ProvisioningState
+	}
+	var pc float64
+	if json.Unmarshal(b.PercentComplete, &pc) == nil && pc >= 0 && pc <= 100 {
+		a.percent = pc
 	}
 	var e struct {
 		Code    string `json:"code"`
@@ -234,28 +249,6 @@ func readAnswer(resp *http.Response) answer {
 		a.errorCode, a.hasError = e.Code, e.Code != "" || e.Message != ""
 	}
 	return a
-}
-
-// tokenState reads the state the poller keeps in its resume token after a
-// poll: "state" (azcore's pollers) or "status" (its fakes').
-func tokenState[T any](p *runtime.Poller[T]) string {
-	tk, err := p.ResumeToken()
-	if err != nil {
-		return ""
-	}
-	var t struct {
-		Token struct {
-			State  string `json:"state"`
-			Status string `json:"status"`
-		} `json:"token"`
-	}
-	if json.Unmarshal([]byte(tk), &t) != nil {
-		return ""
-	}
-	if t.Token.State != "" {
-		return t.Token.State
-	}
-	return t.Token.Status
 }
 
 // knownWord reports a status azcore knows: Succeeded, Completed, Failed,
@@ -275,14 +268,9 @@ func failedWord(s string) bool {
 }
 
 // retryAfter reads Azure's hints of when to call again: retry-after-ms,
-// x-ms-retry-after-ms (milliseconds), then Retry-After (seconds or a
-// date).
+// x-ms-retry-after-ms (milliseconds), then Retry-After (seconds, or an
+// HTTP date measured from the response's Date: no clock is read here).
 func retryAfter(h http.Header) time.Duration {
-	for _, k := range []string{"Retry-After-Ms", "X-Ms-Retry-After-Ms"} {
-		if ms, err := strconv.ParseInt(h.Get(k), 10, 64); err == nil && ms > 0 && ms < 1<<40 {
-			return time.Duration(ms) * time.Millisecond
-		}
-	}
-	d, _ := classify.RetryAfterHeader(h, time.Now())
+	d, _ := classify.RetryAfterHeader(h, time.Time{})
 	return d
 }

@@ -179,15 +179,17 @@ var rowLine = regexp.MustCompile(`(?m)^row\t(.+)\t(.+)\t([0-9.]+)\t(.+)$`)
 
 // BenchmarkVersusPollUntilDone is the bench row: azcore's PollUntilDone
 // and azwait on the same fake creation, ending 10s, 45s, 3m20s and 10m20s after
-// its start; it reports the requests (polls) per wait and the detection
-// lag in virtual time, averaged over 20 waits. The figures come from TestBenchRowFigures, run in
+// its start, and azwait's learned schedule after ten waits of history
+// (TestLearnedScheduleBesidePollUntilDone); it reports the requests
+// (polls) per wait and the detection lag in virtual time, averaged over
+// 20 waits. The figures come from TestBenchRowFigures, run in
 // a child process of this test binary: the vendor's waiter sleeps on the
 // wall clock, which only a synctest bubble (a test's, not a benchmark's)
 // makes virtual.
 func BenchmarkVersusPollUntilDone(b *testing.B) {
 	var out []byte
 	for b.Loop() {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestBenchRowFigures$", "-test.count=1")
+		cmd := exec.Command(os.Args[0], "-test.run=^(TestBenchRowFigures|TestLearnedScheduleBesidePollUntilDone)$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "AZWAIT_BENCH_ROW=1")
 		var err error
 		if out, err = cmd.Output(); err != nil {

@@ -101,7 +101,8 @@ type Matcher struct {
 	// HTTPStatus is not part of the Smithy union: it is botocore's
 	// "status" matcher, which matches the HTTP status of the response:
 	// the HTTPStatusCode() int of the first error on the call's error
-	// chain that has one, or of the output if it has one; otherwise 200
+	// chain that gives one that is not 0 (a [*CallError]'s StatusCode
+	// among them), or of the output if it has one; otherwise 200
 	// for a call that succeeded and 0 (unknown) for one that failed. It
 	// has no JSON form in Smithy models.
 	HTTPStatus int `json:"-"`

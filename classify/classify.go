@@ -305,9 +305,8 @@ func statusOf(out any, err error) int {
 		walkErrors(err, func(e error) bool {
 			if s, ok := e.(statusError); ok {
 				code = s.HTTPStatusCode()
-				return true
 			}
-			return false
+			return code != 0 // an error that says 0 knows no status: look further
 		})
 		return code
 	}

@@ -6,6 +6,13 @@
 //	m := set.Match(in, out, callErr) // m.State: success, failure or retry; m.Index: which acceptor
 //	v := classify.Classify(callErr)  // v.Safety, v.Throttle, v.RetryAfter, v.Code...
 //
+// A failed call's facts (its code, HTTP status, retry-after hint,
+// throttle, timeout, whether it may be made again) reach [Classify]
+// through one value, a [*CallError], that wraps the vendor's own error;
+// [RetryAfterHeader] reads a response's hint in each form a cloud sends.
+// Errors that carry the facts in methods of their own (aws-sdk-go-v2's
+// ErrorCode, net.Error's Timeout) are read too.
+//
 // Acceptors follow the Smithy waiters specification: a [State], a
 // [Matcher] (output, inputOutput, success or errorType) and, on failure
 // acceptors, an optional message. [Compile] turns a list of them into a

@@ -3,6 +3,8 @@ package classify_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/waitable/waitable/classify"
 )
@@ -73,4 +75,22 @@ func ExampleErrorMatches() {
 	// Output:
 	// true
 	// true
+}
+
+// A CallError carries what a service's answer said of a failed call: an
+// adapter reads the answer once, and every retry strategy and waiter
+// reads the CallError through Classify. The hint's HTTP date is measured
+// from the answer's own Date, whatever the caller's clock says.
+func ExampleCallError() {
+	answer := http.Header{
+		"Date":        {"Mon, 23 Nov 2026 12:00:00 GMT"},
+		"Retry-After": {"Mon, 23 Nov 2026 12:00:40 GMT"},
+	}
+	after, _ := classify.RetryAfterHeader(answer, time.Time{})
+	err := &classify.CallError{Err: errors.New("the service is busy"), StatusCode: 503, RetryAfter: after}
+
+	v := classify.Classify(fmt.Errorf("poll: %w", err))
+	fmt.Println(v.Safety, v.Fault, v.StatusCode, v.RetryAfter)
+	// Output:
+	// yes server 503 40s
 }

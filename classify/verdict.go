@@ -116,8 +116,9 @@ var transientCodes = map[string]bool{
 }
 
 // Classify reads an error and returns a [Verdict]. It looks along the whole
-// error chain (Unwrap, including joined errors) for these methods, the
-// outermost error that has one deciding:
+// error chain (Unwrap, including joined errors) for the facts of a
+// [*CallError] (those it states: a zero field says nothing) and for these
+// methods, the outermost error that states a fact deciding it:
 //
 //	RetrySafety() classify.Safety     Safety, as the error says
 //	RetryableError() bool             Safety yes or no (smithy-go's interface)
@@ -149,6 +150,21 @@ func Classify(err error) Verdict {
 		hasFault, throttleFlag, timeoutFlag bool
 	)
 	walkErrors(err, func(e error) bool {
+		if c, ok := e.(*CallError); ok && c != nil {
+			if c.Safety != SafetyMaybe && !hasSafety {
+				safety, hasSafety = c.Safety, true
+				v.Reason = fmt.Sprintf("%T says %v", e, safety)
+			}
+			if c.Throttle && !hasThrottle {
+				throttleFlag, hasThrottle = true, true
+			}
+			if c.Timeout && !hasTimeout {
+				timeoutFlag, hasTimeout = true, true
+			}
+			if c.RetryAfter > 0 && v.RetryAfter == 0 {
+				v.RetryAfter = c.RetryAfter
+			}
+		}
 		if x, ok := e.(retrySafetyError); ok && !hasSafety {
 			safety, hasSafety = x.RetrySafety(), true
 			v.Reason = fmt.Sprintf("%T says %v", e, safety)

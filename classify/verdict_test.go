@@ -120,6 +120,8 @@ func TestRetryAfterHeader(t *testing.T) {
 		{"negative", "Retry-After", "-5", 0, false},
 		{"garbage", "Retry-After", "soon", 0, false},
 		{"x-amz-retry-after in ms", "X-Amz-Retry-After", "1500", 1500 * time.Millisecond, true},
+		{"retry-after-ms", "Retry-After-Ms", "41000", 41 * time.Second, true},
+		{"x-ms-retry-after-ms", "X-Ms-Retry-After-Ms", "33000", 33 * time.Second, true},
 		{"none", "X-Other", "1", 0, false},
 	}
 	for _, tt := range tests {
@@ -129,4 +131,53 @@ func TestRetryAfterHeader(t *testing.T) {
 			t.Errorf("%s: RetryAfterHeader(%s: %s) = %v, %t; want %v, %t", tt.name, tt.key, tt.value, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// TestRetryAfterDateIsReadAgainstTheResponsesDate: an HTTP date is
+// measured from the response's Date, written on the service's clock, not
+// from the caller's now, which may be a virtual clock's or off from the
+// service's by hours; with no Date, from now; with neither, not at all.
+func TestRetryAfterDateIsReadAgainstTheResponsesDate(t *testing.T) {
+	server := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	ours := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC) // a virtual clock's
+	date := func(at time.Time) string { return at.Format(http.TimeFormat) }
+	for _, tt := range []struct {
+		name   string
+		header http.Header
+		now    time.Time
+		want   time.Duration
+		ok     bool
+	}{
+		{"a Date, our clock far off", http.Header{"Date": {date(server)}, "Retry-After": {date(server.Add(40 * time.Second))}}, ours, 40 * time.Second, true},
+		{"a Date, no clock of ours", http.Header{"Date": {date(server)}, "Retry-After": {date(server.Add(40 * time.Second))}}, time.Time{}, 40 * time.Second, true},
+		{"a Date after the hint", http.Header{"Date": {date(server)}, "Retry-After": {date(server.Add(-time.Second))}}, time.Time{}, 0, false},
+		{"no Date: now", http.Header{"Retry-After": {date(server.Add(40 * time.Second))}}, server, 40 * time.Second, true},
+		{"no Date, no clock", http.Header{"Retry-After": {date(server.Add(40 * time.Second))}}, time.Time{}, 0, false},
+		{"a Date that does not parse: now", http.Header{"Date": {"yesterday"}, "Retry-After": {date(server.Add(40 * time.Second))}}, server, 40 * time.Second, true},
+		{"seconds need no Date", http.Header{"Retry-After": {"40"}}, time.Time{}, 40 * time.Second, true},
+	} {
+		if got, ok := classify.RetryAfterHeader(tt.header, tt.now); got != tt.want || ok != tt.ok {
+			t.Errorf("%s: RetryAfterHeader(%v, %v) = %v, %t; want %v, %t", tt.name, tt.header, tt.now, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// FuzzRetryAfterHeader: whatever the headers say, a hint is never
+// negative, and no hint is 0.
+func FuzzRetryAfterHeader(f *testing.F) {
+	f.Add("Retry-After", "30", "")
+	f.Add("Retry-After", "Mon, 23 Nov 2026 12:00:40 GMT", "Mon, 23 Nov 2026 12:00:00 GMT")
+	f.Add("Retry-After-Ms", "-1", "")
+	f.Add("X-Amz-Retry-After", "99999999999999999999", "")
+	f.Fuzz(func(t *testing.T, key, value, date string) {
+		h := http.Header{}
+		h.Set(key, value)
+		if date != "" {
+			h.Set("Date", date)
+		}
+		d, ok := classify.RetryAfterHeader(h, time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+		if d < 0 || !ok && d != 0 {
+			t.Errorf("RetryAfterHeader(%v) = %v, %t", h, d, ok)
+		}
+	})
 }

@@ -37,8 +37,9 @@ type ComputeOperation[S fmt.Stringer] interface {
 //	w, err := gcpwait.NewCompute(get)
 //
 // The wait's input is the operation's name, and its output's Metadata is
-// the operation as the poll found it (its progress and status). Each poll
-// is one Get, with gax's retries off. The wait succeeds when the status
+// the operation as the poll found it (its status and progress: each
+// attempt's progress, waiter.WithProgress). Each poll is one Get, with
+// gax's retries off. The wait succeeds when the status
 // is DONE, and fails at once with an *OperationError when the operation
 // ended with an HTTP error status, as compute's own Operation.Poll reads
 // it (the error is an *apierror.APIError over a *googleapi.Error); errors

@@ -1,7 +1,8 @@
 // Package gcpwait waits for Google Cloud's long-running operations with
 // Waitable's waiters: the caller's budget, transient errors retried
 // within it, failure at once, an event per poll with the operation's
-// metadata, checkpoints, Group and Batch under one rate limit.
+// metadata and progress, checkpoints, Group and Batch ([NewBatch]) under
+// one rate limit.
 //
 //	op, err := admin.UpdateDatabaseDdl(ctx, req)
 //	w, err := gcpwait.NewEmpty(admin.UpdateDatabaseDdlOperation) // any generated XxxOperation(name)
@@ -15,10 +16,17 @@
 // operations, through their Get. Each poll is one RPC: gax's retries are
 // off for the waiter's calls, whose schedule and retry strategy decide
 // when to poll again. Unavailable, ResourceExhausted, DeadlineExceeded and
-// Internal (a REST call's 429 or any 5xx) are transient; NotFound, which an
-// operation may answer right after its creation, counts against the
-// waiter's not-found limit; an operation that ended with an error fails
-// the wait at once with an [*OperationError].
+// Internal (a REST call's 429 or any 5xx) are transient, never polled
+// again sooner than the service's RetryInfo or a REST answer's
+// Retry-After (an HTTP date measured from the answer's Date, on the
+// service's clock); NotFound, which an operation may answer right after
+// its creation, counts against the waiter's not-found limit; an operation
+// that ended with an error fails the wait at once with an
+// [*OperationError], and the wait returns the [Status] that saw it. The
+// errors of the calls carry what package classify reads (the code, the
+// HTTP status, the hint) in a *classify.CallError around the call's own.
+// Where the metadata reports a progress percent, each attempt's estimate
+// of the time left reads it (waiter.WithProgress).
 // [WithCancelOnGiveUp] cancels the operation when the wait times out.
 //
 // Next to longrunning's Operation.Wait, which backs off from 1s to 60s on

@@ -64,36 +64,37 @@ var fromHTTP = map[int]codes.Code{
 	http.StatusInternalServerError: codes.Internal,
 }
 
-// pollError is a poll's error as the waiter's retry strategy and its
-// not-found limit read it (package classify's interfaces): its code, its
-// retry safety, and the service's RetryInfo. It unwraps to the error the
-// call returned, so status.Code, errors.As with *apierror.APIError or
-// *googleapi.Error see through it.
-type pollError struct {
-	err   error
-	code  codes.Code
-	http  int
-	after time.Duration
-}
-
-// callError returns a poll's error err as a *pollError, or err itself
-// when it is no error of the service (a context's error, say).
+// callError returns a poll's error err as package classify reads it, a
+// *classify.CallError that wraps it: its gRPC code's name (NotFound,
+// Unavailable...) as Code, a REST call's HTTP status, the service's
+// RetryInfo or a REST answer's Retry-After, ResourceExhausted as a
+// throttle and DeadlineExceeded as a timeout, and whether it is safe to
+// poll again: yes for the transient codes and any HTTP 5xx of a REST call
+// (as package classify reads a 5xx), no for the others. status.Code,
+// errors.As with *apierror.APIError or *googleapi.Error see through it. An
+// error that is no error of the service (a context's, say) is returned as
+// it is.
 func callError(err error) error {
-	e := &pollError{err: err, code: codes.Unknown}
+	code, httpStatus := codes.Unknown, 0
 	var ae *apierror.APIError
 	var ge *googleapi.Error
 	switch s, ok := status.FromError(err); {
 	case errors.As(err, &ae) && ae.HTTPCode() > 0:
-		e.http = ae.HTTPCode()
+		httpStatus = ae.HTTPCode()
 	case errors.As(err, &ge):
-		e.http = ge.Code
+		httpStatus = ge.Code
 	case ok:
-		e.code = s.Code()
+		code = s.Code()
 	default:
 		return err
 	}
-	if c, ok := fromHTTP[e.http]; ok {
-		e.code = c
+	if c, ok := fromHTTP[httpStatus]; ok {
+		code = c
+	}
+	e := &classify.CallError{Err: err, Code: code.String(), StatusCode: httpStatus,
+		Throttle: code == codes.ResourceExhausted, Timeout: code == codes.DeadlineExceeded, Safety: classify.SafetyNo}
+	if transient[code] || httpStatus >= 500 {
+		e.Safety = classify.SafetyYes
 	}
 	if ae == nil {
 		// A plain gRPC status (from a wrapper or get that bypasses gax)
@@ -102,33 +103,17 @@ func callError(err error) error {
 	}
 	if ae != nil {
 		if d := ae.Details().RetryInfo.GetRetryDelay(); d != nil {
-			e.after = d.AsDuration()
+			e.RetryAfter = d.AsDuration()
 		}
+	}
+	if errors.As(err, &ge) && e.RetryAfter == 0 {
+		e.RetryAfter, _ = classify.RetryAfterHeader(ge.Header, time.Time{}) // no clock here: a date is read against the answer's Date
 	}
 	return e
 }
 
-func (e *pollError) Error() string { return e.err.Error() }
-func (e *pollError) Unwrap() error { return e.err }
-
-// ErrorCode returns the gRPC code's name (NotFound, Unavailable, ...).
-func (e *pollError) ErrorCode() string { return e.code.String() }
-
-// HTTPStatusCode returns a REST call's HTTP status, 0 for gRPC.
-func (e *pollError) HTTPStatusCode() int { return e.http }
-
-// RetrySafety says yes for the transient codes and any HTTP 5xx of a REST
-// call (as package classify reads a 5xx), and no for the others.
-func (e *pollError) RetrySafety() classify.Safety {
-	if transient[e.code] || e.http >= 500 {
-		return classify.SafetyYes
-	}
-	return classify.SafetyNo
+// notFound reports a poll's error that says the operation is not found.
+func notFound(err error) bool {
+	var ce *classify.CallError
+	return errors.As(err, &ce) && ce.Code == codes.NotFound.String()
 }
-
-// Throttle reports ResourceExhausted, Timeout DeadlineExceeded.
-func (e *pollError) Throttle() bool { return e.code == codes.ResourceExhausted }
-func (e *pollError) Timeout() bool  { return e.code == codes.DeadlineExceeded }
-
-// RetryAfter is the service's google.rpc.RetryInfo, if it sent one.
-func (e *pollError) RetryAfter() time.Duration { return e.after }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
 	"github.com/waitable/waitable/gcpwait"
 	"github.com/waitable/waitable/waiter"
 )
@@ -62,4 +65,36 @@ func ExampleWithCancelOnGiveUp() {
 	_, err = w.Wait(context.Background(), "operations/slow", 5*time.Millisecond)
 	fmt.Println(errors.Is(err, waiter.ErrTimeout), s.cancelled("operations/slow"))
 	// Output: true true
+}
+
+// Wait for many operations in one Batch: one scheduler, and one rate
+// limit that each poll's GetOperation takes a token of.
+func ExampleNewBatch() {
+	s := &ops{}
+	for _, name := range []string{"operations/a", "operations/b", "operations/c"} {
+		s.add(name, &job{answers: []answer{{progress: 50}, {done: true}}})
+	}
+	lro, stop, err := start(context.Background(), s)
+	if err != nil {
+		panic(err)
+	}
+	defer stop()
+
+	b, err := gcpwait.NewBatch(client{lro}.JobOperation, 0, waiter.WithPollRateLimit(rate.NewLimiter(100, 1)),
+		waiter.WithDelays(time.Millisecond, time.Millisecond)) // 1s to 60s by default: shortened for the example
+	if err != nil {
+		panic(err)
+	}
+	var runs []*waiter.Run[gcpwait.Status[*wrapperspb.StringValue, *wrapperspb.Int32Value]]
+	for _, name := range []string{"operations/a", "operations/b", "operations/c"} {
+		runs = append(runs, b.Add(context.Background(), name, time.Minute))
+	}
+	for _, r := range runs {
+		st, err := r.Result()
+		fmt.Println(st.Name, st.Done, err)
+	}
+	// Output:
+	// operations/a true <nil>
+	// operations/b true <nil>
+	// operations/c true <nil>
 }

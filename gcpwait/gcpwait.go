@@ -3,12 +3,12 @@ package gcpwait
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/grpc/codes"
 
 	"github.com/waitable/waitable/waiter"
 )
@@ -78,13 +78,17 @@ const (
 // Each poll rebuilds the wrapper with resume and calls its Poll once,
 // with gax's retries off: one GetOperation RPC. The wait succeeds when
 // the operation is done, and fails at once with an *OperationError when
-// it ended with an error. A poll whose RPC fails with Unavailable,
-// ResourceExhausted, DeadlineExceeded or Internal (a REST call's 429 or
-// any 5xx) is retried within the budget
-// (never sooner than the service's RetryInfo); NotFound is polled again
-// and counts against the waiter's not-found limit, five answers in a row
-// unless waiter.WithNotFoundLimit says otherwise (an operation may not be
-// visible yet right after its creation); any other code ends the wait.
+// it ended with an error, returning the Status that saw it. A poll whose
+// RPC fails with Unavailable, ResourceExhausted, DeadlineExceeded or
+// Internal (a REST call's 429 or any 5xx) is retried within the budget
+// (never sooner than the service's RetryInfo, or a REST answer's
+// Retry-After); NotFound is polled again and counts against the waiter's
+// not-found limit, five answers in a row unless waiter.WithNotFoundLimit
+// says otherwise (an operation may not be visible yet right after its
+// creation); any other code ends the wait. A metadata that reports a
+// progress percent (a ProgressPercent, or a Progress that has one, as
+// Spanner's, Firestore's and many others' do) is each attempt's progress
+// (waiter.WithProgress), which refines its estimate of the time left.
 //
 // The waiter is named after the wrapper's type (CreateDatabase for a
 // *CreateDatabaseOperation) and polls from 1s to 60s apart, as
@@ -92,10 +96,45 @@ const (
 // these defaults, may change them (waiter.WithDelays) and add any of
 // package waiter's options, WithCancelOnGiveUp among them.
 func New[Op Operation[R, M], R, M any](resume func(name string) Op, opts ...waiter.Option) (*waiter.Waiter[string, Status[R, M]], error) {
+	op, err := pollOf[Op, R, M](resume)
+	if err != nil {
+		return nil, err
+	}
+	return newWaiter(nameOf[Op](), op, opts)
+}
+
+// NewBatch is [New] for many operations in one waiter.Batch, each added
+// by its name (Batch.Add): one scheduler goroutine and one timer for all
+// of them, and one rate limit (waiter.WithPollRateLimit) that each poll's
+// RPC takes a token of. The Operations API reads one operation an RPC, so
+// each of the batch's calls polls one operation; calls is how many may be
+// in flight at once (0: 4).
+func NewBatch[Op Operation[R, M], R, M any](resume func(name string) Op, calls int, opts ...waiter.Option) (*waiter.Batch[string, Status[R, M]], error) {
+	op, err := pollOf[Op, R, M](resume)
+	if err != nil {
+		return nil, err
+	}
+	if calls < 0 {
+		return nil, fmt.Errorf("gcpwait: NewBatch: %d calls in flight: want 0 (the default) or more", calls)
+	}
+	one := func(ctx context.Context, names []string) (map[string]Status[R, M], error) {
+		st, err := op(ctx, names[0])
+		if err != nil {
+			return nil, err
+		}
+		return map[string]Status[R, M]{names[0]: st}, nil
+	}
+	def := waiter.Definition{Name: nameOf[Op](), MinDelay: defaultMinDelay, MaxDelay: defaultMaxDelay}
+	return waiter.NewBatch(def, one, waiter.BatchOptions[string, Status[R, M]]{Size: 1, Calls: calls, Condition: done[R, M]},
+		options[R, M](opts)...)
+}
+
+// pollOf returns the poll of New's operations.
+func pollOf[Op Operation[R, M], R, M any](resume func(name string) Op) (func(context.Context, string) (Status[R, M], error), error) {
 	if resume == nil {
 		return nil, errors.New("gcpwait: the resume function is nil")
 	}
-	return newWaiter(nameOf[Op](), func(ctx context.Context, name string) (Status[R, M], error) {
+	return func(ctx context.Context, name string) (Status[R, M], error) {
 		op := resume(name)
 		resp, err := op.Poll(ctx, noRetry)
 		st := Status[R, M]{Name: name}
@@ -103,7 +142,7 @@ func New[Op Operation[R, M], R, M any](resume func(name string) Op, opts ...wait
 			st.Response = resp
 		}
 		return statusOf(st, op, err)
-	}, opts)
+	}, nil
 }
 
 // NewEmpty is [New] for the operations whose response is
@@ -143,11 +182,20 @@ func statusOf[R, M any](st Status[R, M], op polled[M], err error) (Status[R, M],
 
 // newWaiter builds the waiter all of the package's constructors return.
 func newWaiter[R, M any](name string, op func(context.Context, string) (Status[R, M], error), opts []waiter.Option) (*waiter.Waiter[string, Status[R, M]], error) {
-	all := append([]waiter.Option{
+	return waiter.NewFunc(name, op, done[R, M], options[R, M](opts)...)
+}
+
+// options are the waiters' own options, then opts: the delays, the
+// not-found limit, and the progress the metadata reports, if M has one.
+func options[R, M any](opts []waiter.Option) []waiter.Option {
+	own := []waiter.Option{
 		waiter.WithDelays(defaultMinDelay, defaultMaxDelay),
 		waiter.WithNotFoundLimit(defaultNotFound),
-	}, opts...)
-	return waiter.NewFunc(name, op, done[R, M], all...)
+	}
+	if p := progressOf[M](); p != nil {
+		own = append(own, waiter.WithProgress(func(st Status[R, M]) float64 { return p(st.Metadata) }))
+	}
+	return append(own, opts...)
 }
 
 // done is the waiters' condition: an operation done without error ends
@@ -155,9 +203,8 @@ func newWaiter[R, M any](name string, op func(context.Context, string) (Status[R
 // not-found limit counts it), and any other error of the call goes to the
 // retry strategy.
 func done[R, M any](_ string, st Status[R, M], err error) (bool, error) {
-	var pe *pollError
 	switch {
-	case errors.As(err, &pe) && pe.code == codes.NotFound:
+	case notFound(err):
 		return false, nil
 	case err != nil:
 		return false, err

@@ -7,6 +7,7 @@ require (
 	github.com/googleapis/gax-go/v2 v2.27.0
 	github.com/waitable/waitable v0.2.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.16.0
 	google.golang.org/api v0.304.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261012220534-4341edf3f941
 	google.golang.org/grpc v1.85.0
@@ -38,7 +39,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
 )
 

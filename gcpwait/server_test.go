@@ -52,8 +52,9 @@ type job struct {
 // operation's GetOperation and CancelOperation calls.
 type ops struct {
 	longrunningpb.UnimplementedOperationsServer
-	mu   sync.Mutex
-	jobs map[string]*job
+	mu    sync.Mutex
+	jobs  map[string]*job
+	times []time.Time // when each GetOperation came
 }
 
 func (s *ops) add(name string, j *job) {
@@ -81,6 +82,7 @@ func (s *ops) cancelled(name string) bool {
 func (s *ops) GetOperation(_ context.Context, req *longrunningpb.GetOperationRequest) (*longrunningpb.Operation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.times = append(s.times, time.Now())
 	j, ok := s.jobs[req.GetName()]
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "operation %q not found", req.GetName())
@@ -249,3 +251,25 @@ type EmptyJobOperation struct{ wrapper }
 func (op *EmptyJobOperation) Poll(ctx context.Context, opts ...gax.CallOption) error {
 	return op.lro.Poll(ctx, nil, opts...)
 }
+
+// ProgressJobOperation is JobOperation with a metadata that reports a
+// progress percent, as Google's operations' metadata do.
+type ProgressJobOperation struct{ JobOperation }
+
+// ProgressJobOperation rebuilds such a wrapper from its name.
+func (c client) ProgressJobOperation(name string) *ProgressJobOperation {
+	return &ProgressJobOperation{*c.JobOperation(name)}
+}
+
+func (op *ProgressJobOperation) Metadata() (*jobProgress, error) {
+	m, err := op.wrapper.Metadata()
+	if m == nil {
+		return nil, err
+	}
+	return &jobProgress{percent: m.GetValue()}, err
+}
+
+// jobProgress is a metadata with a progress percent.
+type jobProgress struct{ percent int32 }
+
+func (p *jobProgress) GetProgressPercent() int32 { return p.percent }

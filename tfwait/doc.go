@@ -14,10 +14,17 @@
 //	if err != nil {
 //		return err
 //	}
-//	out, err := w.Wait(ctx) // where the provider had conf.WaitForStateContext(ctx)
+//	out, err := tfwait.Result(w.Wait(ctx, struct{}{}, conf.Timeout)) // where the provider had conf.WaitForStateContext(ctx)
 //
-// A provider on terraform-plugin-framework, which has no wait helper, gives
-// a refresh that takes the poll's context to [StateChangeFunc]. In tests,
+// [StateChange] returns a *waiter.Waiter, as every adapter of Waitable's
+// does: its output is each refresh's record ([Refresh]), and the wait keeps
+// nothing else, so a provider's wait can also be Started (its events say
+// each refresh, a Poke brings the next one forward when something says the
+// resource changed), run in a waiter.Group with others, and resumed from
+// its waiter.Checkpoint by another process. [Result] turns what a wait
+// returned into what WaitForStateContext returns. A provider on
+// terraform-plugin-framework, which has no wait helper, gives a refresh
+// that takes the poll's context to [StateChangeFunc]. In tests,
 // [waiter.WithClock] (or a testing/synctest bubble) makes a wait of twenty
 // minutes take none.
 //
@@ -35,10 +42,11 @@
 //     (the interface nil, not a typed nil pointer) is "not found". Its error:
 //     see "Refresh errors" below.
 //   - Timeout: the wait's budget, Delay included, as in the SDK; it must be
-//     positive. A deadline of the context that comes sooner is the wait's.
-//     Out of time, the wait ends with a [*retry.TimeoutError] whose LastState
-//     and LastError are those of the last refresh judged (see "The final
-//     poll" below), and a nil result.
+//     positive, and the wait's maxWait (give the waiter's Wait or Start
+//     conf.Timeout). A deadline of the context that comes sooner is the
+//     wait's. Out of time, the wait ends with a [*retry.TimeoutError] whose
+//     LastState and LastError are those of the last refresh judged (see
+//     "The final poll" below), and a nil result.
 //   - Delay: the time before the first refresh ([waiter.WithInitialDelay]),
 //     shortened to a context's deadline that comes sooner. A Delay of
 //     Timeout or more makes no refresh, as in the SDK, whose Timeout comes
@@ -51,28 +59,39 @@
 //     draws each delay from [MinDelay, delay] with jitter, as Smithy waiters
 //     do, so that many waits do not poll in step: polls come sooner than the
 //     SDK's (a change is seen sooner, with more refreshes in a long wait).
-//     [waiter.WithJitter]([backoff.High]) gives the SDK's delays exactly. A
-//     MinTimeout over 10s stays the shortest delay; the SDK polls every 10s
-//     after the first such delay.
+//     [waiter.WithJitter]([backoff.High]) gives the SDK's delays exactly,
+//     for a MinTimeout up to 10s. A MinTimeout over 10s stays the shortest
+//     delay (and the longest: every delay is MinTimeout), where the SDK
+//     alternates MinTimeout and 10s: with a MinTimeout of 30s its refreshes
+//     come at 0, 30, 40, 70 and 80s, tfwait's at 0, 30, 60 and 90s.
 //   - NotFoundChecks: how many nil results in a row are allowed (0 means the
 //     SDK's 20) when a Target is awaited; the next one ends the wait with a
 //     [*retry.NotFoundError] whose Retries counts them
 //     ([waiter.WithNotFoundLimit]), also when an option of the caller's sets
 //     another limit. Any other answer starts the count again. A refresh error
 //     that says not found (a 404) is an error, not a nil result: it ends the
-//     wait as the SDK does, returned as the refresh returned it.
+//     wait as the SDK does, returned as the refresh returned it. The
+//     NotFoundError's Retries counts the nil results the wait saw (the SDK
+//     counts those in a row: the two differ only when a result came between
+//     runs of nil results).
 //   - ContinuousTargetOccurence: how many target answers in a row end the
-//     wait (0 means 1) ([waiter.WithStability]), confirmed at MinDelay. Any
-//     other answer starts the count again: a pending state, as in the SDK,
-//     but also a nil result, an unknown state or an error retried, which the
-//     SDK lets through.
+//     wait (0 means 1) ([waiter.WithStability]), confirmed at MinDelay (the
+//     SDK confirms at the delay it had reached). Any other answer starts the
+//     count again: a pending state, as in the SDK, but also a nil result, an
+//     unknown state or an error retried, which the SDK lets through. The
+//     poll after it comes at the schedule's delay for its place in the wait,
+//     the confirmations counted among the polls, where the SDK goes on
+//     doubling the delay it had: with the SDK's other defaults, three
+//     pending answers, two target ones and a pending one make a gap of 6.4s
+//     where the SDK's is 1.6s (within MaxDelay, 10s, always).
 //
 // # Where Waitable's rules differ
 //
 // Refresh errors. The SDK ends the wait on any refresh error. Here the
 // waiter's retry strategy tells transient errors from fatal ones: a throttle,
-// a 5xx, a timeout or a refused connection (what an API error says through
-// its ErrorCode or HTTPStatusCode methods, or a net.Error) is retried on the
+// a 5xx, a timeout or a refused connection (what an API error says in a
+// *classify.CallError or through its ErrorCode or HTTPStatusCode methods,
+// or a net.Error) is retried on the
 // schedule, within the budget, never sooner than a Retry-After the error
 // carries. That is what a provider asks of a wait on a cloud API that
 // stumbles: a 503 twenty minutes into a create should not fail the apply. A
@@ -89,8 +108,9 @@
 // is timed to end before the deadline (less the refresh's latency seen so
 // far, see [waiter.WithFinalReserve]), so a resource that reaches its target
 // in the last seconds is seen. A refresh that returns after the deadline is
-// not judged: the wait ends with a [*retry.TimeoutError] whose LastState and
-// LastError are those of the refresh before it, whatever it answered.
+// not judged: the wait ends with a [*retry.TimeoutError] whose LastState is
+// that of the last refresh judged that returned no error, and with no
+// LastError, whatever the late one answered.
 // [StateChangeFunc]'s refresh gets a context that ends at the deadline: one
 // that honours it ends the wait at Timeout. StateChange's Refresh takes no
 // context and cannot be cut short: one in flight at the deadline is waited
@@ -98,16 +118,19 @@
 //
 // The context. The SDK's Refresh takes no context; [StateChangeFunc]'s
 // refresh gets the poll's context, which ends at the wait's deadline and
-// with the caller's. A cancelled context ends the wait with a nil result
-// and ctx's error, as in the SDK; a context's deadline, which the SDK
-// reports as context.DeadlineExceeded, is the wait's deadline here, reported
-// as a [*retry.TimeoutError].
+// with the caller's. A refresh that returns once that context has ended is
+// not judged. A cancelled context ends the wait with a nil result and
+// context.Canceled, as in the SDK; a context's deadline, which the SDK
+// reports as context.DeadlineExceeded, is the wait's deadline here,
+// reported as a [*retry.TimeoutError].
 //
-// Other options. [StateChange] takes any [waiter.Option] after the mapping:
+// Other options. [StateChange] takes any [waiter.Option] after the mapping
+// (the waiter's own after tfwait's, so the caller's win):
 // [waiter.WithTelemetry] for a span per wait and per poll, [waiter.WithClock],
 // [waiter.WithPollRateLimit] to share an API's rate limit among waits. A wait
 // ended by an option of its own ([waiter.WithMaxPolls],
-// [waiter.WithTransientLimit]) returns the waiter's [*waiter.Error].
+// [waiter.WithTransientLimit]) returns the waiter's [*waiter.Error] (from
+// [Result] too).
 //
 // What it does not do: it does not replace the SDK's retry.RetryContext or
 // change a StateChangeConf, whose defaults WaitForStateContext writes into it

@@ -30,14 +30,13 @@ func ExampleStateChange() {
 		fmt.Println(err)
 		return
 	}
-	out, err := w.Wait(context.Background())
-	fmt.Println(out, err)
+	fmt.Println(tfwait.Result(w.Wait(context.Background(), struct{}{}, conf.Timeout))) // was: conf.WaitForStateContext(ctx)
 	// Output: cluster demo, available <nil>
 }
 
 // A state neither pending nor target ends the wait with the SDK's own
 // error, as WaitForStateContext does.
-func ExampleWaiter_Wait_unexpectedState() {
+func ExampleResult_unexpectedState() {
 	conf := &retry.StateChangeConf{
 		Pending: []string{"creating"},
 		Target:  []string{"available"},
@@ -49,7 +48,7 @@ func ExampleWaiter_Wait_unexpectedState() {
 		fmt.Println(err)
 		return
 	}
-	_, err = w.Wait(context.Background())
+	_, err = tfwait.Result(w.Wait(context.Background(), struct{}{}, conf.Timeout))
 	var unexpected *retry.UnexpectedStateError
 	if errors.As(err, &unexpected) {
 		fmt.Println("the cluster is", unexpected.State)
@@ -77,7 +76,7 @@ func ExampleStateChangeFunc() {
 		fmt.Println(err)
 		return
 	}
-	_, err = w.Wait(context.Background())
+	_, err = tfwait.Result(w.Wait(context.Background(), struct{}{}, conf.Timeout))
 	var timeout *retry.TimeoutError
 	fmt.Println(errors.As(err, &timeout), err)
 	// Output: true timeout while waiting for resource to be gone (timeout: 1ms)

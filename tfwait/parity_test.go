@@ -35,7 +35,7 @@ func found(state string) step { return step{found: true, state: state} }
 var (
 	gone        = step{}
 	errAuth     = errors.New("AccessDenied: not authorized to describe the resource")
-	notFoundAPI = &apiError{"ResourceNotFoundException", 404}
+	notFoundAPI = apiError("ResourceNotFoundException", 404)
 )
 
 // script is a refresh that answers its steps in order, the last one for
@@ -203,8 +203,14 @@ func tfWait(opts ...waiter.Option) waitFunc {
 		if err != nil {
 			return nil, err
 		}
-		return w.Wait(ctx)
+		return wait(ctx, w, conf)
 	}
+}
+
+// wait runs a wait of w, conf's waiter, as a provider does: conf.Timeout
+// its budget, Result its outcome.
+func wait(ctx context.Context, w *waiter.Waiter[struct{}, *tfwait.Refresh], conf *retry.StateChangeConf) (any, error) {
+	return tfwait.Result(w.Wait(ctx, struct{}{}, conf.Timeout))
 }
 
 // waitSDK runs the SDK's WaitForStateContext on c's script, and waitTF

@@ -29,7 +29,7 @@ func waitClusterCreated(ctx context.Context, api *cluster, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.Wait(ctx)
+	out, err := wait(ctx, w, conf)
 	if out, ok := out.(*object); ok {
 		return out, err
 	}
@@ -43,7 +43,7 @@ func TestProviderTwentyMinuteCreate(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		start := time.Now()
 		api := &cluster{now: time.Now, readyAt: start.Add(17 * time.Minute),
-			fail: map[int]error{5: &apiError{"ThrottlingException", 400}}}
+			fail: map[int]error{5: apiError("ThrottlingException", 400)}}
 		out, err := waitClusterCreated(t.Context(), api, 20*time.Minute, waiter.WithClock(clocktest.Clock()))
 		if err != nil || out.Status != "available" {
 			t.Fatalf("waitClusterCreated() = %v, %v, want the available cluster", out, err)
@@ -75,7 +75,7 @@ func TestProviderWaitOnAMockClock(t *testing.T) {
 	}
 	done := make(chan result)
 	go func() {
-		out, err := w.Wait(t.Context())
+		out, err := wait(t.Context(), w, conf)
 		done <- result{out, err}
 	}()
 	// Arming 1 is the wait's deadline; each one after it a delay between

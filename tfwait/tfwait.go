@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
 
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -28,53 +29,51 @@ const (
 // wait's deadline and when the wait's context ends.
 type RefreshFunc func(ctx context.Context) (result any, state string, err error)
 
-// Waiter waits as a [retry.StateChangeConf] says, on Waitable's rules (see
-// the package doc). Build it with [StateChange] or [StateChangeFunc]; it is
-// safe for concurrent use, each [Waiter.Wait] being a wait of its own. A
-// Waiter not built by them (the zero Waiter, a nil *Waiter) does not wait:
-// its Wait returns an error.
-type Waiter struct {
-	w       *waiter.Waiter[*answer, *answer]
-	timeout time.Duration
+// Refresh is what one refresh returned, the output of tfwait's waiters:
+// each attempt's event carries it, and a wait returns the last one judged
+// that returned no error. [Result] reads the SDK's result and errors from
+// it and the wait's error.
+type Refresh struct {
+	// Result is the object the refresh returned; nil: not found.
+	Result any
+	// State is the object's state as the refresh said it.
+	State string
+
+	// The conf's, for Result's TimeoutError.
 	target  []string
+	timeout time.Duration
 }
 
-// answer is a wait's own record of its refreshes, its input, written in
-// the wait's goroutine: the op writes each refresh into got, and the
-// condition, which judges only the answers that came back in time, copies
-// it into result, state and err; nils counts the nil results in a row.
-type answer struct {
-	got    refreshed
-	nils   int
-	result any
-	state  string
-	err    error
+// refreshError is a refresh that returned an error: the error, and what
+// else the refresh returned, for [Result]. It unwraps to the refresh's
+// error, whose facts package classify reads.
+type refreshError struct {
+	Refresh
+	err error
 }
 
-// refreshed is what one refresh returned.
-type refreshed struct {
-	result any
-	state  string
-	err    error
-}
+func (e *refreshError) Error() string { return e.err.Error() }
+func (e *refreshError) Unwrap() error { return e.err }
 
-// errNotFound is what a nil result is to the waiter, when a target state
+// errNilResult is what a nil result is to the waiter, when a target state
 // is awaited: a not-found answer, which waiter.WithNotFoundLimit counts.
-var errNotFound = notFoundError{}
+var errNilResult = &classify.CallError{Err: errors.New("tfwait: the refresh found no object (nil result)"), Code: "NotFound"}
 
-type notFoundError struct{}
-
-func (notFoundError) Error() string     { return "tfwait: the refresh found no object (nil result)" }
-func (notFoundError) ErrorCode() string { return "NotFound" }
-
-// StateChange builds a [Waiter] from conf as providers write it, with
-// conf.Refresh as the refresh; the package doc says how each field maps.
-// opts come after the mapping, so they override it: [waiter.WithClock]
-// for virtual time in tests, [waiter.WithTelemetry] for spans and logs,
+// StateChange returns a waiter that waits as conf says, with conf.Refresh
+// as the refresh; the package doc says how each field maps. Its input is
+// nothing of its own (struct{}{}): give its Wait, Start, WaitFrom,
+// StartFrom (or a Group's Go, a WaitAll) conf.Timeout as the wait's
+// budget, and [Result] its outcome for the SDK's result and errors:
+//
+//	out, err := tfwait.Result(w.Wait(ctx, struct{}{}, conf.Timeout)) // was: conf.WaitForStateContext(ctx)
+//
+// Its output is each refresh's record, [Refresh]. opts come after the
+// mapping, so they override it: [waiter.WithClock] for virtual time in
+// tests, [waiter.WithTelemetry] for spans and logs,
 // [waiter.WithRetryStrategy](nil) to end the wait on any refresh error as
 // the SDK does. StateChange reads conf once: changing it later changes
 // nothing. An invalid conf is an error listing every problem.
-func StateChange(conf *retry.StateChangeConf, opts ...waiter.Option) (*Waiter, error) {
+func StateChange(conf *retry.StateChangeConf, opts ...waiter.Option) (*waiter.Waiter[struct{}, *Refresh], error) {
 	if conf == nil {
 		return nil, errors.New("tfwait: the StateChangeConf is nil")
 	}
@@ -89,7 +88,7 @@ func StateChange(conf *retry.StateChangeConf, opts ...waiter.Option) (*Waiter, e
 // StateChangeFunc is [StateChange] with a refresh that takes the poll's
 // context, for providers on terraform-plugin-framework; conf.Refresh must
 // be nil.
-func StateChangeFunc(conf *retry.StateChangeConf, refresh RefreshFunc, opts ...waiter.Option) (*Waiter, error) {
+func StateChangeFunc(conf *retry.StateChangeConf, refresh RefreshFunc, opts ...waiter.Option) (*waiter.Waiter[struct{}, *Refresh], error) {
 	if conf == nil {
 		return nil, errors.New("tfwait: the StateChangeConf is nil")
 	}
@@ -100,7 +99,7 @@ func StateChangeFunc(conf *retry.StateChangeConf, refresh RefreshFunc, opts ...w
 }
 
 // build checks conf and maps it to a waiter.
-func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, opts []waiter.Option) (*Waiter, error) {
+func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, opts []waiter.Option) (*waiter.Waiter[struct{}, *Refresh], error) {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("tfwait: "+format, args...)) }
 	if refresh == nil {
@@ -127,42 +126,48 @@ func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, 
 		return nil, errors.Join(errs...)
 	}
 
-	t := &Waiter{timeout: conf.Timeout, target: slices.Clone(conf.Target)}
-	target, pending := t.target, slices.Clone(conf.Pending)
-	op := func(ctx context.Context, a *answer) (*answer, error) {
-		r := &a.got
-		r.result, r.state, r.err = refresh(ctx)
-		if r.err == nil && r.result == nil && len(target) > 0 {
-			a.nils++
-			return a, errNotFound
+	target, pending, timeout := slices.Clone(conf.Target), slices.Clone(conf.Pending), conf.Timeout
+	op := func(ctx context.Context, _ struct{}) (*Refresh, error) {
+		res, state, err := refresh(ctx)
+		r := &Refresh{Result: res, State: state, target: target, timeout: timeout}
+		if err == nil && ctx.Err() != nil {
+			// The refresh took no context and returned after the wait's
+			// ended (its deadline, or the caller's cancellation): it is
+			// not judged.
+			err = ctx.Err()
 		}
-		a.nils = 0
-		return a, r.err
+		switch {
+		case err == nil && res == nil && len(target) > 0:
+			err = errNilResult
+		case err == nil:
+			return r, nil
+		}
+		return r, &refreshError{Refresh: *r, err: err}
 	}
 	if conf.Delay >= conf.Timeout {
 		// The SDK sleeps Delay before its first refresh and times out
 		// first: no refresh, a TimeoutError with no last state. The poll's
 		// context ends at the wait's deadline, or with the caller's.
-		op = func(ctx context.Context, a *answer) (*answer, error) {
+		op = func(ctx context.Context, _ struct{}) (*Refresh, error) {
 			<-ctx.Done()
-			return a, ctx.Err()
+			r := &Refresh{target: target, timeout: timeout}
+			return r, &refreshError{Refresh: *r, err: ctx.Err()}
 		}
 	}
-	cond := func(_ *answer, a *answer, err error) (bool, error) {
-		a.result, a.state, a.err = a.got.result, a.got.state, a.got.err
+	cond := func(_ struct{}, r *Refresh, err error) (bool, error) {
 		switch {
-		case errors.Is(err, errNotFound):
+		case errors.Is(err, errNilResult):
 			return false, nil // counted by WithNotFoundLimit
 		case err != nil:
 			return false, err // the retry strategy's to judge
-		case a.result == nil: // no target: waiting for the object to be gone
+		case r.Result == nil: // no target: waiting for the object to be gone
 			return true, nil
-		case slices.Contains(target, a.state):
+		case slices.Contains(target, r.State):
 			return true, nil
-		case len(pending) == 0 || slices.Contains(pending, a.state):
+		case len(pending) == 0 || slices.Contains(pending, r.State):
 			return false, nil
 		}
-		return false, &retry.UnexpectedStateError{State: a.state, ExpectedState: target}
+		return false, &retry.UnexpectedStateError{State: r.State, ExpectedState: target}
 	}
 
 	mapped := []waiter.Option{waiter.WithDelays(schedule(conf))}
@@ -183,8 +188,7 @@ func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, 
 	if err != nil {
 		return nil, fmt.Errorf("tfwait: %w", err)
 	}
-	t.w = w
-	return t, nil
+	return w, nil
 }
 
 // schedule is the SDK's schedule as a Smithy one: MinDelay the first
@@ -205,42 +209,78 @@ func name(target []string) string {
 	return "StateChange to " + strings.Join(target, "|")
 }
 
-// Wait waits as [retry.StateChangeConf.WaitForStateContext] does and
-// returns what it returns: the result of the refresh that reached the
-// target; or nil and a [*retry.TimeoutError] (its LastState and LastError
-// those of the last refresh judged: one that returned after the deadline
-// is not), a [*retry.NotFoundError], or ctx's error; or the last result
-// and a [*retry.UnexpectedStateError], or the last result and the
-// refresh's own error when the retry strategy calls it fatal or it is a
-// not-found error (a 404) that reaches the NotFoundChecks limit. Other
-// ends (options such as [waiter.WithMaxPolls]) return nil and the
-// waiter's [*waiter.Error]. On a Waiter not built by [StateChange] or
-// [StateChangeFunc] it returns nil and an error saying so.
-func (t *Waiter) Wait(ctx context.Context) (any, error) {
-	if t == nil || t.w == nil {
-		return nil, errors.New("tfwait: Wait on a Waiter not built by StateChange or StateChangeFunc")
-	}
-	last := new(answer)
-	_, err := t.w.Wait(ctx, last, t.timeout)
-	var use *retry.UnexpectedStateError
+// Result returns what [retry.StateChangeConf.WaitForStateContext] returns,
+// given what a wait of a waiter of [StateChange] or [StateChangeFunc]
+// returned (its Wait, WaitFrom, or a Run's Result), out and err:
+//
+//   - the result of the refresh that reached the target, and no error;
+//   - nil and a [*retry.TimeoutError] whose Timeout and ExpectedState are
+//     the conf's and whose LastState and LastError are those of the last
+//     refresh judged (one that returned after the deadline is not; with
+//     no refresh, as when Delay is Timeout or more, they are empty);
+//   - the last result and a [*retry.UnexpectedStateError];
+//   - the last result and the refresh's own error, when the retry strategy
+//     calls it fatal or it is a not-found error (a 404) that reaches the
+//     NotFoundChecks limit;
+//   - nil and a [*retry.NotFoundError] whose Retries counts the nil
+//     results the wait saw (the SDK counts those in a row; the two differ
+//     only when a result came between runs of nil results);
+//   - nil and context.Canceled for a wait whose context was cancelled.
+//
+// Other ends (options such as [waiter.WithMaxPolls]) return nil and the
+// waiter's [*waiter.Error].
+func Result(out *Refresh, err error) (any, error) {
 	var we *waiter.Error
+	var re *refreshError
+	var use *retry.UnexpectedStateError
 	switch {
+	case err == nil && out != nil:
+		return out.Result, nil
 	case err == nil:
-		return last.result, nil
-	case errors.Is(err, waiter.ErrTimeout):
-		return nil, &retry.TimeoutError{LastError: last.err, LastState: last.state, Timeout: t.timeout, ExpectedState: t.target}
-	case errors.As(err, &use):
-		return last.result, use
+		return nil, nil
 	case !errors.As(err, &we):
 		return nil, err
-	case (we.Failure == waiter.FailureError || we.Failure == waiter.FailureNeverAppeared) && last.err != nil:
+	case we.Reason == waiter.ErrTimeout:
+		te := &retry.TimeoutError{}
+		if out != nil {
+			te.LastState, te.Timeout, te.ExpectedState = out.State, out.timeout, out.target
+		}
+		if errors.As(we.Err, &re) {
+			te.Timeout, te.ExpectedState = re.timeout, re.target
+			if !errors.Is(re.err, context.DeadlineExceeded) && !errors.Is(re.err, context.Canceled) {
+				// The last refresh judged returned an error, or a nil result.
+				te.LastState = re.State
+				if re.err != errNilResult {
+					te.LastError = re.err
+				}
+			}
+		}
+		return nil, te
+	case we.Reason != waiter.ErrFailure && we.Reason != waiter.ErrMaxPolls:
+		return nil, context.Canceled // the wait's context was cancelled
+	case errors.As(err, &use):
+		if out != nil {
+			return out.Result, use
+		}
+		return nil, use
+	case (we.Failure == waiter.FailureError || we.Failure == waiter.FailureNeverAppeared) &&
+		errors.As(we.Err, &re) && re.err != errNilResult:
 		// The refresh's own error (a 404 the waiter counts as not found
 		// among them) ends the wait as the SDK ends it: with that error.
-		return last.result, last.err
+		return re.Result, re.err
 	case we.Failure == waiter.FailureNeverAppeared:
-		return nil, &retry.NotFoundError{Retries: last.nils}
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return nil, ctx.Err()
+		return nil, &retry.NotFoundError{Retries: nilResults(we.Seen)}
 	}
 	return nil, err
+}
+
+// nilResults counts the nil results among the answers a wait saw.
+func nilResults(seen []waiter.SeenCount) int {
+	n := 0
+	for _, c := range seen {
+		if c.Code == errNilResult.Code && c.State != "timeout" {
+			n += c.N
+		}
+	}
+	return n
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,21 +16,18 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
 
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/tfwait"
 	"github.com/waitable/waitable/waiter"
 )
 
-// apiError is an error as cloud SDKs return them: a code and an HTTP
-// status, which Waitable's retry strategy reads.
-type apiError struct {
-	code   string
-	status int
+// apiError is an error as a cloud API's adapter returns it: a code and
+// an HTTP status, which Waitable's retry strategy reads.
+func apiError(code string, status int) *classify.CallError {
+	return &classify.CallError{Code: code, StatusCode: status}
 }
-
-func (e *apiError) Error() string       { return e.code }
-func (e *apiError) ErrorCode() string   { return e.code }
-func (e *apiError) HTTPStatusCode() int { return e.status }
 
 // cluster is a provider's resource behind a fake API: creating until
 // readyAt, then available; now reads the test's clock.
@@ -64,7 +63,7 @@ func createConf(refresh retry.StateRefreshFunc, timeout time.Duration) *retry.St
 // refresh end the SDK's wait; tfwait retries them within the budget, and
 // with WithRetryStrategy(nil) ends on them as the SDK does.
 func TestTransientRefreshErrorsAreRetried(t *testing.T) {
-	throttle, unavailable := &apiError{"ThrottlingException", 400}, &apiError{"ServiceUnavailable", 503}
+	throttle, unavailable := apiError("ThrottlingException", 400), apiError("ServiceUnavailable", 503)
 	run := func(wait waitFunc) (out any, calls int, err error) {
 		synctest.Test(t, func(t *testing.T) {
 			c := &cluster{now: time.Now, readyAt: time.Now().Add(time.Minute), fail: map[int]error{2: throttle, 3: unavailable}}
@@ -93,15 +92,16 @@ func TestTransientRefreshErrorsAreRetried(t *testing.T) {
 // LastError, where errors.As finds the API's error.
 func TestTransientErrorsUntilTheDeadlineEndInTimeoutError(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
-		unavailable := &apiError{"ServiceUnavailable", 503}
-		w, err := tfwait.StateChange(createConf(func() (any, string, error) { return nil, "", unavailable }, 5*time.Minute))
+		unavailable := apiError("ServiceUnavailable", 503)
+		conf := createConf(func() (any, string, error) { return nil, "", unavailable }, 5*time.Minute)
+		w, err := tfwait.StateChange(conf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		out, err := w.Wait(t.Context())
+		out, err := wait(t.Context(), w, conf)
 		var te *retry.TimeoutError
-		var ae *apiError
+		var ae *classify.CallError
 		if out != nil || !errors.As(err, &te) || te.LastError != unavailable || !errors.As(err, &ae) || te.Timeout != 5*time.Minute {
 			t.Fatalf("Wait() = %v, %#v, want nil and a TimeoutError whose LastError is the 503", out, err)
 		}
@@ -147,6 +147,45 @@ func TestContinuousTargetOccurenceStartsAgainOnAnyOtherAnswer(t *testing.T) {
 	}
 }
 
+// TestMinTimeoutOverTenSeconds: "with a MinTimeout of 30s its [the
+// SDK's] refreshes come at 0, 30, 40, 70 and 80s, tfwait's at 0, 30, 60
+// and 90s" (the package doc, without jitter).
+func TestMinTimeoutOverTenSeconds(t *testing.T) {
+	c := parityCase{conf: minTimeout(conf([]string{"creating"}, []string{"available"}), 30*time.Second),
+		steps: seq(repeat(found("creating"), 4), []step{found("available")})}
+	sdk, _ := timedRun(t, c, sdkWait)
+	ours, _ := timedRun(t, c, tfWait(waiter.WithJitter(backoff.High)))
+	s := time.Second
+	if want := []time.Duration{0, 30 * s, 40 * s, 70 * s, 80 * s}; !slices.Equal(sdk, want) {
+		t.Errorf("WaitForStateContext's refreshes at %v, want %v", sdk, want)
+	}
+	if want := []time.Duration{0, 30 * s, 60 * s, 90 * s, 120 * s}; !slices.Equal(ours, want) {
+		t.Errorf("tfwait's refreshes at %v, want %v", ours, want)
+	}
+}
+
+// TestAnInterruptedStreak: the package doc's ContinuousTargetOccurence of
+// 3 after "three pending answers, two target ones and a pending one": the
+// SDK confirms at the delay it had (0.8s) and goes on doubling it (1.6s);
+// tfwait, without jitter, confirms at MinDelay (0.2s) and goes on at the
+// schedule's delay for the seventh poll (6.4s), then confirms at MinDelay.
+func TestAnInterruptedStreak(t *testing.T) {
+	c := parityCase{conf: continuous(conf([]string{"creating"}, []string{"available"}), 3),
+		steps: seq(repeat(found("creating"), 3), repeat(found("available"), 2), []step{found("creating")}, repeat(found("available"), 3))}
+	sdk, _ := timedRun(t, c, sdkWait)
+	ours, e := timedRun(t, c, tfWait(waiter.WithJitter(backoff.High)))
+	ms := time.Millisecond
+	if want := []time.Duration{0, 200 * ms, 600 * ms, 1400 * ms, 2200 * ms, 3000 * ms, 4600 * ms, 6200 * ms, 7800 * ms}; !slices.Equal(sdk, want) {
+		t.Errorf("WaitForStateContext's refreshes at %v, want %v", sdk, want)
+	}
+	if want := []time.Duration{0, 200 * ms, 600 * ms, 1400 * ms, 1600 * ms, 1800 * ms, 8200 * ms, 8400 * ms, 8600 * ms}; !slices.Equal(ours, want) {
+		t.Errorf("tfwait's refreshes at %v, want %v", ours, want)
+	}
+	if e.err != nil {
+		t.Errorf("Wait() = %v, want success", e.err)
+	}
+}
+
 // TestMinTimeoutStaysTheShortestDelay: with a MinTimeout of 30s every
 // delay is at least 30s (the SDK falls to 10s after the first).
 func TestMinTimeoutStaysTheShortestDelay(t *testing.T) {
@@ -161,7 +200,7 @@ func TestMinTimeoutStaysTheShortestDelay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Wait(t.Context()); err == nil {
+		if _, err := wait(t.Context(), w, conf); err == nil {
 			t.Fatal("Wait() succeeded, want a timeout")
 		}
 		for i := 1; i < len(at); i++ {
@@ -217,7 +256,7 @@ func TestStateChangeLeavesTheConfAsItIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf.Target[0] = "changed later"
-	if _, err := w.Wait(t.Context()); err != nil || conf.NotFoundChecks != 0 || conf.ContinuousTargetOccurence != 0 {
+	if _, err := wait(t.Context(), w, conf); err != nil || conf.NotFoundChecks != 0 || conf.ContinuousTargetOccurence != 0 {
 		t.Errorf("Wait() = %v, conf %+v; want success and the conf unchanged", err, conf)
 	}
 }
@@ -236,12 +275,12 @@ func TestStateChangeFuncRefreshGetsThePollsContext(t *testing.T) {
 			}
 			return &object{Status: "creating"}, "creating", nil
 		}
-		w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
-			Timeout: 20 * time.Minute}, refresh)
+		conf := &retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"}, Timeout: 20 * time.Minute}
+		w, err := tfwait.StateChangeFunc(conf, refresh)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := w.Wait(t.Context()); err != nil || out.(*object).Status != "available" {
+		if out, err := wait(t.Context(), w, conf); err != nil || out.(*object).Status != "available" {
 			t.Fatalf("Wait() = %v, %v, want the available object", out, err)
 		}
 		for i, dl := range deadlines {
@@ -259,12 +298,13 @@ func TestAContextDeadlineIsTheWaitsDeadline(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		w, err := tfwait.StateChange(createConf(refreshOf("creating"), time.Hour))
+		conf := createConf(refreshOf("creating"), time.Hour)
+		w, err := tfwait.StateChange(conf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		_, err = w.Wait(ctx)
+		_, err = wait(ctx, w, conf)
 		var te *retry.TimeoutError
 		if !errors.As(err, &te) || te.LastState != "creating" || time.Since(start) > time.Minute {
 			t.Errorf("Wait() error = %v after %v, want a TimeoutError by the context's 1m deadline", err, time.Since(start))
@@ -315,7 +355,7 @@ func TestDelayPastTimeoutTimesOutWithoutRefresh(t *testing.T) {
 					defer cancel()
 				}
 				start := time.Now()
-				out, err := w.Wait(ctx)
+				out, err := wait(ctx, w, conf)
 				elapsed := time.Since(start)
 				var te *retry.TimeoutError
 				switch {
@@ -334,19 +374,6 @@ func TestDelayPastTimeoutTimesOutWithoutRefresh(t *testing.T) {
 						out, err, elapsed, c.wantElapsed)
 				}
 			})
-		})
-	}
-}
-
-// TestWaitOnAWaiterNotBuiltIsAnError: a zero Waiter, or a nil *Waiter,
-// does not wait: Wait returns nil and an error saying so, never a panic.
-func TestWaitOnAWaiterNotBuiltIsAnError(t *testing.T) {
-	for name, w := range map[string]*tfwait.Waiter{"zero": new(tfwait.Waiter), "nil": nil} {
-		t.Run(name, func(t *testing.T) {
-			out, err := w.Wait(t.Context())
-			if out != nil || err == nil || !strings.Contains(err.Error(), "not built by StateChange or StateChangeFunc") {
-				t.Errorf("Wait() on a %s Waiter = %v, %v, want nil and an error: not built by StateChange", name, out, err)
-			}
 		})
 	}
 }
@@ -384,7 +411,7 @@ func TestOptionEndsReturnTheWaitersError(t *testing.T) {
 		t.Errorf("WithMaxPolls(3): Wait() = %v, %v after %d refreshes, want nil and the waiter's Error after 3", e.result, e.err, e.calls)
 	}
 	throttled := parityCase{conf: conf([]string{"creating"}, []string{"available"}),
-		steps: []step{found("creating"), {err: &apiError{"ServiceUnavailable", 503}}}}
+		steps: []step{found("creating"), {err: apiError("ServiceUnavailable", 503)}}}
 	_, e = timedRun(t, throttled, tfWait(waiter.WithTransientLimit(2)))
 	if e.result != nil || !errors.As(e.err, &we) || we.Failure != waiter.FailureTransientLimit || e.calls != 3 {
 		t.Errorf("WithTransientLimit(2): Wait() = %v, %v after %d refreshes, want nil and the waiter's Error after 3", e.result, e.err, e.calls)
@@ -411,15 +438,15 @@ func TestConcurrentWaitsAreWaitsOfTheirOwn(t *testing.T) {
 			}
 			return &object{ID: id, Status: "available"}, "available", nil
 		}
-		w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
-			Timeout: 10 * time.Minute}, refresh)
+		conf := &retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"}, Timeout: 10 * time.Minute}
+		w, err := tfwait.StateChangeFunc(conf, refresh)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
 		for _, id := range []string{"a", "b", "c"} {
 			wg.Go(func() {
-				out, err := w.Wait(context.WithValue(t.Context(), waitKey{}, id))
+				out, err := wait(context.WithValue(t.Context(), waitKey{}, id), w, conf)
 				if o, ok := out.(*object); err != nil || !ok || o.ID != id || o.Status != "available" {
 					t.Errorf("wait %s: Wait() = %v, %v, want its own available object", id, out, err)
 				}
@@ -441,18 +468,19 @@ func goroutineID() string {
 func TestRefreshRunsInTheWaitingGoroutine(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		var ids []string
-		w, err := tfwait.StateChange(createConf(func() (any, string, error) {
+		conf := createConf(func() (any, string, error) {
 			ids = append(ids, goroutineID())
 			if len(ids) < 3 {
 				return &object{}, "creating", nil
 			}
 			return &object{}, "available", nil
-		}, time.Minute))
+		}, time.Minute)
+		w, err := tfwait.StateChange(conf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		me := goroutineID()
-		if _, err := w.Wait(t.Context()); err != nil {
+		if _, err := wait(t.Context(), w, conf); err != nil {
 			t.Fatal(err)
 		}
 		for i, id := range ids {
@@ -463,30 +491,26 @@ func TestRefreshRunsInTheWaitingGoroutine(t *testing.T) {
 	})
 }
 
-// retryAfterError is a 503 with a Retry-After.
-type retryAfterError struct{ apiError }
-
-func (retryAfterError) RetryAfter() time.Duration { return 45 * time.Second }
-
 // TestTransientErrorsWaitForTheirRetryAfter: a transient error is retried
 // "never sooner than a Retry-After the error carries".
 func TestTransientErrorsWaitForTheirRetryAfter(t *testing.T) {
 	clocktest.Run(t, func(t *testing.T) {
 		var at []time.Time
-		w, err := tfwait.StateChange(createConf(func() (any, string, error) {
+		conf := createConf(func() (any, string, error) {
 			at = append(at, time.Now())
 			if len(at) == 2 {
-				return nil, "", &retryAfterError{apiError{"ServiceUnavailable", 503}}
+				return nil, "", &classify.CallError{Code: "ServiceUnavailable", StatusCode: 503, RetryAfter: 45 * time.Second}
 			}
 			if len(at) < 4 {
 				return &object{}, "creating", nil
 			}
 			return &object{}, "available", nil
-		}, 10*time.Minute))
+		}, 10*time.Minute)
+		w, err := tfwait.StateChange(conf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Wait(t.Context()); err != nil {
+		if _, err := wait(t.Context(), w, conf); err != nil {
 			t.Fatal(err)
 		}
 		if gap := at[2].Sub(at[1]); gap < 45*time.Second {
@@ -510,12 +534,12 @@ func TestCancelDuringAContextAwareRefresh(t *testing.T) {
 			<-ctx.Done()
 			return &object{Status: "creating"}, "creating", fmt.Errorf("describing the cluster: %w", ctx.Err())
 		}
-		w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
-			Timeout: 10 * time.Minute}, refresh)
+		conf := &retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"}, Timeout: 10 * time.Minute}
+		w, err := tfwait.StateChangeFunc(conf, refresh)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := w.Wait(ctx)
+		out, err := wait(ctx, w, conf)
 		if out != nil || err != context.Canceled {
 			t.Errorf("Wait() = %v, %v (%T), want nil and ctx's error, context.Canceled", out, err, err)
 		}
@@ -540,13 +564,13 @@ func TestARefreshPastTheDeadlineIsNotJudged(t *testing.T) {
 				<-ctx.Done() // a hung API call
 				return nil, "", fmt.Errorf("describing the cluster: %w", ctx.Err())
 			}
-			w, err := tfwait.StateChangeFunc(&retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"},
-				Timeout: 10 * time.Minute}, refresh)
+			conf := &retry.StateChangeConf{Pending: []string{"creating"}, Target: []string{"available"}, Timeout: 10 * time.Minute}
+			w, err := tfwait.StateChangeFunc(conf, refresh)
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			out, err := w.Wait(t.Context())
+			out, err := wait(t.Context(), w, conf)
 			var te *retry.TimeoutError
 			if out != nil || !errors.As(err, &te) || te.LastState != "creating" || te.LastError != nil || time.Since(start) != 10*time.Minute {
 				t.Errorf("Wait() = %v, %#v after %v, want nil and a TimeoutError, last state creating, at 10m", out, err, time.Since(start))
@@ -586,4 +610,38 @@ func TestARefreshPastTheDeadlineIsNotJudged(t *testing.T) {
 				elapsed, lastStart)
 		}
 	})
+}
+
+// TestRetryAfterDateOnTheServicesClock: a refresh's 503 whose Retry-After
+// is an HTTP date 40s after the answer's Date, read by classify's one
+// reader of the hint, makes the next refresh come 40s later, whether the
+// service's clock agrees with the bubble's or is an hour ahead of it.
+func TestRetryAfterDateOnTheServicesClock(t *testing.T) {
+	for _, skew := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprint("service clock ahead by ", skew), func(t *testing.T) {
+			clocktest.Run(t, func(t *testing.T) {
+				var at []time.Time
+				conf := createConf(func() (any, string, error) {
+					at = append(at, time.Now())
+					if len(at) == 1 {
+						service := time.Now().Add(skew)
+						h := http.Header{"Date": {service.Format(http.TimeFormat)}, "Retry-After": {service.Add(40 * time.Second).Format(http.TimeFormat)}}
+						after, _ := classify.RetryAfterHeader(h, time.Time{})
+						return nil, "", &classify.CallError{StatusCode: 503, RetryAfter: after}
+					}
+					return &object{}, "available", nil
+				}, 10*time.Minute)
+				w, err := tfwait.StateChange(conf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := wait(t.Context(), w, conf); err != nil {
+					t.Fatal(err)
+				}
+				if len(at) != 2 || at[1].Sub(at[0]) != 40*time.Second {
+					t.Errorf("refreshes at %v, want two, 40s apart", at)
+				}
+			})
+		})
+	}
 }

@@ -118,7 +118,7 @@ func awsCall(argv []string, refuse context.CancelCauseFunc) call {
 			var ue usageError
 			switch {
 			case errors.As(err, &ce):
-				out.status = ce.status
+				out.status = classify.Classify(err).StatusCode
 				ce.out = out // as exec's: what it printed, null for nothing
 			case errors.As(err, &ue):
 				err = usagef("%s: exit %d, a usage or configuration error of the AWS CLI:\n%s",
@@ -156,41 +156,34 @@ var cliUnreachable = []string{
 }
 
 // cliError is the error of an AWS CLI that exited with status exit and
-// printed stderr: a service's error (a *callError whose ErrorCode is the
-// service's code, and whose HTTPStatusCode is the code when the code is
-// a status, as botocore makes it for answers without one, S3's HEAD
-// 404); a usageError; a call that reached no service, transient; or
-// else, as for exec, a *callError with the code "exit N".
+// printed stderr: a service's error (callFailed's, whose code is the
+// service's code, and whose status is the code when the code is a status,
+// as botocore makes it for answers without one, S3's HEAD 404); a
+// usageError; a call that reached no service, transient; or else, as for
+// exec, callFailed's with the code "exit N".
 func cliError(exit int, stderr []byte) error {
 	if m := serviceError.FindSubmatchIndex(stderr); m != nil && exit != 252 && exit != 253 {
 		code := string(stderr[m[2]:m[3]])
-		e := &callError{code: code, detail: snippet(stderr[m[1]:])}
+		status := 0
 		if n, err := strconv.Atoi(code); err == nil && n >= 100 && n <= 599 {
-			e.status = n
+			status = n
 		}
-		return e
+		return callFailed(code, status, snippet(stderr[m[1]:]), 0, nil)
 	}
 	if exit == 2 || exit == 252 || exit == 253 || containsAny(stderr, cliUsage) {
 		return usageError{errors.New(snippet(stderr))}
 	}
 	if containsAny(stderr, cliUnreachable) {
-		return &unreachable{snippet(stderr)}
+		// No request reached the service, or none was answered: the call
+		// may be made again.
+		return &classify.CallError{Err: errors.New(snippet(stderr)), Safety: classify.SafetyYes}
 	}
-	return &callError{code: fmt.Sprintf("exit %d", exit), detail: snippet(stderr)}
+	return callFailed(fmt.Sprintf("exit %d", exit), 0, snippet(stderr), 0, nil)
 }
 
 func containsAny(b []byte, words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return bytes.Contains(b, []byte(w)) })
 }
-
-// unreachable is a call of the AWS CLI that reached no service: transient.
-type unreachable struct{ msg string }
-
-func (e *unreachable) Error() string { return e.msg }
-
-// RetrySafety says that the call may be made again: no request reached
-// the service, or none was answered.
-func (e *unreachable) RetrySafety() classify.Safety { return classify.SafetyYes }
 
 // awsList prints the waiters of service (of every service when it is
 // ""), one a line: the CLI's names of the service, the waiter and the

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitable/waitable/classify"
 )
 
 // An answer of the fake AWS CLI: its exit status and what it prints.
@@ -369,8 +371,8 @@ func FuzzCLIError(f *testing.F) {
 		}
 		line := "An error occurred (Throttling) when calling the Describe operation: slow down"
 		if exit != 252 && exit != 253 && strings.HasPrefix(stderr, line) {
-			var ce *callError
-			if !errors.As(err, &ce) || ce.ErrorCode() != "Throttling" {
+			var ce *classify.CallError
+			if !errors.As(err, &ce) || ce.Code != "Throttling" {
 				t.Errorf("cliError(%d, %q) = %v, want the code Throttling", exit, stderr, err)
 			}
 		}

@@ -76,7 +76,7 @@ func execCall(argv []string, text bool) call {
 		out := &output{raw: raw, status: 200, problem: problem}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {
-			return nil, &callError{code: fmt.Sprintf("exit %d", ee.ExitCode()), detail: snippet(stderr), out: out}
+			return nil, callFailed(fmt.Sprintf("exit %d", ee.ExitCode()), 0, snippet(stderr), 0, out)
 		}
 		if err != nil {
 			return nil, err

@@ -71,7 +71,7 @@ func httpCall(method, url string, hdrs headers, text bool) call {
 		raw, problem := decode(body, text)
 		out := &output{raw: raw, status: resp.StatusCode, after: after, problem: problem}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil, &callError{code: fmt.Sprintf("HTTP %d", resp.StatusCode), status: resp.StatusCode, detail: snippet(body), after: after, out: out}
+			return nil, callFailed(fmt.Sprintf("HTTP %d", resp.StatusCode), resp.StatusCode, snippet(body), after, out)
 		}
 		return out, nil
 	}

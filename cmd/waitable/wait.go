@@ -40,32 +40,28 @@ func (o *output) MarshalSmithyDocument() ([]byte, error) { return o.raw, nil }
 func (o *output) HTTPStatusCode() int { return o.status }
 
 // callError is a call that failed: an HTTP status that is not 2xx, or a
-// command that exited non-zero. Its code is what error=CODE matches.
+// command that exited non-zero; what it printed, and its output. Its facts
+// are on the *classify.CallError that wraps it (see callFailed).
 type callError struct {
-	code   string        // "HTTP 503", "exit 3"
-	status int           // the HTTP status, 0 for a command
-	detail string        // the start of the body or of standard error
-	after  time.Duration // the response's Retry-After, 0 if none
-	out    *output
+	msg string // "HTTP 503: " and the start of the body, "exit 3: " and of standard error
+	out *output
 }
 
-func (e *callError) Error() string {
-	if e.detail == "" {
-		return e.code
+func (e *callError) Error() string { return e.msg }
+
+// callFailed returns the error of a call that failed with code (what an
+// error=CODE condition matches: "HTTP 503", "exit 3", a service's code),
+// the HTTP status (for status=N conditions and the retry rules: 5xx and
+// 429 are retried as transient; 0 for none), what it printed (detail),
+// the response's Retry-After (or x-amz-retry-after: the next poll comes
+// no sooner) and its output.
+func callFailed(code string, status int, detail string, after time.Duration, out *output) error {
+	msg := code
+	if detail != "" {
+		msg += ": " + detail
 	}
-	return e.code + ": " + e.detail
+	return &classify.CallError{Err: &callError{msg: msg, out: out}, Code: code, StatusCode: status, RetryAfter: after}
 }
-
-// ErrorCode is what an error=CODE condition matches.
-func (e *callError) ErrorCode() string { return e.code }
-
-// HTTPStatusCode is the response's status, for status=N conditions and
-// for the retry rules (5xx and 429 are retried as transient).
-func (e *callError) HTTPStatusCode() int { return e.status }
-
-// RetryAfter is the response's Retry-After (or x-amz-retry-after): the
-// next poll comes no sooner.
-func (e *callError) RetryAfter() time.Duration { return e.after }
 
 // conditions is the ordered list of --success, --failure and --retry.
 type conditions struct{ acceptors []classify.Acceptor }

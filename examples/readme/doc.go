@@ -1,7 +1,7 @@
-// Package readme holds the Go programs of the repository's README, one per
-// folder, each byte for byte the block that follows its
-// <!-- program: examples/readme/NAME --> comment there. Its tests check
-// that the two agree, then build each program and run it against a local
-// fake of the service it calls, on its success path and on its timeout
-// path.
+// Package readme holds the Go programs the repository's README (and the
+// awswait module's) quote, one per folder. Its tests check that each Go
+// block of the READMEs that follows an <!-- excerpt: PATH --> comment is
+// lines of PATH, the modules' programs among them, then build each program
+// of this folder and run it against a local fake of the service it calls,
+// on its success path and on its timeout path.
 package readme

@@ -60,8 +60,8 @@ func waitClusterActive(ctx context.Context, api API, id string, timeout time.Dur
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.Wait(ctx) // was: conf.WaitForStateContext(ctx)
-	if c, ok := out.(*Cluster); ok {
+	res, err := tfwait.Result(w.Wait(ctx, struct{}{}, conf.Timeout)) // was: conf.WaitForStateContext(ctx)
+	if c, ok := res.(*Cluster); ok {
 		return c, err // the last answer, with an UnexpectedStateError
 	}
 	return nil, err // a *retry.TimeoutError says the last state

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/retry"
 	"go.uber.org/goleak"
 
+	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/clocktest"
 	"github.com/waitable/waitable/waiter"
 )
@@ -23,10 +24,8 @@ type slowAPI struct {
 	calls   int
 }
 
-type unavailable struct{}
-
-func (unavailable) Error() string       { return "ServiceUnavailable" }
-func (unavailable) HTTPStatusCode() int { return 503 }
+// unavailable is the API's 503, as its client reports it.
+var unavailable = &classify.CallError{Code: "ServiceUnavailable", StatusCode: 503}
 
 func (a *slowAPI) DescribeCluster(_ context.Context, id string) (*Cluster, error) {
 	a.calls++
@@ -34,7 +33,7 @@ func (a *slowAPI) DescribeCluster(_ context.Context, id string) (*Cluster, error
 	case a.calls <= 2:
 		return nil, nil
 	case a.calls == 6:
-		return nil, unavailable{}
+		return nil, unavailable
 	case time.Now().Before(a.readyAt):
 		return &Cluster{ID: id, Status: "CREATING"}, nil
 	}
