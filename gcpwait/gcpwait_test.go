@@ -229,6 +229,25 @@ func TestNotFoundAfterCreation(t *testing.T) {
 	}
 }
 
+// TestOperationThatDisappeared: an operation seen, then answered
+// NotFound to the limit, disappeared: the wait says so, not that it never
+// appeared.
+func TestOperationThatDisappeared(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/gone", &job{answers: []answer{{progress: 10}, {code: codes.NotFound}}})
+		w, err := gcpwait.New(client{serve(t, s)}.JobOperation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.Wait(t.Context(), "operations/gone", time.Hour)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureDisappeared || !strings.Contains(err.Error(), "disappeared") || strings.Contains(err.Error(), "never appeared") {
+			t.Fatalf("Wait = %v, want FailureDisappeared, saying it disappeared", err)
+		}
+	})
+}
+
 // TestCancelOnGiveUp: a wait that times out cancels its operation
 // (CancelOperation); one its caller cancels leaves it running, for a
 // process that carries the wait on from its checkpoint.

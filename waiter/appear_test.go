@@ -55,6 +55,26 @@ func TestNotFoundLimit(t *testing.T) {
 	})
 }
 
+// TestNotFoundAfterItWasSeen: a resource found, then not found as many
+// times in a row as the limit, disappeared (FailureDisappeared); it did
+// not never appear.
+func TestNotFoundAfterItWasSeen(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		rec := newRecorder(func(n int) (*GetThingOutput, error) {
+			if n == 1 {
+				return status("creating"), nil
+			}
+			return nil, notFound{}
+		})
+		_, err := mustNew(t, thingExists, rec.op, waiter.WithNotFoundLimit(2)).Wait(t.Context(), GetThingInput{"a"}, time.Hour)
+		var we *waiter.Error
+		if !errors.As(err, &we) || we.Failure != waiter.FailureDisappeared || len(rec.times()) != 3 ||
+			!strings.Contains(err.Error(), "2 not-found answers in a row: the resource disappeared after it was seen") {
+			t.Fatalf("Wait = %v after %d calls; want FailureDisappeared after 3", err, len(rec.times()))
+		}
+	})
+}
+
 // TestIdentityRecreated: an identity that changes between two answers
 // ends the wait with FailureRecreated, naming both; an error between them
 // changes nothing.

@@ -211,8 +211,12 @@ func (w *Waiter[I, O]) decide(s *Checkpoint, ans *Answer[O], v *verdict, now tim
 			s.NotFound = 0
 		} else if s.NotFound++; s.NotFound >= w.cfg.notFoundLimit {
 			v.state = classify.Failure
-			err := w.conclude(s, ans, v, now, ErrFailure, FailureNeverAppeared)
-			err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row: the resource never appeared"
+			why := FailureNeverAppeared
+			if found(s.Seen) {
+				why = FailureDisappeared
+			}
+			err := w.conclude(s, ans, v, now, ErrFailure, why)
+			err.(*Error).Message = plural.N(s.NotFound, "not-found answer") + " in a row: " + why.String()
 			return err
 		}
 	}
@@ -463,6 +467,17 @@ func (w *Waiter[I, O]) pokeAt(last lastCall, due, now time.Time) (at time.Time, 
 		at = ends
 	}
 	return at, at.Before(due)
+}
+
+// found reports whether the answers counted in seen include one that
+// found the resource: an output, judged.
+func found(seen []SeenCount) bool {
+	for _, c := range seen {
+		if c.Code == "" && c.State != telemetry.OutcomeTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // notFound reports whether an error's verdict (nil: no error) says the

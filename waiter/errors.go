@@ -52,6 +52,9 @@ const (
 	// FailureNeverAppeared: not-found answers came in a row as many times
 	// as WithNotFoundLimit allows: the resource never appeared.
 	FailureNeverAppeared
+	// FailureDisappeared: as FailureNeverAppeared, but an answer before
+	// them found the resource: it disappeared after it was seen.
+	FailureDisappeared
 )
 
 // String describes the failure.
@@ -65,6 +68,8 @@ func (f Failure) String() string {
 		return "transient errors in a row reached the limit"
 	case FailureNeverAppeared:
 		return "the resource never appeared"
+	case FailureDisappeared:
+		return "the resource disappeared after it was seen"
 	case FailureRecreated:
 		return "the resource was deleted and recreated"
 	}

@@ -230,7 +230,8 @@ func WithStability(n int, over time.Duration) Option {
 // answers in a row: an error whose code says NotFound (NotFound,
 // ResourceNotFoundException, InvalidInstanceID.NotFound), begins with
 // NoSuch (NoSuchBucket), or whose HTTP status is 404, whatever the
-// acceptors make of it. Any other answer breaks the run. For creates that
+// acceptors make of it (FailureDisappeared, if an answer before them
+// found the resource). Any other answer breaks the run. For creates that
 // may never have happened (terraform's NotFoundChecks); pair it with
 // WithStability to ask for the resource found n times in a row. n must be
 // at least 1; by default there is no such limit.
