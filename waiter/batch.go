@@ -271,6 +271,7 @@ func (e *missingError) ErrorCode() string { return e.code }
 // (cancelling ctx, or the Run, ends that wait). Adding a key that is
 // already being waited for returns its Run.
 func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Run[O] {
+	prior := b.w.Learn(ctx, key) // before the Batch's lock: a History may take its time
 	b.mu.Lock()
 	if m, ok := b.members[key]; ok {
 		b.mu.Unlock()
@@ -278,6 +279,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	}
 	r := newRun[O](b.w.cfg.events, nil)
 	m := &member[K, O]{b: b, index: -1}
+	m.prior = prior
 	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
 		b.mu.Unlock()
 		m.name = fmt.Sprint(key)

@@ -34,6 +34,8 @@ type driver[I, O any] struct {
 	obs      telemetry.WaitObserver
 	r        *Run[O]  // the Run whose events get the attempts (nil: nobody reads them)
 	lastCall lastCall // the call in flight, or the last one: what a poke needs
+	events   bool     // the wait will have a Run: its attempts are read
+	prior    *Prior   // what the wait learnt before init, if it did (a Batch member's)
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
@@ -83,7 +85,14 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	if !now.Before(d.s.Deadline) {
 		return d.end(d.w.timeoutErr(d.s, now, nil))
 	}
-	if from == nil {
+	switch {
+	case from != nil:
+	case d.prior != nil:
+		d.s.Prior = d.prior
+	case w.cfg.learned || d.events || (d.obs != nil && d.obs.Recording()):
+		// Only a wait whose estimates someone reads, or whose schedule
+		// learns, learns: a Wait with nobody observing spends nothing
+		// on it (it is recorded in the History all the same).
 		d.s.Prior = w.Learn(parent, in)
 	}
 	return nil

@@ -31,7 +31,7 @@ func (d *driver[I, O]) end(err error) error {
 	if d.s.Version != 0 {
 		// A store's error never fails a wait (the History says it, if it
 		// can).
-		_ = d.w.Remember(context.WithoutCancel(d.span), d.in, *d.s)
+		_ = d.w.Remember(d.span, d.in, *d.s)
 	}
 	if isErr {
 		we.Seen = slices.Clone(d.s.Seen)

@@ -265,7 +265,8 @@ func (s Sample) check() error {
 }
 
 // Remember records, in the waiter's History, the wait of in that ended
-// at s (its Checkpoint once ended), under in's key, within 100ms.
+// at s (its Checkpoint once ended), under in's key, within 100ms
+// (ctx's cancellation does not stop it: a cancelled wait is recorded too).
 // The in-process waits call it as they end; a driver of its own calls it
 // with its last Checkpoint. A wait that made no call, or panicked, teaches
 // nothing and is not recorded. It returns the History's error.
@@ -283,7 +284,10 @@ func (w *Waiter[I, O]) Remember(ctx context.Context, in I, s Checkpoint) error {
 	if s.End == telemetry.OutcomeSuccess {
 		sample.Done = max(since(s.StreakStart), sample.Pending)
 	}
-	ctx, cancel := w.storeContext(ctx)
+	if _, ok := w.history.(*memoryHistory); ok {
+		return w.history.Add(ctx, w.def.Name, w.historyKey(in), sample)
+	}
+	ctx, cancel := w.cfg.clock.WithTimeout(context.WithoutCancel(ctx), historyTimeout)
 	defer cancel()
 	return w.history.Add(ctx, w.def.Name, w.historyKey(in), sample)
 }
@@ -345,12 +349,14 @@ func (c *priors) get(key string, sum uint64, learn func() *Prior) *Prior {
 // of them (a new one then forgets another, at random). Every
 // Waiter keeps one of its own unless WithHistory gives another; give one
 // to several Waiters with WithHistory to share what they learn.
-func NewMemoryHistory() History { return &memoryHistory{byKey: make(map[string]*memoryEntry)} }
+func NewMemoryHistory() History { return &memoryHistory{byKey: make(map[memoryKey]*memoryEntry)} }
 
 type memoryHistory struct {
 	mu    sync.Mutex
-	byKey map[string]*memoryEntry
+	byKey map[memoryKey]*memoryEntry
 }
+
+type memoryKey struct{ name, key string }
 
 type memoryEntry struct{ samples []Sample }
 
@@ -360,7 +366,7 @@ const maxMemoryKeys = 1024
 func (h *memoryHistory) Load(_ context.Context, name, key string) ([]Sample, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if e, ok := h.byKey[name+"\x00"+key]; ok {
+	if e, ok := h.byKey[memoryKey{name, key}]; ok {
 		return slices.Clone(e.samples), nil
 	}
 	return nil, nil
@@ -369,7 +375,7 @@ func (h *memoryHistory) Load(_ context.Context, name, key string) ([]Sample, err
 func (h *memoryHistory) Add(_ context.Context, name, key string, s Sample) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	k := name + "\x00" + key
+	k := memoryKey{name, key}
 	e, ok := h.byKey[k]
 	if !ok {
 		if len(h.byKey) >= maxMemoryKeys {

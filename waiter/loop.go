@@ -102,7 +102,7 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	onEnd func(error)) *Run[O] {
 	r := newRun[O](w.cfg.events, onEnd)
 	l := &loop[I, O]{}
-	l.name = name
+	l.name, l.events = name, true
 	if err := l.init(w, ctx, in, maxWait, from); err != nil {
 		r.finish(l.last, err, l.s)
 		return r

@@ -39,8 +39,8 @@ const MaxFit = 256
 
 // maxIterations and tolerance end Turnbull's algorithm.
 const (
-	maxIterations = 500
-	tolerance     = 1e-10
+	maxIterations = 100
+	tolerance     = 1e-6
 )
 
 // Fit returns the distribution the intervals estimate, the last MaxFit of
@@ -102,7 +102,7 @@ func innermost(obs []Interval) []Interval {
 		}
 		return 1
 	})
-	var cells []Interval
+	cells := make([]Interval, 0, len(obs))
 	for i := 0; i+1 < len(ends); i++ {
 		if !ends[i].right && ends[i+1].right {
 			cells = append(cells, Interval{ends[i].t, ends[i+1].t})
@@ -116,12 +116,15 @@ func innermost(obs []Interval) []Interval {
 func turnbull(obs []Interval, cells []Interval) []float64 {
 	n, m := len(obs), len(cells)
 	in := make([][]int, n) // the cells each interval holds
+	var all []int          // their backing array
 	for i, o := range obs {
+		from := len(all)
 		for j, c := range cells {
 			if o.Lo <= c.Lo && c.Hi <= o.Hi {
-				in[i] = append(in[i], j)
+				all = append(all, j)
 			}
 		}
+		in[i] = all[from:len(all):len(all)]
 	}
 	mass := make([]float64, m)
 	for j := range mass {
@@ -164,8 +167,8 @@ func spread(cells []Interval, mass []float64, a float64) Dist {
 		lo, hi time.Duration
 		mass   float64
 	}
-	var ramps []ramp
-	var knots []time.Duration
+	ramps := make([]ramp, 0, len(cells))
+	knots := make([]time.Duration, 0, 2*len(cells))
 	for j, c := range cells {
 		if c.Hi == Censored || mass[j] < 1e-12 {
 			continue
@@ -176,7 +179,7 @@ func spread(cells []Interval, mass []float64, a float64) Dist {
 	}
 	slices.Sort(knots)
 	knots = slices.Compact(knots)
-	var d Dist
+	d := Dist{At: make([]time.Duration, 0, len(knots)), P: make([]float64, 0, len(knots))}
 	for _, t := range knots {
 		p := 0.0
 		for _, r := range ramps {

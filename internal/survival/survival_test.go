@@ -302,3 +302,19 @@ func FuzzFit(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFit: what a wait spends learning from a full history (20
+// waits seen between polls 30s apart), once each time the history
+// changes.
+func BenchmarkFit(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var obs []Interval
+	for range 20 {
+		d := time.Duration(float64(570*s) * math.Exp(0.15*r.NormFloat64()))
+		obs = append(obs, Interval{d - 30*s, d})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Fit(obs)
+	}
+}
