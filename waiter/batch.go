@@ -279,8 +279,7 @@ func (b *Batch[K, O]) Add(ctx context.Context, key K, maxWait time.Duration) *Ru
 	}
 	r := newRun[O](b.w.cfg.events, nil)
 	m := &member[K, O]{b: b, index: -1}
-	m.prior = prior
-	if err := m.init(b.w, ctx, key, maxWait, nil); err != nil {
+	if err := m.init(b.w, ctx, key, maxWait, nil, true, prior); err != nil {
 		b.mu.Unlock()
 		m.name = fmt.Sprint(key)
 		r.finish(m.last, err, m.s)

@@ -34,15 +34,16 @@ type driver[I, O any] struct {
 	obs      telemetry.WaitObserver
 	r        *Run[O]  // the Run whose events get the attempts (nil: nobody reads them)
 	lastCall lastCall // the call in flight, or the last one: what a poke needs
-	events   bool     // the wait will have a Run: its attempts are read
-	prior    *Prior   // what the wait learnt before init, if it did (a Batch member's)
 }
 
 // init sets a wait up: from scratch (from nil) or from a checkpoint. It
 // returns the error that ends the wait before any call: bad arguments, a
 // context already done, no time left. The driver then makes the calls'
-// context its own way.
-func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint) error {
+// context its own way. A wait from scratch learns from the waiter's
+// history (prior, if it did already) if events, its attempts will be
+// read (a Run's), or an observer records them, or its schedule learns.
+func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWait time.Duration, from *Checkpoint,
+	events bool, prior *Prior) error {
 	d.w, d.in, d.span = w, in, parent
 	if d.s == nil { // no place given for it
 		d.s = new(Checkpoint)
@@ -87,9 +88,9 @@ func (d *driver[I, O]) init(w *Waiter[I, O], parent context.Context, in I, maxWa
 	}
 	switch {
 	case from != nil:
-	case d.prior != nil:
-		d.s.Prior = d.prior
-	case w.cfg.learned || d.events || (d.obs != nil && d.obs.Recording()):
+	case prior != nil:
+		d.s.Prior = prior
+	case w.cfg.learned || events || (d.obs != nil && d.obs.Recording()):
 		// Only a wait whose estimates someone reads, or whose schedule
 		// learns, learns: a Wait with nobody observing spends nothing
 		// on it (it is recorded in the History all the same).

@@ -269,7 +269,7 @@ func WaitAll[I, O any](ctx context.Context, w *Waiter[I, O], inputs []I, maxWait
 		}
 		l := &loop[I, O]{}
 		l.name = m.name
-		if err := l.init(w, g.ctx, in, maxWait, nil); err != nil {
+		if err := l.init(w, g.ctx, in, maxWait, nil, false, nil); err != nil {
 			finish(l.last, err, nil)
 			continue
 		}

@@ -59,7 +59,7 @@ func (w *Waiter[I, O]) WaitFrom(ctx context.Context, in I, from Checkpoint) (O, 
 
 // wait is Wait's: the loop in this goroutine.
 func (l *loop[I, O]) wait(w *Waiter[I, O], ctx context.Context, in I, maxWait time.Duration, from *Checkpoint) (O, error) {
-	if err := l.init(w, ctx, in, maxWait, from); err != nil {
+	if err := l.init(w, ctx, in, maxWait, from, false, nil); err != nil {
 		return l.last, err
 	}
 	l.ctx, l.release = l.clk().WithDeadline(attemptctx.Mark(l.span), l.s.Deadline)
@@ -102,8 +102,8 @@ func (w *Waiter[I, O]) start(ctx context.Context, in I, maxWait time.Duration, f
 	onEnd func(error)) *Run[O] {
 	r := newRun[O](w.cfg.events, onEnd)
 	l := &loop[I, O]{}
-	l.name, l.events = name, true
-	if err := l.init(w, ctx, in, maxWait, from); err != nil {
+	l.name = name
+	if err := l.init(w, ctx, in, maxWait, from, true, nil); err != nil {
 		r.finish(l.last, err, l.s)
 		return r
 	}
