@@ -2,7 +2,9 @@ package kubewait
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
@@ -14,6 +16,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/waiter"
 )
 
 // Client waits for Kubernetes objects. Its waits share its informers: one
@@ -23,10 +28,12 @@ import (
 // Client is safe for concurrent use; its zero value is not usable: make
 // one with [NewClient] or [NewForConfig].
 type Client struct {
-	dyn    dynamic.Interface
-	mapper meta.RESTMapper
-	clk    clock.Clock
-	limit  *rate.Limiter
+	dyn     dynamic.Interface
+	mapper  meta.RESTMapper
+	clk     clock.Clock
+	limit   *rate.Limiter
+	history waiter.History
+	backoff backoff.Policy // after a list or watch that ended
 
 	mu        sync.Mutex
 	informers map[informerKey]*informer
@@ -50,12 +57,40 @@ type ClientOptions struct {
 	// one over the server's discovery when it is nil; a Client without
 	// one takes no Objects.
 	Mapper meta.RESTMapper
+	// History keeps the durations of the Client's past waits, each
+	// object's under its waiter's name (its rules) and its resource,
+	// namespace and name, so that a wait says how long it has left
+	// (Event.Estimate; see [waiter.History]). The default keeps them in
+	// memory, for the Client's life; one on disk outlives the process.
+	// A request's waiter.WithHistory replaces it.
+	History waiter.History
+	// Jitter draws the delays of the backoff after a list or a watch
+	// fails, or must list again (default: a source of the Client's own;
+	// tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
+	// from 1-2 s to 30-60 s, and starts again once a watch delivers an
+	// event.
+	Jitter backoff.Jitter
 }
+
+// The backoff after a list or a watch that ended: doubling from base,
+// half jittered ([base/2, base], then [base, 2·base], ...), to max.
+const (
+	relistBase = 2 * time.Second
+	relistMax  = time.Minute
+)
 
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
-	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit,
+	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit, history: opts.History,
 		informers: map[informerKey]*informer{}, byName: map[resourceIn]int{}}
+	if c.history == nil {
+		c.history = waiter.NewMemoryHistory()
+	}
+	jitter := opts.Jitter
+	if jitter == nil {
+		jitter = backoff.Seeded(rand.Uint64())
+	}
+	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(jitter)
 	if c.clk == nil {
 		c.clk = clock.New()
 	}

@@ -2,32 +2,59 @@ package kubewait
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/benbjohnson/clock"
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	k8sclock "k8s.io/utils/clock"
 )
 
 // An informer lists and watches one resource in one namespace with one
-// selector, keeps the objects, and tells the waits that subscribe to it
-// which objects changed. The Client shares it between every wait with the
-// same key, and stops it when the last one unsubscribes. Its list and
-// watch are in listwatch.go.
+// selector through client-go's Reflector (its list and watch, its relists
+// after a 410, its watch timeouts and resumption, paging, bookmarks),
+// keeps the objects, and tells the waits that subscribe to it which
+// objects changed and what happened to its watch. The Client shares it
+// between every wait with the same key, and stops it when the last one
+// unsubscribes.
+//
+// What is ours is what the Reflector does not do: it counts failures
+// until a watch delivers an event, so that the waits poll when it keeps
+// failing, and stops for good when the list or the watch is forbidden.
+// The Reflector reports neither (a bare Reflector takes no watch error
+// handler, and hears of no failure of a watch's stream): the informer
+// learns them from the ListWatch it gives the Reflector, which makes
+// every request. And the backoff between two of its ListAndWatch is ours
+// (see [informer.run]).
 type informer struct {
 	c   *Client
 	key informerKey
 
-	mu     sync.Mutex
-	objs   map[string]Object // by namespace/name, without managedFields
-	mode   watchMode
-	err    error // why it is failing or forbidden
-	byName map[string]map[*subscription]struct{}
-	all    map[*subscription]struct{}
-	refs   int
+	mu       sync.Mutex
+	objs     map[string]Object // by namespace/name, without managedFields
+	mode     watchMode
+	err      error // why it is failing or forbidden
+	failures int   // failures in a row, with no watch event in between
+	// why is the failure of the watch that the next list, or watch,
+	// comes after (nil: none), and listFailed whether the last failure
+	// was a list's.
+	why        error
+	listFailed bool
+	retries    int // ListAndWatch that ended since a watch delivered an event
+	byName     map[string]map[*subscription]struct{}
+	all        map[*subscription]struct{}
+	refs       int
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -49,29 +76,6 @@ type resourceIn struct {
 	namespace string
 }
 
-// nameField is the field selector of one object by its name, as kubectl
-// asks for it (and as an RBAC grant of resourceNames allows a list and a
-// watch).
-func nameField(name string) string {
-	return fields.OneTermEqualSelector("metadata.name", name).String()
-}
-
-// name returns the object's name if the key is one object's, else "".
-func (k informerKey) name() string {
-	if k.labels != "" || k.fields == "" {
-		return ""
-	}
-	sel, err := fields.ParseSelector(k.fields)
-	if err != nil {
-		return ""
-	}
-	name, ok := sel.RequiresExactMatch("metadata.name")
-	if !ok || nameField(name) != k.fields {
-		return ""
-	}
-	return name
-}
-
 // watchMode is where an informer stands.
 type watchMode uint8
 
@@ -82,234 +86,277 @@ const (
 	modeForbidden                  // list or watch is forbidden: waits poll, for good
 )
 
-// A subscription is one wait's interest in an informer: the names it
-// waits for (nil: every object). The informer marks what changed, and
-// wakes the wait with a send on wake that never blocks.
-type subscription struct {
-	inf   *informer
-	names map[string]bool // namespace/name keys
-	wake  chan struct{}
+const (
+	// failuresBeforePolling is how many failures of the list or watch in
+	// a row, with no watch event in between, make the waits poll until a
+	// watch delivers an event.
+	failuresBeforePolling = 3
+	// listPageSize is how many objects a page of a LIST holds, as
+	// kubectl's --chunk-size: a relist of a busy namespace comes in pages
+	// too.
+	listPageSize = 500
+)
 
-	mu    sync.Mutex
-	dirty map[string]bool
-	all   bool        // every object changed (a list)
-	notes []watchNote // what happened to the watch
-}
+// errShortWatch is the failure of a watch that ended long before the
+// timeout it asked for, having delivered no event.
+var errShortWatch = errors.New("kubewait: the watch ended at once, with no event")
 
-// watchNote is a change of the watch, for the wait's events.
-type watchNote struct {
-	at   time.Time
-	what string
-	err  error
-}
-
-// namedLimit is how many objects of one resource in one namespace a
-// Client lists and watches by name, each with its own informer; beyond
-// it, they share one informer of the namespace. An informer of one object
-// costs a LIST and a WATCH of that object alone, where the namespace's
-// costs every object in it, but each is a watch the server keeps and a
-// stream of the client's connection: a wait for one object of a busy
-// namespace asks for that object, as kubectl wait does, and a wait (or
-// waits) for many share one watch, as a controller does.
-const namedLimit = 10
-
-// subscribeNames subscribes to the informers of a wait's named objects
-// of one resource in one namespace, and returns their sources: an
-// informer of each object by name while the Client watches at most
-// namedLimit of that resource and namespace so, else the namespace's
-// (which a Client that already watches it always joins).
-func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ns := informerKey{gvr: g.gvr, namespace: g.namespace}
-	in := resourceIn{g.gvr, g.namespace}
-	fresh := 0 // the objects that would need an informer of their own
-	for _, r := range g.refs {
-		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}] == nil {
-			fresh++
+// run runs the informer's Reflector until ctx ends: its ListAndWatch,
+// then, when it ends (a failure, a watch that must list again), again
+// after a backoff. The backoff is the Client's (ClientOptions.Jitter),
+// not the Reflector's Run's, which cannot keep three promises of ours: it
+// resets every 2 minutes whether or not the watch failed meanwhile (so a
+// watch that always answers 410 would cost twice the LISTs), it sleeps
+// on the real clock whatever ReflectorOptions.Clock says, and it draws
+// its jitter from math/rand's global source. Ours doubles from 1-2 s to
+// 30-60 s and starts again once a watch delivers an event.
+func (inf *informer) run(ctx context.Context) {
+	defer close(inf.done)
+	quiet := logr.Discard() // the waits' events say what the Reflector would log
+	ctx = klog.NewContext(ctx, quiet)
+	// The Reflector's watch-list (a streaming list) retries a watch
+	// whose resource version expired at once, with no backoff: a server
+	// that answers every watch with 410 would get a loop of requests.
+	// The informer lists, in pages, and the Reflector's backoff holds.
+	lw := noWatchList{&cache.ListWatch{ListWithContextFunc: inf.list, WatchFuncWithContext: inf.watch}}
+	r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, store{inf}, cache.ReflectorOptions{
+		Name: inf.key.String(), Logger: &quiet, Clock: reflectorClock{inf.c.clk}})
+	r.WatchListPageSize = listPageSize
+	for {
+		_ = r.ListAndWatchWithContext(ctx) // its failures reach the informer through lw
+		if !inf.backOff(ctx) {
+			return
 		}
 	}
-	if c.informers[ns] != nil || c.byName[in]+fresh > namedLimit {
-		names := map[string]bool{}
-		for _, r := range g.refs {
-			names[r.String()] = true
-		}
-		return []*source{{key: ns, sub: c.subscribeLocked(ns, names, wake)}}
-	}
-	var sources []*source
-	for _, r := range g.refs {
-		key := informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}
-		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake)})
-	}
-	return sources
 }
 
-// subscribe returns a subscription to the informer of key, starting the
-// informer if it is the first.
-func (c *Client) subscribe(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.subscribeLocked(key, names, wake)
+// backOff sleeps for the Client's backoff after the Reflector's
+// ListAndWatch ended, and reports whether ctx is still alive.
+func (inf *informer) backOff(ctx context.Context) bool {
+	inf.mu.Lock()
+	inf.retries++
+	delay := inf.c.backoff.Delay(inf.retries, 0)
+	inf.mu.Unlock()
+	t := inf.c.clk.Timer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
-func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
-	inf := c.informers[key]
-	if inf == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		inf = &informer{c: c, key: key, objs: map[string]Object{},
-			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
-			stop: cancel, done: make(chan struct{})}
-		c.informers[key] = inf
-		if key.name() != "" {
-			c.byName[resourceIn{key.gvr, key.namespace}]++
-		}
-		defer func() { go inf.run(ctx) }() // once the first wait listens
-	}
-	inf.refs++
-	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: wake}
+// noWatchList is a ListWatch that says it does not serve a watch-list.
+type noWatchList struct{ *cache.ListWatch }
+
+func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+
+// list is the Reflector's LIST, a page at a time.
+func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	opts.LabelSelector, opts.FieldSelector = inf.key.labels, inf.key.fields
+	l, err := inf.c.resource(inf.key.gvr, inf.key.namespace).List(ctx, opts)
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	if names == nil {
-		inf.all[s] = struct{}{}
-	}
-	for n := range names {
-		if inf.byName[n] == nil {
-			inf.byName[n] = map[*subscription]struct{}{}
-		}
-		inf.byName[n][s] = struct{}{}
-	}
-	switch inf.mode {
-	case modeSyncing:
-	case modeFailing, modeForbidden:
-		// The new wait hears what the others heard: it must poll.
-		s.notes = append(s.notes, watchNote{at: c.clk.Now(), what: WatchPolling, err: inf.err})
-		fallthrough
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case expired(err):
+		// The pager lists again as a whole (a continue token), or the
+		// Reflector from the latest version: no failure, a reason.
+		inf.why = apiError(err)
 	default:
-		s.all = true
-		s.wakeUp()
+		inf.failedLocked(err, true)
 	}
+	return l, err
+}
+
+// watch is the Reflector's WATCH: what it delivers and how it ends tell
+// the informer whether the watch works.
+func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.LabelSelector, opts.FieldSelector = inf.key.labels, inf.key.fields
+	w, err := inf.c.resource(inf.key.gvr, inf.key.namespace).Watch(ctx, opts)
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	switch {
+	case err == nil:
+		if inf.why != nil && !relistAfter(inf.why) && inf.mode == modeWatching {
+			inf.noteLocked(WatchRestarted, inf.why)
+		}
+		inf.why = nil
+		var early time.Time // before it, a watch that ends with no event failed
+		if opts.TimeoutSeconds != nil {
+			early = inf.c.clk.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second / 2)
+		}
+		return newSeenWatch(inf, w, early), nil
+	case ctx.Err() != nil:
+	case relistAfter(err):
+		inf.why = apiError(err) // the Reflector lists again: no failure
+	default:
+		inf.failedLocked(err, false)
+	}
+	return nil, err
+}
+
+// failedLocked counts a failure of the list or the watch: a forbidden one
+// stops the informer; failuresBeforePolling in a row make the waits poll.
+func (inf *informer) failedLocked(err error, list bool) {
+	err = apiError(err)
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsMethodNotSupported(err) {
+		inf.setModeLocked(modeForbidden, err)
+		inf.stop()
+		return
+	}
+	inf.why, inf.listFailed = err, list
+	if list {
+		inf.why = nil // a list's failure is no watch's: no restarted event
+	}
+	if inf.failures++; inf.failures >= failuresBeforePolling {
+		inf.setModeLocked(modeFailing, err)
+	}
+}
+
+// relistAfter reports a watch error after which the Reflector lists
+// again: a resource version expired (410 Gone, or the Expired reason of
+// a watch's ERROR event, after an etcd compaction), or newer than a
+// lagging API server has (ResourceVersionTooLarge).
+func relistAfter(err error) bool {
+	return expired(err) || apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+func expired(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// seenWatch passes a watch's events on to the Reflector, telling the
+// informer first: an event (a bookmark too) says the watch works, an
+// ERROR event is a failure (an expired version only a reason to list
+// again), and a watch that ends with no event before half the timeout
+// it asked for failed (one the server ends at its timeout did not).
+type seenWatch struct {
+	w    watch.Interface
+	out  chan watch.Event
+	stop chan struct{}
+	once sync.Once
+}
+
+func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch {
+	s := &seenWatch{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go func() {
+		defer close(s.out)
+		delivered, failed := false, false
+		for e := range w.ResultChan() {
+			switch {
+			case e.Type == watch.Error:
+				failed = true
+				inf.watchError(apierrors.FromObject(e.Object))
+			case !delivered:
+				delivered = true
+				inf.works()
+			}
+			select {
+			case s.out <- e:
+			case <-s.stop:
+				return
+			}
+		}
+		if !delivered && !failed && (early.IsZero() || inf.c.clk.Now().Before(early)) {
+			inf.watchEnded()
+		}
+	}()
 	return s
 }
 
-// unsubscribe ends the subscription, and the informer with its last one
-// (it returns once the informer's goroutine has ended).
-func (s *subscription) unsubscribe() {
-	inf, c := s.inf, s.inf.c
-	inf.mu.Lock()
-	delete(inf.all, s)
-	for n := range s.names {
-		delete(inf.byName[n], s)
-		if len(inf.byName[n]) == 0 {
-			delete(inf.byName, n)
-		}
-	}
-	inf.mu.Unlock()
-	c.mu.Lock()
-	inf.refs--
-	last := inf.refs == 0
-	if last {
-		delete(c.informers, inf.key)
-		if inf.key.name() != "" {
-			in := resourceIn{inf.key.gvr, inf.key.namespace}
-			if c.byName[in]--; c.byName[in] == 0 {
-				delete(c.byName, in)
-			}
-		}
-	}
-	c.mu.Unlock()
-	if last {
-		inf.stop()
-		<-inf.done
-	}
+// ResultChan returns the events of the watch.
+func (s *seenWatch) ResultChan() <-chan watch.Event { return s.out }
+
+// Stop stops the watch.
+func (s *seenWatch) Stop() {
+	s.once.Do(func() { close(s.stop) })
+	s.w.Stop()
 }
 
-func (s *subscription) wakeUp() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take returns what changed since the last take.
-func (s *subscription) take() (dirty map[string]bool, all bool, notes []watchNote) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	dirty, all, notes = s.dirty, s.all, s.notes
-	s.dirty, s.all, s.notes = map[string]bool{}, false, nil
-	return dirty, all, notes
-}
-
-// state returns the informer's mode.
-func (s *subscription) state() watchMode {
-	s.inf.mu.Lock()
-	defer s.inf.mu.Unlock()
-	return s.inf.mode
-}
-
-// get returns the object namespace/name as the informer has it (nil if
-// it has none). The informer never changes an object it has handed out:
-// a change replaces it.
-func (s *subscription) get(key string) Object {
-	s.inf.mu.Lock()
-	defer s.inf.mu.Unlock()
-	return s.inf.objs[key]
-}
-
-// keys returns the keys of the informer's objects.
-func (s *subscription) keys() []string {
-	s.inf.mu.Lock()
-	defer s.inf.mu.Unlock()
-	keys := make([]string, 0, len(s.inf.objs))
-	for k := range s.inf.objs {
-		keys = append(keys, k)
-	}
-	return keys
-}
-
-func objectKey(obj Object) string {
-	u := unstructured.Unstructured{Object: obj}
-	if ns := u.GetNamespace(); ns != "" {
-		return ns + "/" + u.GetName()
-	}
-	return u.GetName()
-}
-
-// stripObject drops what no rule reads and a cache need not keep: the
-// object's managedFields (often most of its bytes).
-func stripObject(obj Object) {
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		delete(md, "managedFields")
-	}
-}
-
-// setMode changes the informer's mode and tells every wait.
-func (inf *informer) setMode(m watchMode, err error) {
+// watchError records the error a watch's ERROR event carried.
+func (inf *informer) watchError(err error) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	if inf.mode == m {
-		inf.err = err
+	if relistAfter(err) {
+		inf.why = apiError(err)
 		return
 	}
-	inf.mode, inf.err = m, err
-	if m == modeFailing || m == modeForbidden {
-		inf.noteLocked(WatchPolling, err)
+	inf.failedLocked(err, false)
+}
+
+// watchEnded records a watch that ended too soon, with no event.
+func (inf *informer) watchEnded() {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.mode != modeForbidden {
+		inf.failedLocked(errShortWatch, false)
 	}
 }
 
-// replace installs a list's objects and wakes every wait. A list that
-// came again says why (why: the watch's resource version expired, or was
-// too new for the server, or a continue token expired); nil for the first.
-func (inf *informer) replace(objs map[string]Object, why error) {
+// works records a watch that delivered an event: its failures are over,
+// and waits that polled watch again.
+func (inf *informer) works() {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	inf.failures, inf.retries = 0, 0
+	if inf.mode == modeFailing {
+		inf.setModeLocked(modeWatching, nil)
+	}
+}
+
+// store is the Reflector's store: the informer's objects.
+type store struct{ inf *informer }
+
+func (s store) Add(obj any) error    { s.inf.apply(watch.Added, obj); return nil }
+func (s store) Update(obj any) error { s.inf.apply(watch.Modified, obj); return nil }
+func (s store) Delete(obj any) error { s.inf.apply(watch.Deleted, obj); return nil }
+func (s store) Resync() error        { return nil }
+
+// Replace installs a list's objects.
+func (s store) Replace(list []any, _ string) error {
+	objs := make(map[string]Object, len(list))
+	for _, o := range list {
+		if u, ok := cacheObject(o); ok {
+			objs[objectKey(u.Object)] = u.Object
+		}
+	}
+	s.inf.replace(objs)
+	return nil
+}
+
+// cacheObject returns obj as the informer keeps it: without its
+// managedFields (often most of its bytes), which no rule reads.
+func cacheObject(obj any) (*unstructured.Unstructured, bool) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if ok {
+		u.SetManagedFields(nil)
+	}
+	return u, ok
+}
+
+// replace installs a list's objects and wakes every wait. A list after
+// an expired resource version (or continue token) says so; one after the
+// list's own failures brings back the waits that polled. (A list after
+// another failure of the watch says nothing: the watch says it was
+// restarted when it opens again.)
+func (inf *informer) replace(objs map[string]Object) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	inf.objs = objs
-	was := inf.mode
-	inf.mode, inf.err = modeWatching, nil
+	if inf.why != nil && relistAfter(inf.why) {
+		if inf.mode != modeFailing {
+			inf.noteLocked(WatchRelisted, inf.why)
+		}
+		inf.why = nil
+	}
 	switch {
-	case why != nil:
-		inf.noteLocked(WatchRelisted, why)
-	case was == modeFailing:
-		inf.noteLocked(WatchWatching, nil)
+	case inf.mode == modeSyncing:
+		inf.mode = modeWatching
+	case inf.mode == modeFailing && inf.listFailed:
+		inf.failures = 0
+		inf.setModeLocked(modeWatching, nil)
 	}
 	for s := range inf.allSubs() {
 		s.mu.Lock()
@@ -320,15 +367,18 @@ func (inf *informer) replace(objs map[string]Object, why error) {
 }
 
 // apply applies one watch event and wakes the waits it concerns.
-func (inf *informer) apply(t watch.EventType, obj Object) {
-	stripObject(obj)
-	key := objectKey(obj)
+func (inf *informer) apply(t watch.EventType, obj any) {
+	u, ok := cacheObject(obj)
+	if !ok {
+		return
+	}
+	key := objectKey(u.Object)
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if t == watch.Deleted {
 		delete(inf.objs, key)
 	} else {
-		inf.objs[key] = obj
+		inf.objs[key] = u.Object
 	}
 	mark := func(s *subscription) {
 		s.mu.Lock()
@@ -344,11 +394,19 @@ func (inf *informer) apply(t watch.EventType, obj Object) {
 	}
 }
 
-// note tells every wait what happened to the watch.
-func (inf *informer) note(what string, err error) {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	inf.noteLocked(what, err)
+// setModeLocked changes the informer's mode and tells every wait.
+func (inf *informer) setModeLocked(m watchMode, err error) {
+	if inf.mode == m {
+		inf.err = err
+		return
+	}
+	inf.mode, inf.err = m, err
+	switch m {
+	case modeFailing, modeForbidden:
+		inf.noteLocked(WatchPolling, err)
+	case modeWatching:
+		inf.noteLocked(WatchWatching, nil)
+	}
 }
 
 func (inf *informer) noteLocked(what string, err error) {
@@ -373,6 +431,55 @@ func (inf *informer) allSubs() map[*subscription]struct{} {
 		}
 	}
 	return subs
+}
+
+// reflectorClock is the Client's clock as the Reflector reads time.
+type reflectorClock struct{ clk clock.Clock }
+
+func (c reflectorClock) Now() time.Time                         { return c.clk.Now() }
+func (c reflectorClock) Since(t time.Time) time.Duration        { return c.clk.Since(t) }
+func (c reflectorClock) After(d time.Duration) <-chan time.Time { return c.clk.After(d) }
+func (c reflectorClock) Sleep(d time.Duration)                  { c.clk.Sleep(d) }
+func (c reflectorClock) Tick(d time.Duration) <-chan time.Time  { return c.clk.Ticker(d).C }
+func (c reflectorClock) NewTimer(d time.Duration) k8sclock.Timer {
+	return reflectorTimer{c.clk.Timer(d)}
+}
+
+type reflectorTimer struct{ t *clock.Timer }
+
+func (t reflectorTimer) C() <-chan time.Time        { return t.t.C }
+func (t reflectorTimer) Stop() bool                 { return t.t.Stop() }
+func (t reflectorTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
+
+// nameField is the field selector of one object by its name, as kubectl
+// asks for it (and as an RBAC grant of resourceNames allows a list and a
+// watch).
+func nameField(name string) string {
+	return fields.OneTermEqualSelector("metadata.name", name).String()
+}
+
+// name returns the object's name if the key is one object's, else "".
+func (k informerKey) name() string {
+	if k.labels != "" || k.fields == "" {
+		return ""
+	}
+	sel, err := fields.ParseSelector(k.fields)
+	if err != nil {
+		return ""
+	}
+	name, ok := sel.RequiresExactMatch("metadata.name")
+	if !ok || nameField(name) != k.fields {
+		return ""
+	}
+	return name
+}
+
+func objectKey(obj Object) string {
+	u := unstructured.Unstructured{Object: obj}
+	if ns := u.GetNamespace(); ns != "" {
+		return ns + "/" + u.GetName()
+	}
+	return u.GetName()
 }
 
 // String names an informer in errors: widgets.example.com in ns

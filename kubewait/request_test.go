@@ -46,8 +46,8 @@ func gadget(name string, status map[string]any) Object {
 	return o
 }
 
-func objectRef(kind, ns, name string) ObjectRef {
-	return ObjectRef{GroupVersionKind: schema.GroupVersionKind{Group: "waitable.test", Kind: kind}, Namespace: ns, Name: name}
+func objectRef(kind, ns, name string) Ref {
+	return Ref{Kind: schema.GroupVersionKind{Group: "waitable.test", Kind: kind}, Namespace: ns, Name: name}
 }
 
 func rules(rs ...Rule) []Rule { return rs }
@@ -116,11 +116,11 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		start := time.Now()
 		k.create(widget("b", conditions("Ready", "True")))
 		res, err := c.Wait(t.Context(), Request{
-			Objects:   []ObjectRef{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g"), objectRef("Widget", "", "b")},
+			Objects:   []Ref{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g"), objectRef("Widget", "", "b")},
 			Namespace: "ns", For: rules(Condition("Ready", "")), Timeout: time.Minute,
 			OnEvent: func(e Event) {
-				if e.Outcome != "" {
-					objects = append(objects, resourceName(e.Object.Resource)+" "+e.Object.String())
+				if e.End != "" {
+					objects = append(objects, resourceName(e.Ref.Resource)+" "+e.Ref.String())
 				}
 			},
 		})
@@ -129,7 +129,7 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		}
 		var got []string
 		for _, o := range res.Objects {
-			got = append(got, o.Resource.Resource+" "+o.Ref.String()+" "+o.State.String())
+			got = append(got, o.Resource.Resource+" "+o.Ref.String()+" "+o.Decision.String())
 		}
 		if want := []string{"widgets ns/a success", "gadgets g success", "widgets ns/b success"}; !slices.Equal(got, want) {
 			t.Errorf("results %q, want %q", got, want)
@@ -145,7 +145,7 @@ func TestWaitForObjectsTimesOutNamingEachKind(t *testing.T) {
 		k, mapper := twoKinds(t, widget("a", nil), gadget("g", conditions("Ready", "True")))
 		c := NewClient(k.dyn, ClientOptions{Mapper: mapper})
 		_, err := c.Wait(t.Context(), Request{
-			Objects: []ObjectRef{objectRef("Widget", "ns", "a"), objectRef("Gadget", "", "g")},
+			Objects: []Ref{objectRef("Widget", "ns", "a"), objectRef("Gadget", "", "g")},
 			For:     rules(Condition("Ready", "")), Timeout: 5 * time.Second,
 		})
 		var e *Error
@@ -163,19 +163,19 @@ func TestWaitForObjectsRejectsWhatItCannotResolve(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		mapper meta.RESTMapper
-		objs   []ObjectRef
+		objs   []Ref
 		ns     string
 		want   []string
 	}{
-		{name: "no mapper", objs: []ObjectRef{objectRef("Widget", "ns", "a")},
+		{name: "no mapper", objs: []Ref{objectRef("Widget", "ns", "a")},
 			want: []string{"invalid request", "ClientOptions.Mapper"}},
-		{name: "unknown kind", mapper: mapper, objs: []ObjectRef{objectRef("Thing", "ns", "a"), objectRef("Widget", "ns", "b")},
+		{name: "unknown kind", mapper: mapper, objs: []Ref{objectRef("Thing", "ns", "a"), objectRef("Widget", "ns", "b")},
 			want: []string{"Objects[0] Thing.waitable.test ns/a", "the server has no kind Thing.waitable.test"}},
-		{name: "no namespace", mapper: mapper, objs: []ObjectRef{objectRef("Widget", "", "a")},
+		{name: "no namespace", mapper: mapper, objs: []Ref{objectRef("Widget", "", "a")},
 			want: []string{"Objects[0] Widget.waitable.test a: a Widget is namespaced, and neither it nor the Request names a namespace"}},
-		{name: "named twice", mapper: mapper, objs: []ObjectRef{objectRef("Widget", "ns", "a"), objectRef("Widget", "ns", "a")},
+		{name: "named twice", mapper: mapper, objs: []Ref{objectRef("Widget", "ns", "a"), objectRef("Widget", "ns", "a")},
 			want: []string{"invalid request", "Objects[1] Widget.waitable.test ns/a is named twice"}},
-		{name: "no kind", mapper: mapper, objs: []ObjectRef{{Name: "a"}}, want: []string{"Objects[0] \"a\": no kind"}},
+		{name: "no kind", mapper: mapper, objs: []Ref{{Name: "a"}}, want: []string{"Objects[0] \"a\": no kind"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewClient(k.dyn, ClientOptions{Mapper: tc.mapper})
@@ -206,7 +206,7 @@ func TestWaitByFieldSelector(t *testing.T) {
 		c := NewClient(k.dyn, ClientOptions{})
 		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", FieldSelector: "metadata.name=a",
 			For: rules(Condition("Ready", "")), Timeout: time.Minute})
-		if err != nil || len(res.Objects) != 1 || res.Objects[0].State != classify.Success {
+		if err != nil || len(res.Objects) != 1 || res.Objects[0].Decision != classify.Success {
 			t.Fatalf("%v, %+v", err, res.Objects)
 		}
 		if got := k.selectors("list"); !slices.Equal(got, []string{"fields=metadata.name=a"}) {

@@ -90,7 +90,7 @@ func (o *kubeOptions) resolve(cluster kubeCluster, args []string) (kubeWaits, er
 			return usagef("%s: %s with no metadata.name: waitable waits for objects by kind and name", info.Source, m.GroupVersionKind.GroupKind())
 		}
 		w.kinds[m.Resource] = m.GroupVersionKind
-		ref := kubewait.Ref{Resource: m.Resource, Namespace: info.Namespace, Name: info.Name}
+		ref := kubewait.Ref{Resource: m.Resource, Kind: m.GroupVersionKind, Namespace: info.Namespace, Name: info.Name}
 		if slices.Contains(w.named, ref) {
 			return nil // one object named twice (widget/a wd/a)
 		}
@@ -99,7 +99,7 @@ func (o *kubeOptions) resolve(cluster kubeCluster, args []string) (kubeWaits, er
 			named = request(cluster.namespace)
 			w.reqs = append(w.reqs, named)
 		}
-		named.Objects = append(named.Objects, kubewait.ObjectRef{GroupVersionKind: m.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
+		named.Objects = append(named.Objects, ref)
 		return nil
 	})
 	if err != nil {

@@ -38,7 +38,7 @@ func started() (func(kubewait.Event), <-chan struct{}) {
 	ch := make(chan struct{})
 	var once sync.Once
 	return func(e kubewait.Event) {
-		if e.Object.Name != "" {
+		if e.Ref.Name != "" {
 			once.Do(func() { close(ch) })
 		}
 	}, ch
@@ -108,8 +108,8 @@ func TestManyObjectsTimeOutTogether(t *testing.T) {
 		t.Fatalf("%d objects in the result", len(res.Objects))
 	}
 	for _, o := range res.Objects {
-		if o.State != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) || o.Message != "no Ready condition" {
-			t.Fatalf("%s: %v %v %q, want a timeout with no Ready condition", o.Name, o.State, o.Err, o.Message)
+		if o.Decision != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) || o.Message != "no Ready condition" {
+			t.Fatalf("%s: %v %v %q, want a timeout with no Ready condition", o.Name, o.Decision, o.Err, o.Message)
 		}
 	}
 	if l, w, g := srv.Count("LIST", "widgets", "default"), srv.Count("WATCH", "widgets", "default"), srv.Count("GET", "widgets", ""); l != 1 || w != 1 || g != 0 {
@@ -214,9 +214,9 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute,
 				OnEvent: func(e kubewait.Event) {
 					onEvent(e)
-					if e.Outcome == "success" {
+					if e.End == "success" {
 						mu.Lock()
-						ends[index[obj{e.Object.Namespace, e.Object.Name}]] = e.Time
+						ends[index[obj{e.Ref.Namespace, e.Ref.Name}]] = e.Time
 						mu.Unlock()
 					}
 				}})
@@ -370,7 +370,7 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
 				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 8 * time.Second,
 				OnEvent: func(e kubewait.Event) {
-					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
+					if e.Ref.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
 						throttleSeen.Store(true)
 					}
 				},
