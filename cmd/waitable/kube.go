@@ -108,6 +108,10 @@ func (c *cli) kubeCommand() *cobra.Command {
 		Example: kubeExample,
 	}
 	o.addFlags(cmd)
+	cmd.ValidArgsFunction = o.completeObjects(c.connect)
+	for _, flag := range []string{"for", "fail-on"} {
+		_ = cmd.RegisterFlagCompletionFunc(flag, completeRules) // the flags exist: addFlags added them
+	}
 	return c.leaf(cmd, func(ctx context.Context, cmd *cobra.Command, args []string) (int, error) {
 		o.recursiveSet = cmd.Flags().Changed("recursive")
 		o.rolloutSet = nil
