@@ -67,8 +67,8 @@ type ClientOptions struct {
 	// Jitter draws the delays of the backoff after a list or a watch
 	// fails, or must list again (default: a source of the Client's own;
 	// tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
-	// from 1-2 s to 30-60 s, and starts again once a watch delivers an
-	// event.
+	// from 1-2 s to 30-60 s, and starts again once a watch works (it
+	// delivers an event, or stays open as long as the first backoff).
 	Jitter backoff.Jitter
 }
 

@@ -59,9 +59,10 @@
 // watch timeouts and resumption from the last version, its bookmarks. The
 // Client keeps no managedFields, and a result's object is a copy. What
 // is kubewait's is what the Reflector does not do. A failure (an error,
-// a watch that ends at once with no event) counts until a watch delivers
-// an event; after 3 in a row the wait polls, and it watches again when a
-// watch delivers an event. Between two of the Reflector's ListAndWatch
+// a watch that ends at once with no event) counts until a watch works
+// (it delivers an event, or stays open as long as the first backoff,
+// 1-2 s); after 3 in a row the wait polls, and it watches again when a
+// watch works. Between two of the Reflector's ListAndWatch
 // the informer backs off, from 1-2 s doubling to 30-60 s, jittered
 // ([ClientOptions.Jitter]) on the Client's clock, and from the start once
 // a watch works: a watch that always answers 410 costs a few LISTs a

@@ -30,7 +30,7 @@ import (
 // unsubscribes.
 //
 // What is ours is what the Reflector does not do: it counts failures
-// until a watch delivers an event, so that the waits poll when it keeps
+// until a watch works, so that the waits poll when it keeps
 // failing, and stops for good when the list or the watch is forbidden.
 // The Reflector reports neither (a bare Reflector takes no watch error
 // handler, and hears of no failure of a watch's stream): the informer
@@ -88,8 +88,8 @@ const (
 
 const (
 	// failuresBeforePolling is how many failures of the list or watch in
-	// a row, with no watch event in between, make the waits poll until a
-	// watch delivers an event.
+	// a row, with no watch that works in between, make the waits poll
+	// until a watch works.
 	failuresBeforePolling = 3
 	// listPageSize is how many objects a page of a LIST holds, as
 	// kubectl's --chunk-size: a relist of a busy namespace comes in pages
@@ -109,7 +109,7 @@ var errShortWatch = errors.New("kubewait: the watch ended at once, with no event
 // watch that always answers 410 would cost twice the LISTs), it sleeps
 // on the real clock whatever ReflectorOptions.Clock says, and it draws
 // its jitter from math/rand's global source. Ours doubles from 1-2 s to
-// 30-60 s and starts again once a watch delivers an event.
+// 30-60 s and starts again once a watch works.
 func (inf *informer) run(ctx context.Context) {
 	defer close(inf.done)
 	quiet := logr.Discard() // the waits' events say what the Reflector would log
@@ -228,10 +228,11 @@ func expired(err error) bool {
 }
 
 // seenWatch passes a watch's events on to the Reflector, telling the
-// informer first: an event (a bookmark too) says the watch works, an
-// ERROR event is a failure (an expired version only a reason to list
-// again), and a watch that ends with no event before half the timeout
-// it asked for failed (one the server ends at its timeout did not).
+// informer first: an event (a bookmark too) says the watch works, and so
+// does a watch that stays open as long as the informer's first backoff
+// (1-2 s); an ERROR event is a failure (an expired version only a reason
+// to list again), and so is a watch that ends with no event before half
+// the timeout it asked for (one the server ends at its timeout is not).
 type seenWatch struct {
 	w    watch.Interface
 	out  chan watch.Event
@@ -243,8 +244,28 @@ func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch 
 	s := &seenWatch{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
 	go func() {
 		defer close(s.out)
+		open := inf.c.clk.Timer(inf.c.backoff.Delay(1, 0))
+		defer open.Stop()
 		delivered, failed := false, false
-		for e := range w.ResultChan() {
+		for {
+			var e watch.Event
+			select {
+			case <-s.stop:
+				return
+			case <-open.C:
+				if !failed {
+					inf.works()
+				}
+				continue
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					if !delivered && !failed && (early.IsZero() || inf.c.clk.Now().Before(early)) {
+						inf.watchEnded()
+					}
+					return
+				}
+				e = ev
+			}
 			switch {
 			case e.Type == watch.Error:
 				failed = true
@@ -258,9 +279,6 @@ func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch 
 			case <-s.stop:
 				return
 			}
-		}
-		if !delivered && !failed && (early.IsZero() || inf.c.clk.Now().Before(early)) {
-			inf.watchEnded()
 		}
 	}()
 	return s
