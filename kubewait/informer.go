@@ -62,12 +62,22 @@ type informer struct {
 
 // informerKey is what an informer lists and watches: a resource in a
 // namespace ("" for every namespace, or a cluster-scoped resource), with
-// a label and a field selector.
+// a label and a field selector, or one object by its name.
 type informerKey struct {
 	gvr       schema.GroupVersionResource
 	namespace string
 	labels    string
 	fields    string
+	name      string // one object's, asked for as kubectl asks (nameField)
+}
+
+// selector returns opts with the key's selectors.
+func (k informerKey) selector(opts metav1.ListOptions) metav1.ListOptions {
+	opts.LabelSelector, opts.FieldSelector = k.labels, k.fields
+	if k.name != "" {
+		opts.FieldSelector = nameField(k.name)
+	}
+	return opts
 }
 
 // resourceIn is a resource in a namespace.
@@ -154,8 +164,7 @@ func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 
 // list is the Reflector's LIST, a page at a time.
 func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	opts.LabelSelector, opts.FieldSelector = inf.key.labels, inf.key.fields
-	l, err := inf.c.resource(inf.key.gvr, inf.key.namespace).List(ctx, opts)
+	l, err := inf.c.resource(inf.key.gvr, inf.key.namespace).List(ctx, inf.key.selector(opts))
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	switch {
@@ -173,8 +182,7 @@ func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime
 // watch is the Reflector's WATCH: what it delivers and how it ends tell
 // the informer whether the watch works.
 func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	opts.LabelSelector, opts.FieldSelector = inf.key.labels, inf.key.fields
-	w, err := inf.c.resource(inf.key.gvr, inf.key.namespace).Watch(ctx, opts)
+	w, err := inf.c.resource(inf.key.gvr, inf.key.namespace).Watch(ctx, inf.key.selector(opts))
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	switch {
@@ -476,22 +484,6 @@ func nameField(name string) string {
 	return fields.OneTermEqualSelector("metadata.name", name).String()
 }
 
-// name returns the object's name if the key is one object's, else "".
-func (k informerKey) name() string {
-	if k.labels != "" || k.fields == "" {
-		return ""
-	}
-	sel, err := fields.ParseSelector(k.fields)
-	if err != nil {
-		return ""
-	}
-	name, ok := sel.RequiresExactMatch("metadata.name")
-	if !ok || nameField(name) != k.fields {
-		return ""
-	}
-	return name
-}
-
 func objectKey(obj Object) string {
 	u := unstructured.Unstructured{Object: obj}
 	if ns := u.GetNamespace(); ns != "" {
@@ -503,8 +495,8 @@ func objectKey(obj Object) string {
 // String names an informer in errors: widgets.example.com in ns
 // (app=web), widgets.example.com ns/a.
 func (k informerKey) String() string {
-	if name := k.name(); name != "" {
-		return resourceName(k.gvr) + " " + Ref{Namespace: k.namespace, Name: name}.String()
+	if k.name != "" {
+		return resourceName(k.gvr) + " " + Ref{Namespace: k.namespace, Name: k.name}.String()
 	}
 	s := resourceName(k.gvr)
 	if k.namespace != "" {

@@ -167,7 +167,7 @@ func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, 
 		return res.List(ctx, opts)
 	})
 	p.PageSize = listPageSize
-	list, _, err := p.List(ctx, metav1.ListOptions{LabelSelector: key.labels, FieldSelector: key.fields})
+	list, _, err := p.List(ctx, key.selector(metav1.ListOptions{}))
 	if err != nil {
 		return nil, err
 	}

@@ -70,8 +70,10 @@ type Request struct {
 	// Options are the waiter's options for each object's wait:
 	// WithNotFoundLimit, WithStability, WithDelays (the pace at which an
 	// object is judged again without an event, and polled when the wait
-	// cannot watch), WithRetryStrategy. The Client's clock replaces any
-	// WithClock.
+	// cannot watch), WithRetryStrategy, WithHistory (in place of the
+	// Client's History) and WithHistoryKey (a key of Ref in place of the
+	// object's resource, namespace and name). The Client's clock replaces
+	// any WithClock.
 	Options []waiter.Option
 	// OnEvent, if not nil, is called with each [Event], in the goroutine
 	// that called Wait, one event at a time. The events of a selector's

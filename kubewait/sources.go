@@ -28,7 +28,7 @@ func (s *source) polling() bool { return s.mode == modeFailing || s.mode == mode
 // ref names the source in the events of its watch: its resource and
 // namespace, and the object of an informer of one object.
 func (s *source) ref() Ref {
-	return Ref{Resource: s.key.gvr, Namespace: s.key.namespace, Name: s.key.name()}
+	return Ref{Resource: s.key.gvr, Namespace: s.key.namespace, Name: s.key.name}
 }
 
 // A subscription is one wait's interest in an informer: the names it
@@ -98,10 +98,10 @@ func (d *driver) sourceOf(ref Ref) *source {
 		if s.key.gvr != ref.Resource || s.key.namespace != ref.Namespace {
 			continue
 		}
-		if s.key.name() == ref.Name {
+		if s.key.name == ref.Name {
 			return s
 		}
-		if s.key.fields == "" {
+		if s.key.name == "" && s.key.fields == "" {
 			found = s
 		}
 	}
@@ -217,7 +217,7 @@ func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
 	in := resourceIn{g.gvr, g.namespace}
 	fresh := 0 // the objects that would need an informer of their own
 	for _, r := range g.refs {
-		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}] == nil {
+		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}] == nil {
 			fresh++
 		}
 	}
@@ -230,7 +230,7 @@ func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
 	}
 	var sources []*source
 	for _, r := range g.refs {
-		key := informerKey{gvr: g.gvr, namespace: g.namespace, fields: nameField(r.Name)}
+		key := informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}
 		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake)})
 	}
 	return sources
@@ -252,7 +252,7 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
 			stop: cancel, done: make(chan struct{})}
 		c.informers[key] = inf
-		if key.name() != "" {
+		if key.name != "" {
 			c.byName[resourceIn{key.gvr, key.namespace}]++
 		}
 		defer func() { go inf.run(ctx) }() // once the first wait listens
@@ -301,7 +301,7 @@ func (s *subscription) unsubscribe() {
 	last := inf.refs == 0
 	if last {
 		delete(c.informers, inf.key)
-		if inf.key.name() != "" {
+		if inf.key.name != "" {
 			in := resourceIn{inf.key.gvr, inf.key.namespace}
 			if c.byName[in]--; c.byName[in] == 0 {
 				delete(c.byName, in)

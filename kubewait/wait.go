@@ -116,7 +116,13 @@ func (d *driver) run(groups []named) (Result, error) {
 		if !now.Before(d.end) {
 			return d.timeOut(now)
 		}
-		d.each(func(m *member) { m.pods.refresh(now) })
+		if d.rollout != nil {
+			for _, s := range d.sources {
+				for _, m := range s.members {
+					m.pods.refresh(now)
+				}
+			}
+		}
 		for _, s := range d.sources {
 			if err := d.refresh(s, now); err != nil {
 				return d.result(clk.Now()), err
