@@ -96,16 +96,10 @@ const (
 	modeForbidden                  // list or watch is forbidden: waits poll, for good
 )
 
-const (
-	// failuresBeforePolling is how many failures of the list or watch in
-	// a row, with no watch that works in between, make the waits poll
-	// until a watch works.
-	failuresBeforePolling = 3
-	// listPageSize is how many objects a page of a LIST holds, as
-	// kubectl's --chunk-size: a relist of a busy namespace comes in pages
-	// too.
-	listPageSize = 500
-)
+// failuresBeforePolling is how many failures of the list or watch in a
+// row, with no watch that works in between, make the waits poll until a
+// watch works.
+const failuresBeforePolling = 3
 
 // errShortWatch is the failure of a watch that ended long before the
 // timeout it asked for, having delivered no event.
@@ -119,7 +113,12 @@ var errShortWatch = errors.New("kubewait: the watch ended at once, with no event
 // watch that always answers 410 would cost twice the LISTs), it sleeps
 // on the real clock whatever ReflectorOptions.Clock says, and it draws
 // its jitter from math/rand's global source. Ours doubles from 1-2 s to
-// 30-60 s and starts again once a watch works.
+// 30-60 s and starts again once a watch works. (Within a ListAndWatch,
+// the Reflector's own backoff after a refused watch or a 429, and its
+// watches' timeouts, are client-go's, jittered from math/rand: it takes
+// no source.) The first list comes in pages of client-go's pager's
+// size; a relist, from the Reflector's last version, is served whole
+// from the API server's watch cache, as client-go chooses.
 func (inf *informer) run(ctx context.Context) {
 	defer close(inf.done)
 	quiet := logr.Discard() // the waits' events say what the Reflector would log
@@ -131,7 +130,6 @@ func (inf *informer) run(ctx context.Context) {
 	lw := noWatchList{&cache.ListWatch{ListWithContextFunc: inf.list, WatchFuncWithContext: inf.watch}}
 	r := cache.NewReflectorWithOptions(lw, &unstructured.Unstructured{}, store{inf}, cache.ReflectorOptions{
 		Name: inf.key.String(), Logger: &quiet, Clock: reflectorClock{inf.c.clk}})
-	r.WatchListPageSize = listPageSize
 	for {
 		_ = r.ListAndWatchWithContext(ctx) // its failures reach the informer through lw
 		if !inf.backOff(ctx) {

@@ -166,7 +166,6 @@ func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, 
 	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return res.List(ctx, opts)
 	})
-	p.PageSize = listPageSize
 	list, _, err := p.List(ctx, key.selector(metav1.ListOptions{}))
 	if err != nil {
 		return nil, err
