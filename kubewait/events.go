@@ -51,11 +51,12 @@ const (
 	// (ResourceVersionTooLarge), or a LIST's continue token expired; the
 	// objects were listed again and judged. Event.Err says which.
 	WatchRelisted = "relisted"
-	// WatchRestarted: the watch broke (an error, a watch that ended at
+	// WatchRestarted: the watch failed (an error, a watch that ended at
 	// once, the API server restarting) and was started again: after a
 	// list of the objects from where it was, as client-go's Reflector
 	// does (and the wait judged them), or, after a refused connection or
-	// a 429, where it left off. Event.Err says why it broke.
+	// a 429, where it left off. Event.Err says why; the wait hears it
+	// once until a watch opens again.
 	WatchRestarted = "restarted"
 	// WatchPolling: the wait cannot watch (list or watch is forbidden, or
 	// they keep failing): it polls the objects, under the Client's rate

@@ -50,6 +50,7 @@ type informer struct {
 	// comes after (nil: none), and listFailed whether the last failure
 	// was a list's.
 	why        error
+	noted      bool // the waits heard the watch was restarted since one last opened
 	listFailed bool
 	retries    int // ListAndWatch that ended since a watch delivered an event
 	byName     map[string]map[*subscription]struct{}
@@ -185,10 +186,10 @@ func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.
 	defer inf.mu.Unlock()
 	switch {
 	case err == nil:
-		if inf.why != nil && !relistAfter(inf.why) && inf.mode == modeWatching {
-			inf.noteLocked(WatchRestarted, inf.why)
+		if inf.why != nil && !relistAfter(inf.why) && inf.mode == modeWatching && !inf.noted {
+			inf.noteLocked(WatchRestarted, inf.why) // after a refused connection or a 429: no list
 		}
-		inf.why = nil
+		inf.why, inf.noted = nil, false
 		var early time.Time // before it, a watch that ends with no event failed
 		if opts.TimeoutSeconds != nil {
 			early = inf.c.clk.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second / 2)
@@ -361,20 +362,23 @@ func cacheObject(obj any) (*unstructured.Unstructured, bool) {
 }
 
 // replace installs a list's objects and wakes every wait. A list after
-// an expired resource version (or continue token) says so; one after the
-// list's own failures brings back the waits that polled. (A list after
-// another failure of the watch says nothing: the watch says it was
-// restarted when it opens again.)
+// an expired resource version (or continue token) says so; one after a
+// watch that failed says the watch was restarted (client-go lists again,
+// then watches), once until a watch opens again; one after the list's
+// own failures brings back the waits that polled.
 func (inf *informer) replace(objs map[string]Object) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	inf.objs = objs
-	if inf.why != nil && relistAfter(inf.why) {
-		if inf.mode != modeFailing {
-			inf.noteLocked(WatchRelisted, inf.why)
-		}
-		inf.why = nil
+	switch {
+	case inf.why == nil || inf.mode == modeFailing:
+	case relistAfter(inf.why):
+		inf.noteLocked(WatchRelisted, inf.why)
+	case !inf.noted:
+		inf.noteLocked(WatchRestarted, inf.why)
+		inf.noted = true
 	}
+	inf.why = nil
 	switch {
 	case inf.mode == modeSyncing:
 		inf.mode = modeWatching
