@@ -33,6 +33,7 @@ type Client struct {
 	clk     clock.Clock
 	limit   *rate.Limiter
 	history waiter.History
+	jitter  backoff.Jitter
 	backoff backoff.Policy // after a list or watch that ended
 
 	mu        sync.Mutex
@@ -65,8 +66,9 @@ type ClientOptions struct {
 	// A request's waiter.WithHistory replaces it.
 	History waiter.History
 	// Jitter draws the delays of the backoff after a list or a watch
-	// fails, or must list again (default: a source of the Client's own;
-	// tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
+	// fails, or must list again, and of the tries to map Request.Objects'
+	// kinds while the API server cannot be reached (default: a source of
+	// the Client's own; tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
 	// from 1-2 s to 30-60 s, and starts again once a watch works (it
 	// delivers an event, or stays open as long as the first backoff).
 	Jitter backoff.Jitter
@@ -86,11 +88,11 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 	if c.history == nil {
 		c.history = waiter.NewMemoryHistory()
 	}
-	jitter := opts.Jitter
-	if jitter == nil {
-		jitter = backoff.Seeded(rand.Uint64())
+	c.jitter = opts.Jitter
+	if c.jitter == nil {
+		c.jitter = backoff.Seeded(rand.Uint64()) // a source of the Client's own, seeded once
 	}
-	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(jitter)
+	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(c.jitter)
 	if c.clk == nil {
 		c.clk = clock.New()
 	}

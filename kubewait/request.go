@@ -244,7 +244,7 @@ type named struct {
 // Smithy schedule; a kind the server does not have fails at once.
 func (d *driver) resolve(ctx context.Context) ([]named, error) {
 	clk := d.c.clk
-	schedule := backoff.WaiterSchedule{Jitter: backoff.Seeded(uint64(clk.Now().UnixNano()))}
+	schedule := backoff.WaiterSchedule{Jitter: d.c.jitter}
 	for attempt := 1; ; attempt++ {
 		groups, err := d.c.resolve(ctx, d.req)
 		if err == nil || !unreachable(err) {

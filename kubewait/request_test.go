@@ -3,8 +3,10 @@ package kubewait
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -211,6 +213,56 @@ func TestWaitByFieldSelector(t *testing.T) {
 		}
 		if got := k.selectors("list"); !slices.Equal(got, []string{"fields=metadata.name=a"}) {
 			t.Errorf("lists with %q, want the field selector", got)
+		}
+	})
+}
+
+// unreachableMapper is a RESTMapper whose discovery cannot reach the API
+// server (a refused connection) until its first down calls are over.
+type unreachableMapper struct {
+	meta.RESTMapper
+	down  int
+	calls int
+}
+
+func (m *unreachableMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	if m.calls++; m.calls <= m.down {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return m.RESTMapper.RESTMapping(gk, versions...)
+}
+
+// The kinds of a request's Objects are mapped again, on the Smithy
+// schedule, while the API server cannot be reached (its discovery, as it
+// restarts): the wait goes on once it can; one that never can times out
+// at its deadline, its error saying why. A kind the server does not have
+// fails at once.
+func TestObjectsWaitForAnAPIServerThatCannotBeReached(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k, mapper := twoKinds(t, widget("a", conditions("Ready", "True")))
+		for _, tc := range []struct {
+			down int
+			want func(error) bool
+		}{
+			{2, func(err error) bool { return err == nil }},
+			{1 << 30, func(err error) bool {
+				return errors.Is(err, waiter.ErrTimeout) && errors.Is(err, syscall.ECONNREFUSED)
+			}},
+		} {
+			m := &unreachableMapper{RESTMapper: mapper, down: tc.down}
+			c := NewClient(k.dyn, ClientOptions{Mapper: m})
+			start := time.Now()
+			_, err := c.Wait(t.Context(), Request{Objects: []Ref{objectRef("Widget", "ns", "a")},
+				For: rules(Condition("Ready", "")), Timeout: time.Minute})
+			if !tc.want(err) || (tc.down < 1<<30 && m.calls != tc.down+1) || time.Since(start) > time.Minute {
+				t.Errorf("down for %d mappings: %v after %d mappings and %v", tc.down, err, m.calls, time.Since(start))
+			}
+		}
+		c := NewClient(k.dyn, ClientOptions{Mapper: mapper})
+		start := time.Now()
+		if _, err := c.Wait(t.Context(), Request{Objects: []Ref{objectRef("Thing", "ns", "a")},
+			For: rules(Condition("Ready", "")), Timeout: time.Minute}); err == nil || time.Since(start) != 0 {
+			t.Errorf("a kind the server does not have: %v after %v, want an error at once", err, time.Since(start))
 		}
 	})
 }
