@@ -241,10 +241,12 @@ type named struct {
 // through the Client's RESTMapper. A mapping that fails for want of the
 // API server (a refused connection, a 5xx, a timeout: its discovery,
 // say, while it restarts) is tried again until the deadline, on the
-// Smithy schedule; a kind the server does not have fails at once.
+// Smithy schedule from 1 s to at most 10 s apart (a server that restarts
+// is back within seconds); a kind the server does not have fails at
+// once.
 func (d *driver) resolve(ctx context.Context) ([]named, error) {
 	clk := d.c.clk
-	schedule := backoff.WaiterSchedule{Jitter: d.c.jitter}
+	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: d.c.jitter}
 	for attempt := 1; ; attempt++ {
 		groups, err := d.c.resolve(ctx, d.req)
 		if err == nil || !unreachable(err) {

@@ -303,25 +303,32 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 
 // resolveBefore resolves the objects (discovery, manifests) by the
 // command's deadline. An API server that cannot be reached (a refused
-// connection, a 5xx, a timeout: one that restarts) is tried again on the
-// Smithy schedule until the deadline, each try said on a progress line;
-// one that refuses access (401, 403) ends it at once. With --timeout=0
-// (check once), discovery is tried once, within the default --timeout,
-// 30 s.
+// connection, a 5xx, a timeout: one that restarts) is tried again until
+// the deadline, each try said on a progress line, on the Smithy schedule
+// from 1 s to at most 10 s apart (a server that restarts is back within
+// seconds); one that refuses access (401, 403) ends it at once. With
+// --timeout=0 (check once), discovery is tried once, within the default
+// --timeout, 30 s.
 func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluster kubeCluster, args []string, stdout, stderr io.Writer) (kubeWaits, error) {
 	budget := o.budget()
 	if budget == 0 {
 		budget = 30 * time.Second
 	}
 	deadline := start.Add(budget)
-	schedule := backoff.WaiterSchedule{Jitter: backoff.Seeded(uint64(start.UnixNano()))}
+	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second,
+		Jitter: backoff.Seeded(uint64(start.UnixNano()))}
+	var last error // the server's last trouble
 	for attempt := 1; ; attempt++ {
 		tried := time.Now()
 		w, err := o.resolveOnce(ctx, deadline, budget, cluster, args)
 		var se serverError
-		if err == nil || !errors.As(err, &se) || se.code != exitUnavailable || o.timeout == 0 {
+		switch {
+		case last != nil && errors.Is(err, context.DeadlineExceeded):
+			return w, last // the last try ran into the deadline: the server was not reached
+		case err == nil || !errors.As(err, &se) || se.code != exitUnavailable || o.timeout == 0:
 			return w, err
 		}
+		last = err
 		// The last try's time, and half again, is left for the next.
 		delay := schedule.Delay(attempt, time.Until(deadline), time.Since(tried)*3/2+10*time.Millisecond)
 		if delay <= 0 {
