@@ -24,7 +24,11 @@ import (
 // out its braces and its leading dot (status.phase), as kubectl's may.
 func JSONPath(expr, value string) Rule {
 	r := newJSONPath(expr, value, true)
-	r.text = "jsonpath=" + expr + "=" + value
+	written := value
+	if strings.HasPrefix(value, "=") {
+		written = `"` + value + `"` // unquoted, kubectl's split would pair it with the = before it
+	}
+	r.text = "jsonpath=" + expr + "=" + written
 	return r
 }
 
