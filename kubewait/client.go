@@ -2,7 +2,9 @@ package kubewait
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
@@ -14,6 +16,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/waitable/waitable/backoff"
+	"github.com/waitable/waitable/waiter"
 )
 
 // Client waits for Kubernetes objects. Its waits share its informers: one
@@ -23,10 +28,13 @@ import (
 // Client is safe for concurrent use; its zero value is not usable: make
 // one with [NewClient] or [NewForConfig].
 type Client struct {
-	dyn    dynamic.Interface
-	mapper meta.RESTMapper
-	clk    clock.Clock
-	limit  *rate.Limiter
+	dyn     dynamic.Interface
+	mapper  meta.RESTMapper
+	clk     clock.Clock
+	limit   *rate.Limiter
+	history waiter.History
+	jitter  backoff.Jitter
+	backoff backoff.Policy // after a list or watch that ended
 
 	mu        sync.Mutex
 	informers map[informerKey]*informer
@@ -50,12 +58,41 @@ type ClientOptions struct {
 	// one over the server's discovery when it is nil; a Client without
 	// one takes no Objects.
 	Mapper meta.RESTMapper
+	// History keeps the durations of the Client's past waits, each
+	// object's under its waiter's name (its rules) and its resource,
+	// namespace and name, so that a wait says how long it has left
+	// (Event.Estimate; see [waiter.History]). The default keeps them in
+	// memory, for the Client's life; one on disk outlives the process.
+	// A request's waiter.WithHistory replaces it.
+	History waiter.History
+	// Jitter draws the delays of the backoff after a list or a watch
+	// fails, or must list again, and of the tries to map Request.Objects'
+	// kinds while the API server cannot be reached (default: a source of
+	// the Client's own; tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
+	// from 1-2 s to 30-60 s, and starts again once a watch works (it
+	// delivers an event, or stays open as long as the first backoff).
+	Jitter backoff.Jitter
 }
+
+// The backoff after a list or a watch that ended: doubling from base,
+// half jittered ([base/2, base], then [base, 2·base], ...), to max.
+const (
+	relistBase = 2 * time.Second
+	relistMax  = time.Minute
+)
 
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
-	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit,
+	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit, history: opts.History,
 		informers: map[informerKey]*informer{}, byName: map[resourceIn]int{}}
+	if c.history == nil {
+		c.history = waiter.NewMemoryHistory()
+	}
+	c.jitter = opts.Jitter
+	if c.jitter == nil {
+		c.jitter = backoff.Seeded(rand.Uint64()) // a source of the Client's own, seeded once
+	}
+	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(c.jitter)
 	if c.clk == nil {
 		c.clk = clock.New()
 	}

@@ -22,10 +22,9 @@ import (
 // object's latest spec. The condition's reason and message are what an
 // object's outcome and events report.
 //
-// JMESPath has no case folding and no way back to metadata.generation
-// from inside a filter, so this rule is a Go matcher, as kstatus's are
-// (see [Rule.Acceptors]); JSONPath("{.status.conditions[?(@.type==\"Ready\")].status}", "True")
-// is the same test, exact case and no generation, as an acceptor.
+// It is a Go matcher, as kubectl's own code tests a condition:
+// JSONPath("{.status.conditions[?(@.type==\"Ready\")].status}", "True")
+// is nearly the same test, with the exact case and no generation.
 func Condition(condType, status string) Rule {
 	r := Rule{is: conditionRule{condType: condType, status: cmp.Or(status, "True")}}
 	r.text = "condition=" + condType
@@ -52,7 +51,9 @@ func (conditionRule) acceptors(classify.State) []classify.Acceptor { return nil 
 // matches is kubectl wait's test of a condition (k8s.io/kubectl's
 // pkg/cmd/wait): the first condition of the type, its status in any case,
 // and not behind the object's generation.
-func (r conditionRule) matches(obj Object) bool {
+func (r conditionRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
+
+func (r conditionRule) holds(obj Object) bool {
 	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)

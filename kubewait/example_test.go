@@ -38,7 +38,7 @@ func Example() {
 		FailOn:    []kubewait.Rule{kubewait.Condition("Failed", "True")},
 		Timeout:   10 * time.Minute,
 		OnEvent: func(e kubewait.Event) {
-			fmt.Println("event:", e.Object, e.State, e.Reason)
+			fmt.Println("event:", e.Ref, e.Decision, e.Reason)
 		},
 	})
 	fmt.Println(err)
@@ -54,7 +54,7 @@ func ExampleParseRule() {
 		r, err := kubewait.ParseRule(s)
 		fmt.Println(r, err)
 	}
-	r, err := kubewait.ParseRule("jsonpath={..name}")
+	r, err := kubewait.ParseRule("jsonpath={.spec.containers[}")
 	fmt.Println(r, err)
 	// Output:
 	// condition=Available <nil>
@@ -63,7 +63,7 @@ func ExampleParseRule() {
 	// delete <nil>
 	// rollout <nil>
 	//  kubewait: condition "Ready": status "maybe=no" has a =
-	//  kubewait: jsonpath "{..name}": recursive descent (..) is not supported
+	//  kubewait: jsonpath "{.spec.containers[}": unterminated array
 }
 
 // The objects of a manifest, of several kinds, in one wait under one
@@ -96,16 +96,16 @@ func Example_manifest() {
 
 	c := kubewait.NewClient(dyn, kubewait.ClientOptions{Mapper: mapper})
 	res, err := c.Wait(context.Background(), kubewait.Request{
-		Objects: []kubewait.ObjectRef{
-			{GroupVersionKind: schema.GroupVersionKind{Group: "apps", Kind: "Deployment"}, Name: "web"},
-			{GroupVersionKind: schema.GroupVersionKind{Kind: "Service"}, Name: "web"},
+		Objects: []kubewait.Ref{
+			{Kind: schema.GroupVersionKind{Group: "apps", Kind: "Deployment"}, Name: "web"},
+			{Kind: schema.GroupVersionKind{Kind: "Service"}, Name: "web"},
 		},
 		Namespace: "shop", // kubectl's -n, for the objects that name none
 		For:       []kubewait.Rule{kubewait.Rollout(kubewait.RolloutOptions{})},
 		Timeout:   5 * time.Minute,
 	})
 	for _, o := range res.Objects {
-		fmt.Println(o.Resource.Resource, o.Ref, o.State, o.Rule)
+		fmt.Println(o.Resource.Resource, o.Ref, o.Decision, o.Rule)
 	}
 	fmt.Println(err)
 	// Output:

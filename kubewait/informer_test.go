@@ -96,8 +96,8 @@ func TestWaitsOfAClientShareTheNamespaceBeyondTheLimit(t *testing.T) {
 	})
 }
 
-// A LIST asks for pages of listPageSize and follows each page's continue
-// token.
+// A LIST asks for pages of 500 (client-go's pager's) and follows each
+// page's continue token.
 func TestListPages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		k := newCluster(t)

@@ -2,88 +2,155 @@ package kubewait
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"k8s.io/client-go/util/jsonpath"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/jmespath"
 )
 
-// JSONPath is the rule that kubectl's JSONPath expr gives value, compared
-// as text (a number 3 is "3", a boolean "true"): kubectl wait's
-// --for=jsonpath='{.status.phase}'=Running. An expression that gives a
-// list (a [*] or a filter such as {.status.conditions[?(@.type=="Ready")].status})
-// matches when it has values and every one of them is value. The
-// expression is translated to JMESPath (see [Rule.Acceptors]); recursive
-// descent, slices and unions are refused.
+// JSONPath is the rule that kubectl's JSONPath expr gives value: kubectl
+// wait's --for=jsonpath='{.status.phase}'=Running, evaluated as kubectl
+// evaluates it, with k8s.io/client-go/util/jsonpath (missing keys give
+// no value) and kubectl wait's reading of the result: the one value is
+// compared as text (a number 3 is "3", a boolean "true"), spaces around
+// either trimmed. As kubectl, an expression that gives more than one
+// value (a [*] over several), or an object or a list, cannot meet the
+// rule: the object's wait fails, saying why. The expression may leave
+// out its braces and its leading dot (status.phase), as kubectl's may.
 func JSONPath(expr, value string) Rule {
 	r := newJSONPath(expr, value, true)
-	r.text = "jsonpath=" + expr + "=" + value
-	return r.compiled()
+	written := value
+	if strings.HasPrefix(value, "=") {
+		written = `"` + value + `"` // unquoted, kubectl's split would pair it with the = before it
+	}
+	r.text = "jsonpath=" + expr + "=" + written
+	return r
 }
 
-// JSONPathExists is the rule that kubectl's JSONPath expr gives a value
-// (not null; for a list, at least one): kubectl wait's
-// --for=jsonpath='{.status.readyReplicas}' with no value.
+// JSONPathExists is the rule that kubectl's JSONPath expr gives a value:
+// kubectl wait's --for=jsonpath='{.status.readyReplicas}' with no value.
+// As with [JSONPath], more than one value fails the object's wait.
 func JSONPathExists(expr string) Rule {
 	r := newJSONPath(expr, "", false)
 	r.text = "jsonpath=" + expr
-	return r.compiled()
+	return r
 }
 
 // jsonPathRule is JSONPath's and JSONPathExists's rule.
 type jsonPathRule struct {
-	acceptorRule
-	text       string // kubectl's expression
-	path       string // its JMESPath translation
-	expr       *jmespath.Expr
-	projection bool
-	value      string
-	hasValue   bool
+	path     string // util/jsonpath's template, as kubectl relaxes it: {.status.phase}
+	value    string
+	hasValue bool
 }
 
 func newJSONPath(expr, value string, hasValue bool) Rule {
-	jp := jsonPathRule{text: expr, value: value, hasValue: hasValue}
+	jp := jsonPathRule{value: value, hasValue: hasValue}
 	var err error
-	jp.path, jp.projection, err = jmesOf(expr)
+	jp.path, err = relaxedJSONPath(expr)
 	if err == nil {
-		jp.expr, err = jmespath.Compile(jp.path)
+		_, err = jp.parse()
+	}
+	if err != nil {
+		err = fmt.Errorf("jsonpath %q: %w", expr, err)
 	}
 	return Rule{is: jp, err: err}
 }
 
-func (r jsonPathRule) acceptors(state classify.State) []classify.Acceptor {
-	out := func(path, expected string, cmp classify.Comparator) []classify.Acceptor {
-		return []classify.Acceptor{{State: state, Matcher: classify.Matcher{
-			Output: &classify.PathMatcher{Path: path, Expected: expected, Comparator: cmp}}}}
+// kubectlPath is kubectl's reading of a --for=jsonpath expression (its
+// RelaxedJSONPathExpression): with or without the braces and the
+// leading dot.
+var kubectlPath = regexp.MustCompile(`^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`)
+
+// relaxedJSONPath returns expr as util/jsonpath's template, {.a.b}, as
+// kubectl reads it.
+func relaxedJSONPath(expr string) (string, error) {
+	m := kubectlPath.FindStringSubmatch(expr)
+	if m == nil {
+		return "", errors.New("want a 'name1.name2', '.name1.name2', '{name1.name2}' or '{.name1.name2}'")
 	}
-	switch {
-	case r.hasValue && r.projection:
-		return out("map(&to_string(@), ("+r.path+") || `[]`)", r.value, classify.AllStringEquals)
-	case r.hasValue:
-		return out("("+r.path+") != null && to_string("+r.path+")", r.value, classify.StringEquals)
-	case r.projection:
-		return out("length(("+r.path+") || `[]`) > `0`", "true", classify.BooleanEquals)
-	}
-	return out("("+r.path+") != null", "true", classify.BooleanEquals)
+	return "{." + m[1] + m[2] + "}", nil
 }
 
-// describe returns the expression's value, as text.
-func (r jsonPathRule) describe(obj Object) (reason, message string) {
-	if r.expr == nil {
-		return "", ""
+// parse returns the template parsed: util/jsonpath's JSONPath keeps state
+// as it evaluates, so each evaluation parses its own.
+func (r jsonPathRule) parse() (*jsonpath.JSONPath, error) {
+	j := jsonpath.New("kubewait").AllowMissingKeys(true)
+	if err := j.Parse(r.path); err != nil {
+		return nil, err
 	}
-	v, err := r.expr.Search(obj)
-	switch v := v.(type) {
-	case nil:
-		if err != nil {
-			return "", err.Error()
+	return j, nil
+}
+
+func (jsonPathRule) acceptors(classify.State) []classify.Acceptor { return nil }
+
+// matches is kubectl wait's test: no value does not match; more than
+// one value, or a value that is an object or a list, is an error.
+func (r jsonPathRule) matches(obj Object) (bool, error) {
+	v, ok, err := r.find(obj)
+	switch {
+	case err != nil || !ok:
+		return false, err
+	case !r.hasValue:
+		return true, nil
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return false, errors.New("jsonpath leads to a nested object or list which is not supported")
+	}
+	return strings.TrimSpace(fmt.Sprint(v)) == strings.TrimSpace(r.value), nil
+}
+
+// find returns the expression's one value on obj, whether it has one,
+// and kubectl's error for more than one.
+func (r jsonPathRule) find(obj Object) (v any, ok bool, err error) {
+	j, err := r.parse()
+	if err != nil {
+		return nil, false, err
+	}
+	results, err := findResults(j, obj)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case len(results) == 0 || len(results[0]) == 0:
+		return nil, false, nil
+	case len(results) > 1:
+		return nil, false, errors.New("given jsonpath expression matches more than one list")
+	case len(results[0]) > 1:
+		return nil, false, errors.New("given jsonpath expression matches more than one value")
+	}
+	return results[0][0].Interface(), true, nil
+}
+
+// findResults is j.FindResults(obj), with a panic of util/jsonpath on
+// an expression it parsed (none is known) an error rather than a crash.
+func findResults(j *jsonpath.JSONPath, obj Object) (res [][]reflect.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("util/jsonpath: %v", p)
 		}
-		return "", "no value at " + r.text
-	case string:
-		return v, ""
-	default:
-		b, _ := json.Marshal(v)
-		return string(b), ""
+	}()
+	return j.FindResults(obj)
+}
+
+// describe returns the expression's value, as text, or why there is none.
+func (r jsonPathRule) describe(obj Object) (reason, message string) {
+	v, ok, err := r.find(obj)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case !ok:
+		return "", "no value at " + r.path
 	}
+	if s, ok := v.(string); ok {
+		return s, ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b), ""
 }
 
 func (jsonPathRule) name() string { return "KubeJSONPath" }

@@ -27,7 +27,9 @@ type kstatusRule struct{ status status.Status }
 
 func (kstatusRule) acceptors(classify.State) []classify.Acceptor { return nil }
 
-func (r kstatusRule) matches(obj Object) bool {
+func (r kstatusRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
+
+func (r kstatusRule) holds(obj Object) bool {
 	res, err := status.Compute(&unstructured.Unstructured{Object: obj})
 	return err == nil && res.Status == r.status
 }

@@ -2,48 +2,38 @@ package kubewait
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/waitable/waitable/classify"
 	"github.com/waitable/waitable/retry"
+	"github.com/waitable/waitable/telemetry"
 	"github.com/waitable/waitable/waiter"
 )
 
-// A source is where a wait learns of some of its objects: one informer
-// of the Client, and the objects' waits it serves.
-type source struct {
-	key informerKey
-	sub *subscription
-	// named: the members are objects the request names; else those the
-	// selector finds.
-	named   bool
-	members map[string]*member // by namespace/name
-	mode    watchMode          // the informer's, as last seen
-	synced  bool               // judged after the informer's first list
-}
-
-func (s *source) polling() bool { return s.mode == modeFailing || s.mode == modeForbidden }
-
-// ref names the source in the events of its watch: its resource and
-// namespace, and the object of an informer of one object.
-func (s *source) ref() Ref {
-	return Ref{Resource: s.key.gvr, Namespace: s.key.namespace, Name: s.key.name()}
-}
-
-// member is one object's wait.
+// member is one object's wait: a Smithy wait on the core's Begin and
+// Step, judged from its source's informer, or polled.
 type member struct {
-	src   *source
-	ref   Ref
-	order int // its place among the objects the request names
-	cp    waiter.Checkpoint
-	tok   retry.Token
-	obj   Object // as last seen
-	err   error  // the last answer's error
-	next  time.Time
-	state classify.State
+	src      *source // nil for the Count's wait
+	ref      Ref
+	order    int // its place among the objects the request names
+	cp       waiter.Checkpoint
+	tok      retry.Token
+	obj      Object // as last seen
+	err      error  // the last answer's error
+	next     time.Time
+	decision classify.State
+	estimate waiter.Estimate // the last step's
+	// pods follows the pods of the object's current revision, for the
+	// request's Rollout rule (nil without one).
+	pods *podWatch
 	// rule is the rule that ended its wait; unmet are the For rules that
 	// do not hold; reason and msg what the rules read of the object.
 	rule   string
@@ -55,82 +45,126 @@ type member struct {
 	shown  string
 }
 
-// subscribe makes the wait's sources: the informers of its named objects
-// (see [Client.subscribeNames]), or the one of its selector.
-func (d *driver) subscribe(groups []named) {
-	for _, g := range groups {
-		for _, s := range d.c.subscribeNames(g, d.wake) {
-			s.named = true
-			s.members = map[string]*member{}
-			d.sources = append(d.sources, s)
-		}
-		for i, ref := range g.refs {
-			d.addMember(d.sourceOf(ref), ref).order = g.order[i]
-		}
-	}
-	if len(groups) == 0 {
-		key := informerKey{gvr: d.req.Resource, namespace: d.req.Namespace,
-			labels: d.req.Selector, fields: d.req.FieldSelector}
-		d.sources = []*source{{key: key, sub: d.c.subscribe(key, nil, d.wake), members: map[string]*member{}}}
-	}
+// objectWaiter is the waiter of each object's wait in one request: the
+// request's rules as its acceptors, and a GET (under the Client's rate
+// limit, see poll.go) as its operation.
+type objectWaiter struct {
+	*waiter.Waiter[Ref, Object]
+	// rollout is the index of the acceptor of a Rollout rule's failure
+	// (-1: none). The object's pods decide it, not the object: the
+	// driver judges them, and gives the acceptor's verdict (see step).
+	rollout int
+	// progress reads a rollout's share done (nil: no Rollout rule).
+	progress func(Object) float64
 }
 
-// sourceOf returns the source of a named object: its own informer, or
-// its namespace's.
-func (d *driver) sourceOf(ref Ref) *source {
-	var found *source
-	for _, s := range d.sources {
-		if s.key.gvr != ref.Resource || s.key.namespace != ref.Namespace {
-			continue
+// newObjectWaiter builds the waiter of the objects of req: success when
+// every For rule holds, then a Rollout's failure, then the For rules that
+// the object cannot meet (a JSONPath of several values) and FailOn's
+// rules (failure), then retry while the object does not exist (unless
+// For is Deleted). One For rule of acceptors is its acceptors; else one
+// Go matcher, since acceptors cannot say "and". The Client's History
+// keeps each object's past waits under its resource, namespace and name,
+// unless req.Options say otherwise; the Client's clock replaces any.
+func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
+	ow := &objectWaiter{rollout: -1}
+	opts := []waiter.Option{waiter.WithHistory(c.history), waiter.WithHistoryKey(historyKey)}
+	opts = append(opts, req.Options...)
+	var accs []classify.Acceptor
+	custom := 0 // the WithMatch options so far: acceptors 0 to custom-1
+	match := func(state classify.State, name string, f func(Ref, Object, error) bool) {
+		opts = append(opts, waiter.WithMatch(state, name, f))
+		custom++
+	}
+	add := func(r Rule, state classify.State) {
+		if a := r.acceptors(state); a != nil {
+			accs = append(accs, a...)
+			return
 		}
-		if s.key.name() == ref.Name {
-			return s
-		}
-		if s.key.fields == "" {
-			found = s
+		match(state, r.text, r.holds)
+	}
+	if len(req.For) == 1 {
+		add(req.For[0], classify.Success)
+	} else {
+		match(classify.Success, rulesText(req.For), func(ref Ref, obj Object, err error) bool {
+			for _, r := range req.For {
+				if !r.holds(ref, obj, err) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	for _, r := range req.For {
+		if _, ok := r.rollout(); ok && ow.rollout < 0 {
+			ow.rollout, ow.progress = custom, rolloutProgress
+			match(classify.Failure, r.text, func(Ref, Object, error) bool { return false })
+			opts = append(opts, waiter.WithProgress(rolloutProgress))
 		}
 	}
-	return found
+	for _, r := range req.For {
+		if _, ok := r.is.(jsonPathRule); ok {
+			match(classify.Failure, r.text, func(_ Ref, obj Object, _ error) bool { return r.fault(obj) != nil })
+		}
+	}
+	for _, r := range req.FailOn {
+		add(r, classify.Failure)
+	}
+	if !req.forDeleted() {
+		accs = append(accs, classify.Acceptor{State: classify.Retry, Matcher: classify.Matcher{ErrorType: "NotFound"}})
+	}
+	def := waiter.Definition{Name: waiterName(req.For), Acceptors: accs,
+		Documentation: "Waits for a Kubernetes object: " + rulesText(req.For)}
+	op := func(ctx context.Context, ref Ref) (Object, error) {
+		u, err := c.resource(ref.Resource, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return u.Object, nil
+	}
+	opts = append(opts, waiter.WithClock(c.clk))
+	w, err := waiter.New(def, op, opts...)
+	ow.Waiter = w
+	return ow, err
 }
 
-// join settles the members of a wait by selector without a count: the
-// objects the informer has when it has first listed (none is
-// ErrNoObjects).
-func (d *driver) join(s *source) error {
-	if s.named || d.count > 0 {
-		return nil
+// historyKey is the key of an object's past waits: its resource,
+// namespace and name.
+func historyKey(ref Ref) string { return resourceName(ref.Resource) + " " + ref.String() }
+
+// rulesText writes rules as kubectl's flags do, one after the other:
+// "condition=Ready, jsonpath={.status.phase}=Done".
+func rulesText(rules []Rule) string {
+	texts := make([]string, len(rules))
+	for i, r := range rules {
+		texts[i] = r.text
 	}
-	for _, k := range s.sub.keys() {
-		ns, name := splitKey(k)
-		d.addMember(s, Ref{Resource: s.key.gvr, Namespace: ns, Name: name})
-	}
-	d.settled = true
-	if len(s.members) == 0 && !d.req.forDeleted() {
-		return d.noObjects(s)
-	}
-	return nil
+	return strings.Join(texts, ", ")
 }
 
-func (d *driver) noObjects(s *source) error {
-	return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
-}
-
-func splitKey(k string) (namespace, name string) {
-	if i := strings.IndexByte(k, '/'); i >= 0 {
-		return k[:i], k[i+1:]
+// waiterName names the waiter after its For rule, in the Smithy
+// specification's UpperCamelCase: KubeConditionReady, KubeJSONPath,
+// KubeCreated, KubeDeleted, KubeCurrent; KubeRules for several.
+func waiterName(rules []Rule) string {
+	switch {
+	case len(rules) != 1:
+		return "KubeRules"
+	case rules[0].is == nil:
+		return "Kube"
 	}
-	return "", k
+	return rules[0].is.name()
 }
 
 // addMember begins an object's wait in s (s nil: the Count's), with the
-// time left.
+// time left, and what the waits of the object before it teach.
 func (d *driver) addMember(s *source, ref Ref) *member {
 	now := d.c.clk.Now()
 	cp, err := d.w.Begin(now, max(d.end.Sub(now), time.Nanosecond), 0)
 	if err != nil {
 		panic(err) // not reached: the time left is positive
 	}
-	m := &member{src: s, ref: ref, cp: cp, next: now, state: classify.Retry}
+	cp.Prior = d.w.Learn(d.ctx, ref)
+	m := &member{src: s, ref: ref, cp: cp, next: now, decision: classify.Retry}
 	if s == nil {
 		d.countWait = m
 	} else {
@@ -139,28 +173,170 @@ func (d *driver) addMember(s *source, ref Ref) *member {
 	return m
 }
 
-// fromInformer judges, from the informer's objects, the members of s
-// that changed (all: every one) and those due.
-func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now time.Time) {
-	if !s.named && d.count > 0 {
-		d.rejoin(s, dirty, all)
+// judge judges one answer for m (obj, or err; obj nil and err nil: the
+// object does not exist) at now, and steps its wait.
+func (d *driver) judge(m *member, obj Object, err error, now time.Time, latency time.Duration) {
+	if obj == nil && err == nil {
+		err = notFoundError(m.ref)
 	}
-	type keyed struct {
-		key string
-		m   *member
+	if obj != nil && m.ref.UID == "" {
+		m.ref.UID = string((&unstructured.Unstructured{Object: obj}).GetUID())
 	}
-	var due []keyed
-	for key, m := range s.members {
-		if !m.done && (all || dirty[key] || !now.Before(m.next)) {
-			due = append(due, keyed{key, m})
+	if d.rollout != nil && obj != nil && m.src != nil {
+		d.watchPods(m, obj, now)
+	}
+	ans := waiter.Answer[Object]{Start: now.Add(-latency), Latency: latency, Output: obj, Err: err}
+	ans.Judgment = d.w.Judge(m.ref, obj, err)
+	d.step(m, ans, now)
+}
+
+// step steps m's wait with ans, a judged answer: a rollout's pods, which
+// the driver follows, fail it when they cannot start, and tell its
+// progress. An object's wait that the schedule would end with a timeout
+// before the deadline goes on until it: the watch may still bring its
+// answer.
+func (d *driver) step(m *member, ans waiter.Answer[Object], now time.Time) {
+	j := &ans.Judgment
+	if m.pods != nil && j.State != classify.Success && m.pods.failure(now) != nil {
+		j.Acceptor, j.Matcher, j.State, j.Message = d.w.rollout, d.rollout.text, classify.Failure, ""
+	}
+	if d.w.progress != nil && ans.Err == nil && ans.Output != nil {
+		if f := d.w.progress(ans.Output); f > 0 { // as the waiter reads WithProgress
+			j.Progress = min(f, 1)
 		}
 	}
-	// The events of one instant in a stable order.
-	slices.SortFunc(due, func(a, b keyed) int { return byOrder(a.m, b.m) })
-	for _, k := range due {
-		d.judge(k.m, s.sub.get(k.key), nil, now, 0)
+	a, werr := d.w.Step(m.cp, ans, now)
+	if ans.Output != nil || ans.Err == nil || isNotFound(ans.Err) {
+		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it
 	}
-	d.judgeCount(s, now)
+	m.err = ans.Err
+	m.estimate = a.Estimate
+	defer d.sooner(m, now)
+	if a.Checkpoint.End == telemetry.OutcomeTimeout && now.Before(d.end) {
+		m.next = d.end
+		d.show(m, now, "", nil)
+		return
+	}
+	m.cp, m.next = a.Checkpoint, a.Checkpoint.Next
+	m.decision = a.Decision
+	if a.Checkpoint.End != "" {
+		m.done = true
+		if a.Checkpoint.End != telemetry.OutcomeSuccess {
+			m.decision = classify.Failure
+			if a.Checkpoint.End == telemetry.OutcomeTimeout {
+				m.decision = classify.Retry
+			}
+			if we, ok := werr.(*waiter.Error); ok {
+				we.Input = m.name()
+			}
+			m.werr = werr
+		}
+		d.remember(m)
+	}
+	d.show(m, now, a.Checkpoint.End, m.werr)
+}
+
+// remember records m's ended wait in the waiter's History.
+func (d *driver) remember(m *member) {
+	_ = d.w.Remember(context.WithoutCancel(d.ctx), m.ref, m.cp) // a History that errs never fails a wait
+}
+
+// sooner brings m's next judgment forward to when a trouble of its pods
+// may fail its rollout.
+func (d *driver) sooner(m *member, now time.Time) {
+	if m.pods != nil && !m.done {
+		if t, ok := m.pods.next(now); ok && t.Before(m.next) {
+			m.next = t
+		}
+	}
+}
+
+// name names m in errors: namespace/name, or "count" for the Count's wait.
+func (m *member) name() string {
+	if m.src == nil {
+		return "count"
+	}
+	return m.ref.String()
+}
+
+func isNotFound(err error) bool {
+	var c interface{ ErrorCode() string }
+	return errors.As(err, &c) && c.ErrorCode() == "NotFound"
+}
+
+// show reads what the rules say of m's object (the rule that ended its
+// wait, the For rules that do not hold, a reason and a message) and
+// emits m's event if its decision, reason or message changed, or its
+// wait ended.
+func (d *driver) show(m *member, now time.Time, end string, err error) {
+	m.unmet = m.unmet[:0]
+	m.rule = ""
+	var rule Rule // the rule whose reading the event reports
+	switch {
+	case m.decision == classify.Failure:
+		for _, r := range d.req.For {
+			if r.fault(m.obj) != nil {
+				rule, m.rule = r, r.text
+			}
+		}
+		for _, r := range d.req.FailOn {
+			if m.rule == "" && r.holds(m.ref, m.obj, m.err) {
+				rule, m.rule = r, r.text
+			}
+		}
+		if m.rule == "" && m.pods != nil && m.pods.failure(now) != nil {
+			rule, m.rule = *d.rollout, d.rollout.text
+		}
+	case m.decision == classify.Success:
+		rule, m.rule = d.req.For[0], rulesText(d.req.For)
+	case len(d.req.For) == 1:
+		rule, m.unmet = d.req.For[0], append(m.unmet, d.req.For[0].text)
+	default:
+		for _, r := range d.req.For {
+			if !r.holds(m.ref, m.obj, m.err) {
+				if rule.is == nil {
+					rule = r
+				}
+				m.unmet = append(m.unmet, r.text)
+			}
+		}
+	}
+	if rule.is == nil {
+		rule = d.req.For[0]
+	}
+	switch {
+	case m.src == nil:
+		m.reason, m.msg = "Count", ""
+		if m.err != nil {
+			m.msg = m.err.Error()
+		}
+	case m.err != nil && !isNotFound(m.err): // a poll that failed: the object is as it was
+		m.reason, m.msg = "Error", m.err.Error()
+	case isRollout(rule) && m.decision != classify.Success && m.pods != nil && m.pods.shown != nil:
+		m.reason, m.msg = m.pods.shown.reason, m.pods.shown.String()
+	default:
+		m.reason, m.msg = rule.describe(m.obj)
+	}
+	shown := fmt.Sprintf("%v|%s|%s|%s", m.decision, m.reason, m.msg, end)
+	if shown == m.shown {
+		return
+	}
+	m.shown = shown
+	e := Event{Time: now, Ref: m.ref, Decision: m.decision, Reason: m.reason, Message: m.msg, End: end, Err: err,
+		Estimate: m.estimate}
+	if end != "" {
+		e.Object = d.seen(m)
+	}
+	d.emit(e)
+}
+
+// seen is the object m's wait saw last, for an event: a copy, made only
+// for a caller that takes events.
+func (d *driver) seen(m *member) Object {
+	if m.obj == nil || d.req.OnEvent == nil {
+		return nil
+	}
+	return runtime.DeepCopyJSON(m.obj)
 }
 
 // byOrder orders members as a Result lists them: the named objects in
@@ -168,29 +344,6 @@ func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now ti
 func byOrder(a, b *member) int {
 	return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.ref.Namespace, b.ref.Namespace),
 		strings.Compare(a.ref.Name, b.ref.Name))
-}
-
-// rejoin makes the members of a wait with a count the objects the
-// informer has: all of them after a list, else those that changed.
-func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
-	if all {
-		dirty = map[string]bool{}
-		for k := range s.members {
-			dirty[k] = true
-		}
-		for _, k := range s.sub.keys() {
-			dirty[k] = true
-		}
-	}
-	for k := range dirty {
-		switch has := s.sub.get(k) != nil; {
-		case has && s.members[k] == nil:
-			ns, name := splitKey(k)
-			d.addMember(s, Ref{Resource: s.key.gvr, Namespace: ns, Name: name})
-		case !has:
-			delete(s.members, k) // it no longer matches: it does not count
-		}
-	}
 }
 
 // judgeCount judges the Count of a wait by selector: while fewer objects
@@ -215,6 +368,10 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	d.judge(m, nil, fewError{n: len(s.members), want: d.count, of: s.key.which()}, now, 0)
 }
 
+func (d *driver) noObjects(s *source) error {
+	return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
+}
+
 // fewError is the Count's answer while fewer objects match: NotFound.
 type fewError struct {
 	n, want int
@@ -226,3 +383,9 @@ func (e fewError) Error() string {
 }
 func (e fewError) ErrorCode() string   { return "NotFound" }
 func (e fewError) HTTPStatusCode() int { return 404 }
+
+// isRollout reports whether r is a Rollout rule.
+func isRollout(r Rule) bool {
+	_, ok := r.rollout()
+	return ok
+}

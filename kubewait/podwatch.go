@@ -72,13 +72,12 @@ func sharedPods(req Request, groups []named) map[string]bool {
 // watchPods starts or updates m's podWatch with obj, as the Rollout rule
 // judges it.
 func (d *driver) watchPods(m *member, obj Object, now time.Time) {
-	pw := d.podWatches[m]
+	pw := m.pods
 	if pw == nil {
 		opts, _ := d.rollout.rollout()
 		pw = &podWatch{d: d, m: m, rule: opts, seen: map[string]string{},
 			lastPull: map[string]map[string]string{}, episodes: map[string]*episode{}}
-		d.podWatches[m] = pw
-		d.byRef[refKey(m.ref)] = pw
+		m.pods = pw
 	}
 	pw.obj = obj
 	pw.kind, _, _ = unstructured.NestedString(obj, "kind")
@@ -86,8 +85,6 @@ func (d *driver) watchPods(m *member, obj Object, now time.Time) {
 	pw.track()
 	pw.observe(now)
 }
-
-func refKey(r Ref) string { return r.Resource.String() + " " + r.String() }
 
 // track subscribes to the Warning Events of pods in the object's
 // namespace (once), and to the informers of the object's pods (and
@@ -131,7 +128,11 @@ func (pw *podWatch) track() {
 	}
 }
 
+// unsubscribe ends the podWatch's subscriptions (pw may be nil).
 func (pw *podWatch) unsubscribe() {
+	if pw == nil {
+		return
+	}
 	for _, s := range pw.subscriptions() {
 		s.unsubscribe()
 	}
@@ -155,12 +156,15 @@ func (pw *podWatch) subscriptions() []*subscription {
 // workloads' waits share, change for each of them: a change judges only
 // the wait of the pod's owner.
 func (pw *podWatch) refresh(now time.Time) {
+	if pw == nil {
+		return
+	}
 	changed := false
 	owner := pw.owner()
 	for _, s := range pw.subscriptions() {
 		dirty, all, notes := s.take()
 		for _, n := range notes {
-			pw.d.emit(Event{Time: n.at, Object: Ref{Resource: s.inf.key.gvr, Namespace: s.inf.key.namespace}, Watch: n.what, Err: n.err})
+			pw.d.emit(Event{Time: n.at, Ref: Ref{Resource: s.inf.key.gvr, Namespace: s.inf.key.namespace}, Watch: n.what, Err: n.err})
 		}
 		changed = changed || all
 		for key := range dirty {

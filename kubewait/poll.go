@@ -2,11 +2,16 @@ package kubewait
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/pager"
 )
 
 // poll polls the objects that are due in the sources whose informers
@@ -18,7 +23,7 @@ func (d *driver) poll(now time.Time) {
 		switch {
 		case !s.polling():
 		case !s.named:
-			if d.listDue(s, now) {
+			if (s.synced || d.count > 0) && d.listDue(s, now) {
 				_ = d.pollList(s, false)
 			}
 		default:
@@ -41,13 +46,13 @@ func (d *driver) poll(now time.Time) {
 		ans, tok := d.w.Call(d.ctx, m.ref, m.cp.Attempts, m.tok)
 		m.tok = tok
 		if ans.Output != nil {
-			stripObject(ans.Output)
+			(&unstructured.Unstructured{Object: ans.Output}).SetManagedFields(nil)
 			if m.ref.UID == "" {
 				m.ref.UID = string((&unstructured.Unstructured{Object: ans.Output}).GetUID())
 				ans.Judgment = d.w.Judge(m.ref, ans.Output, ans.Err) // judged again with the UID, as the watch judges
 			}
 		}
-		d.apply(m, ans, d.c.clk.Now())
+		d.step(m, ans, d.c.clk.Now())
 	}
 }
 
@@ -78,7 +83,7 @@ func (d *driver) pollList(s *source, first bool) error {
 		return nil
 	}
 	start := d.c.clk.Now()
-	objs, _, err := d.c.list(d.ctx, s.key)
+	objs, err := d.c.list(d.ctx, s.key)
 	now := d.c.clk.Now()
 	if err != nil {
 		err = apiError(err)
@@ -87,16 +92,16 @@ func (d *driver) pollList(s *source, first bool) error {
 				d.judge(m, nil, err, now, now.Sub(start))
 			}
 		}
-		if first {
+		if first && !unreachable(err) {
 			return fmt.Errorf("kubewait: listing %s: %w", s.key, err)
 		}
-		return nil
+		return nil // the informer lists again, and says when it can
 	}
+	s.synced = s.synced || first
 	if first || d.count > 0 {
 		for k := range objs {
 			if s.members[k] == nil {
-				ns, name := splitKey(k)
-				d.addMember(s, Ref{Resource: s.key.gvr, Namespace: ns, Name: name})
+				d.addMember(s, s.refOf(k))
 			}
 		}
 		d.settled = d.settled || first
@@ -151,4 +156,26 @@ func (d *driver) noToken(due []*member) {
 			m.next = d.end
 		}
 	}
+}
+
+// list lists the objects of key for a poll, in pages, with client-go's
+// pager (which lists again as a whole if the pages' snapshot expires),
+// and returns them by namespace/name, without their managedFields.
+func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, error) {
+	res := c.resource(key.gvr, key.namespace)
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return res.List(ctx, opts)
+	})
+	list, _, err := p.List(ctx, key.selector(metav1.ListOptions{}))
+	if err != nil {
+		return nil, err
+	}
+	objs := map[string]Object{}
+	err = meta.EachListItem(list, func(o runtime.Object) error {
+		if u, ok := cacheObject(o); ok {
+			objs[objectKey(u.Object)] = u.Object
+		}
+		return nil
+	})
+	return objs, err
 }

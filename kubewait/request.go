@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/waiter"
 )
 
@@ -40,11 +41,12 @@ type Request struct {
 	FieldSelector string
 	// All is every object of Resource in Namespace (kubectl's --all).
 	All bool
-	// Objects are objects of any kinds, each by group, kind, namespace and
-	// name: what `kubectl wait -f manifest.yaml` waits for. The Client's
-	// RESTMapper ([ClientOptions.Mapper]) resolves each kind to its
-	// resource.
-	Objects []ObjectRef
+	// Objects are objects of any kinds, each by its Kind (group, kind and,
+	// if it matters, version), namespace and name: what `kubectl wait -f
+	// manifest.yaml` waits for. The Client's RESTMapper
+	// ([ClientOptions.Mapper]) resolves each kind to its resource; an
+	// object whose Resource is set needs no mapping.
+	Objects []Ref
 	// Count, with Selector, FieldSelector or All, is how many objects must
 	// match: the wait succeeds when at least Count objects match and every
 	// one of them meets For, objects created after the wait began
@@ -68,8 +70,10 @@ type Request struct {
 	// Options are the waiter's options for each object's wait:
 	// WithNotFoundLimit, WithStability, WithDelays (the pace at which an
 	// object is judged again without an event, and polled when the wait
-	// cannot watch), WithRetryStrategy. The Client's clock replaces any
-	// WithClock.
+	// cannot watch), WithRetryStrategy, WithHistory (in place of the
+	// Client's History) and WithHistoryKey (a key of Ref in place of the
+	// object's resource, namespace and name). The Client's clock replaces
+	// any WithClock.
 	Options []waiter.Option
 	// OnEvent, if not nil, is called with each [Event], in the goroutine
 	// that called Wait, one event at a time. The events of a selector's
@@ -78,34 +82,22 @@ type Request struct {
 	OnEvent func(Event)
 }
 
-// ObjectRef names one object of any kind, as a manifest does.
-type ObjectRef struct {
-	// GroupVersionKind is the object's kind ("apps", "v1", "Deployment");
-	// an empty Version is the version the server prefers.
-	schema.GroupVersionKind
-	// Namespace is the object's namespace: "" for a cluster-scoped kind,
-	// or for the Request's Namespace.
-	Namespace string
-	Name      string
-}
-
-// String returns the reference as kubectl names an object:
-// Deployment.apps default/web, Widget.example.com a.
-func (r ObjectRef) String() string {
-	s := r.Kind
-	if r.Group != "" {
-		s += "." + r.Group
-	}
-	return s + " " + Ref{Namespace: r.Namespace, Name: r.Name}.String()
-}
-
-// Ref names one object: the waiter's input, which acceptors read as
-// input.namespace, input.name and input.uid.
+// Ref names one object: in a Request's Objects, by its Kind (as a
+// manifest does) or its Resource; in events and results, by its
+// Resource, with the Kind the request gave it and its UID. It is the
+// waiter's input, which acceptors read as input.namespace, input.name
+// and input.uid.
 type Ref struct {
-	// Resource is the object's resource.
-	Resource  schema.GroupVersionResource `json:"-"`
-	Namespace string                      `json:"namespace"`
-	Name      string                      `json:"name"`
+	// Resource is the object's resource ("apps", "v1", "deployments").
+	Resource schema.GroupVersionResource `json:"-"`
+	// Kind is the object's kind ("apps", "v1", "Deployment"), as a
+	// request's Objects name it; an empty Version is the version the
+	// server prefers.
+	Kind schema.GroupVersionKind `json:"-"`
+	// Namespace is the object's namespace: "" for a cluster-scoped
+	// object or, in a request's Objects, for the Request's Namespace.
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 	// UID is the object's UID as the wait first saw it ("" until then).
 	UID string `json:"uid"`
 }
@@ -116,6 +108,17 @@ func (r Ref) String() string {
 		return r.Name
 	}
 	return r.Namespace + "/" + r.Name
+}
+
+// kindName names r by its kind, as kubectl names an object:
+// Deployment.apps default/web, Widget.example.com a; by its resource
+// when it has no kind.
+func (r Ref) kindName() string {
+	s := r.Kind.GroupKind().String()
+	if r.Kind.Kind == "" {
+		s = resourceName(r.Resource)
+	}
+	return s + " " + r.String()
 }
 
 // resourceName is the resource as kubectl names it in its lines:
@@ -153,15 +156,17 @@ func (req Request) check() error {
 		}
 		seen[n] = true
 	}
-	objs := map[ObjectRef]bool{}
+	objs := map[Ref]bool{}
 	for i, o := range req.Objects {
 		switch {
-		case o.Kind == "":
+		case o.Kind.Kind == "" && o.Resource.Resource == "":
 			bad("Objects[%d] %q: no kind", i, o.Name)
 		case o.Name == "" || strings.Contains(o.Name, "/"):
-			bad("Objects[%d] %s: %q is not an object's name", i, o.GroupKind(), o.Name)
+			bad("Objects[%d] %s: %q is not an object's name", i, o.Kind.GroupKind(), o.Name)
+		case o.UID != "":
+			bad("Objects[%d] %s: a UID is the wait's to see", i, o.kindName())
 		case objs[o]:
-			bad("Objects[%d] %s is named twice", i, o)
+			bad("Objects[%d] %s is named twice", i, o.kindName())
 		}
 		objs[o] = true
 	}
@@ -233,51 +238,78 @@ type named struct {
 
 // resolve returns the request's named objects, grouped by resource and
 // namespace in the order the request names them: Names, or Objects
-// through the Client's RESTMapper.
+// through the Client's RESTMapper. A mapping that fails for want of the
+// API server (a refused connection, a 5xx, a timeout: its discovery,
+// say, while it restarts) is tried again until the deadline, on the
+// Smithy schedule from 1 s to at most 10 s apart (a server that restarts
+// is back within seconds); a kind the server does not have fails at
+// once.
+func (d *driver) resolve(ctx context.Context) ([]named, error) {
+	clk := d.c.clk
+	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: d.c.jitter}
+	for attempt := 1; ; attempt++ {
+		groups, err := d.c.resolve(ctx, d.req)
+		if err == nil || !unreachable(err) {
+			return groups, err
+		}
+		delay := schedule.Delay(attempt, clk.Until(d.end), 0)
+		if delay <= 0 || ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: the API server could not be reached: %w", waiter.ErrTimeout, err)
+		}
+		t := clk.Timer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// resolve is [driver.resolve]'s one try.
 func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 	var groups []named
-	order := 0
-	add := func(gvr schema.GroupVersionResource, ns, name string) {
-		defer func() { order++ }()
-		ref := Ref{Resource: gvr, Namespace: ns, Name: name}
+	add := func(ref Ref, order int) {
 		for i := range groups {
-			if groups[i].gvr == gvr && groups[i].namespace == ns {
+			if groups[i].gvr == ref.Resource && groups[i].namespace == ref.Namespace {
 				groups[i].refs = append(groups[i].refs, ref)
 				groups[i].order = append(groups[i].order, order)
 				return
 			}
 		}
-		groups = append(groups, named{gvr: gvr, namespace: ns, refs: []Ref{ref}, order: []int{order}})
+		groups = append(groups, named{gvr: ref.Resource, namespace: ref.Namespace, refs: []Ref{ref}, order: []int{order}})
 	}
-	for _, n := range req.Names {
-		add(req.Resource, req.Namespace, n)
-	}
-	if len(req.Objects) > 0 && c.mapper == nil {
-		return nil, fmt.Errorf("%w: Objects: the Client has no RESTMapper (ClientOptions.Mapper)", ErrInvalidRequest)
+	for i, n := range req.Names {
+		add(Ref{Resource: req.Resource, Namespace: req.Namespace, Name: n}, i)
 	}
 	var errs []error
 	for i, o := range req.Objects {
-		order = len(req.Names) + i
-		m, err := c.mapping(ctx, o.GroupVersionKind)
-		if meta.IsNoMatchError(err) {
-			err = fmt.Errorf("the server has no kind %s: %w", o.GroupKind(), err)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", objectsField(i), o, err))
-			continue
-		}
-		ns := ""
-		if m.Scope.Name() == meta.RESTScopeNameNamespace {
-			ns = o.Namespace
-			if ns == "" {
-				ns = req.Namespace
+		namespaced := o.Namespace != "" || o.Resource.Empty() // a Resource given keeps its namespace
+		if o.Resource.Empty() {
+			if c.mapper == nil {
+				return nil, fmt.Errorf("%w: Objects: the Client has no RESTMapper (ClientOptions.Mapper)", ErrInvalidRequest)
 			}
-			if ns == "" {
-				errs = append(errs, fmt.Errorf("%s %s: a %s is namespaced, and neither it nor the Request names a namespace", objectsField(i), o, o.Kind))
+			m, err := c.mapping(ctx, o.Kind)
+			if meta.IsNoMatchError(err) {
+				err = fmt.Errorf("the server has no kind %s: %w", o.Kind.GroupKind(), err)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s %s: %w", objectsField(i), o.kindName(), err))
 				continue
 			}
+			o.Resource, namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
 		}
-		add(m.Resource, ns, o.Name)
+		if !namespaced {
+			o.Namespace = ""
+		} else if o.Namespace == "" {
+			o.Namespace = req.Namespace
+		}
+		if namespaced && o.Namespace == "" {
+			errs = append(errs, fmt.Errorf("%s %s: a %s is namespaced, and neither it nor the Request names a namespace",
+				objectsField(i), o.kindName(), o.Kind.Kind))
+			continue
+		}
+		add(o, len(req.Names)+i)
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("kubewait: %w", errors.Join(errs...))

@@ -3,8 +3,10 @@ package kubewait
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,8 +48,8 @@ func gadget(name string, status map[string]any) Object {
 	return o
 }
 
-func objectRef(kind, ns, name string) ObjectRef {
-	return ObjectRef{GroupVersionKind: schema.GroupVersionKind{Group: "waitable.test", Kind: kind}, Namespace: ns, Name: name}
+func objectRef(kind, ns, name string) Ref {
+	return Ref{Kind: schema.GroupVersionKind{Group: "waitable.test", Kind: kind}, Namespace: ns, Name: name}
 }
 
 func rules(rs ...Rule) []Rule { return rs }
@@ -116,11 +118,11 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		start := time.Now()
 		k.create(widget("b", conditions("Ready", "True")))
 		res, err := c.Wait(t.Context(), Request{
-			Objects:   []ObjectRef{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g"), objectRef("Widget", "", "b")},
+			Objects:   []Ref{objectRef("Widget", "", "a"), objectRef("Gadget", "", "g"), objectRef("Widget", "", "b")},
 			Namespace: "ns", For: rules(Condition("Ready", "")), Timeout: time.Minute,
 			OnEvent: func(e Event) {
-				if e.Outcome != "" {
-					objects = append(objects, resourceName(e.Object.Resource)+" "+e.Object.String())
+				if e.End != "" {
+					objects = append(objects, resourceName(e.Ref.Resource)+" "+e.Ref.String())
 				}
 			},
 		})
@@ -129,7 +131,7 @@ func TestWaitForObjectsOfSeveralKinds(t *testing.T) {
 		}
 		var got []string
 		for _, o := range res.Objects {
-			got = append(got, o.Resource.Resource+" "+o.Ref.String()+" "+o.State.String())
+			got = append(got, o.Resource.Resource+" "+o.Ref.String()+" "+o.Decision.String())
 		}
 		if want := []string{"widgets ns/a success", "gadgets g success", "widgets ns/b success"}; !slices.Equal(got, want) {
 			t.Errorf("results %q, want %q", got, want)
@@ -145,7 +147,7 @@ func TestWaitForObjectsTimesOutNamingEachKind(t *testing.T) {
 		k, mapper := twoKinds(t, widget("a", nil), gadget("g", conditions("Ready", "True")))
 		c := NewClient(k.dyn, ClientOptions{Mapper: mapper})
 		_, err := c.Wait(t.Context(), Request{
-			Objects: []ObjectRef{objectRef("Widget", "ns", "a"), objectRef("Gadget", "", "g")},
+			Objects: []Ref{objectRef("Widget", "ns", "a"), objectRef("Gadget", "", "g")},
 			For:     rules(Condition("Ready", "")), Timeout: 5 * time.Second,
 		})
 		var e *Error
@@ -163,19 +165,19 @@ func TestWaitForObjectsRejectsWhatItCannotResolve(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		mapper meta.RESTMapper
-		objs   []ObjectRef
+		objs   []Ref
 		ns     string
 		want   []string
 	}{
-		{name: "no mapper", objs: []ObjectRef{objectRef("Widget", "ns", "a")},
+		{name: "no mapper", objs: []Ref{objectRef("Widget", "ns", "a")},
 			want: []string{"invalid request", "ClientOptions.Mapper"}},
-		{name: "unknown kind", mapper: mapper, objs: []ObjectRef{objectRef("Thing", "ns", "a"), objectRef("Widget", "ns", "b")},
+		{name: "unknown kind", mapper: mapper, objs: []Ref{objectRef("Thing", "ns", "a"), objectRef("Widget", "ns", "b")},
 			want: []string{"Objects[0] Thing.waitable.test ns/a", "the server has no kind Thing.waitable.test"}},
-		{name: "no namespace", mapper: mapper, objs: []ObjectRef{objectRef("Widget", "", "a")},
+		{name: "no namespace", mapper: mapper, objs: []Ref{objectRef("Widget", "", "a")},
 			want: []string{"Objects[0] Widget.waitable.test a: a Widget is namespaced, and neither it nor the Request names a namespace"}},
-		{name: "named twice", mapper: mapper, objs: []ObjectRef{objectRef("Widget", "ns", "a"), objectRef("Widget", "ns", "a")},
+		{name: "named twice", mapper: mapper, objs: []Ref{objectRef("Widget", "ns", "a"), objectRef("Widget", "ns", "a")},
 			want: []string{"invalid request", "Objects[1] Widget.waitable.test ns/a is named twice"}},
-		{name: "no kind", mapper: mapper, objs: []ObjectRef{{Name: "a"}}, want: []string{"Objects[0] \"a\": no kind"}},
+		{name: "no kind", mapper: mapper, objs: []Ref{{Name: "a"}}, want: []string{"Objects[0] \"a\": no kind"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewClient(k.dyn, ClientOptions{Mapper: tc.mapper})
@@ -206,11 +208,61 @@ func TestWaitByFieldSelector(t *testing.T) {
 		c := NewClient(k.dyn, ClientOptions{})
 		res, err := c.Wait(t.Context(), Request{Resource: widgets, Namespace: "ns", FieldSelector: "metadata.name=a",
 			For: rules(Condition("Ready", "")), Timeout: time.Minute})
-		if err != nil || len(res.Objects) != 1 || res.Objects[0].State != classify.Success {
+		if err != nil || len(res.Objects) != 1 || res.Objects[0].Decision != classify.Success {
 			t.Fatalf("%v, %+v", err, res.Objects)
 		}
 		if got := k.selectors("list"); !slices.Equal(got, []string{"fields=metadata.name=a"}) {
 			t.Errorf("lists with %q, want the field selector", got)
+		}
+	})
+}
+
+// unreachableMapper is a RESTMapper whose discovery cannot reach the API
+// server (a refused connection) until its first down calls are over.
+type unreachableMapper struct {
+	meta.RESTMapper
+	down  int
+	calls int
+}
+
+func (m *unreachableMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	if m.calls++; m.calls <= m.down {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return m.RESTMapper.RESTMapping(gk, versions...)
+}
+
+// The kinds of a request's Objects are mapped again, on the Smithy
+// schedule, while the API server cannot be reached (its discovery, as it
+// restarts): the wait goes on once it can; one that never can times out
+// at its deadline, its error saying why. A kind the server does not have
+// fails at once.
+func TestObjectsWaitForAnAPIServerThatCannotBeReached(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k, mapper := twoKinds(t, widget("a", conditions("Ready", "True")))
+		for _, tc := range []struct {
+			down int
+			want func(error) bool
+		}{
+			{2, func(err error) bool { return err == nil }},
+			{1 << 30, func(err error) bool {
+				return errors.Is(err, waiter.ErrTimeout) && errors.Is(err, syscall.ECONNREFUSED)
+			}},
+		} {
+			m := &unreachableMapper{RESTMapper: mapper, down: tc.down}
+			c := NewClient(k.dyn, ClientOptions{Mapper: m})
+			start := time.Now()
+			_, err := c.Wait(t.Context(), Request{Objects: []Ref{objectRef("Widget", "ns", "a")},
+				For: rules(Condition("Ready", "")), Timeout: time.Minute})
+			if !tc.want(err) || (tc.down < 1<<30 && m.calls != tc.down+1) || time.Since(start) > time.Minute {
+				t.Errorf("down for %d mappings: %v after %d mappings and %v", tc.down, err, m.calls, time.Since(start))
+			}
+		}
+		c := NewClient(k.dyn, ClientOptions{Mapper: mapper})
+		start := time.Now()
+		if _, err := c.Wait(t.Context(), Request{Objects: []Ref{objectRef("Thing", "ns", "a")},
+			For: rules(Condition("Ready", "")), Timeout: time.Minute}); err == nil || time.Since(start) != 0 {
+			t.Errorf("a kind the server does not have: %v after %v, want an error at once", err, time.Since(start))
 		}
 	})
 }

@@ -154,14 +154,14 @@ type rolloutRule struct{ opts RolloutOptions }
 
 func (rolloutRule) acceptors(classify.State) []classify.Acceptor { return nil }
 
-func (rolloutRule) matches(obj Object) bool {
+func (rolloutRule) matches(obj Object) (bool, error) {
 	switch {
 	case obj["kind"] == "Job":
-		return jobComplete.matches(obj) // kstatus: Current once it runs
+		return jobComplete.holds(obj), nil // kstatus: Current once it runs
 	case updatesOnDelete(obj):
-		return false // kstatus: Current at once
+		return false, nil // kstatus: Current at once
 	}
-	return kstatusRule{status.CurrentStatus}.matches(obj)
+	return kstatusRule{status.CurrentStatus}.holds(obj), nil
 }
 
 // describe returns kstatus's status and message.
@@ -266,4 +266,39 @@ func (o RolloutOptions) window(k troubleKind) time.Duration {
 		return o.Events
 	}
 	return o.Window
+}
+
+// rolloutProgress is the share of a rollout done, for the waiter's
+// estimate of the time left ([waiter.WithProgress]): the ready replicas
+// of the current revision out of those desired (a Deployment's, a
+// StatefulSet's; a ReplicaSet's ready ones), a DaemonSet's ready pods out
+// of those it should run, a Job's succeeded pods out of its completions;
+// negative for another kind, or one that says nothing yet.
+func rolloutProgress(obj Object) float64 {
+	count := func(path ...string) (int64, bool) {
+		n, ok, _ := unstructured.NestedInt64(obj, path...)
+		return n, ok
+	}
+	var done, want int64
+	var ok bool
+	switch obj["kind"] {
+	case "Deployment", "StatefulSet":
+		want, ok = count("spec", "replicas")
+		ready, _ := count("status", "readyReplicas")
+		updated, _ := count("status", "updatedReplicas")
+		done = min(ready, updated)
+	case "ReplicaSet":
+		want, ok = count("spec", "replicas")
+		done, _ = count("status", "readyReplicas")
+	case "DaemonSet":
+		want, ok = count("status", "desiredNumberScheduled")
+		done, _ = count("status", "numberReady")
+	case "Job":
+		want, ok = count("spec", "completions")
+		done, _ = count("status", "succeeded")
+	}
+	if !ok || want <= 0 {
+		return -1
+	}
+	return float64(done) / float64(want)
 }

@@ -158,7 +158,7 @@ func rolloutWait(t *testing.T, a *apps, gvr schema.GroupVersionResource, opts Ro
 	res, err := c.Wait(t.Context(), Request{Resource: gvr, Namespace: "ns", Names: []string{"web"},
 		For: rules(Rollout(opts)), Timeout: 10 * time.Minute,
 		OnEvent: func(e Event) {
-			if e.Object.Name == "web" {
+			if e.Ref.Name == "web" {
 				events = append(events, time.Since(start).String()+" "+e.Reason+": "+e.Message)
 			}
 		}})
@@ -208,7 +208,7 @@ func TestRolloutGoesOnThroughATransientPullError(t *testing.T) {
 		a.at(70*time.Second, podsResource, pod("web-2-a", "ReplicaSet", "web-2", "uid-rs-2", running()))
 		a.at(71*time.Second, deployments, deployment(true))
 		res, took, events, err := rolloutWait(t, a, deployments, RolloutOptions{})
-		if err != nil || took != 71*time.Second || res.Objects[0].State != classify.Success {
+		if err != nil || took != 71*time.Second || res.Objects[0].Decision != classify.Success {
 			t.Fatalf("err = %v after %v, want success at 71s", err, took)
 		}
 		if !strings.Contains(strings.Join(events, "\n"), "TLS handshake timeout") {

@@ -5,26 +5,26 @@ import (
 	"strings"
 
 	"github.com/waitable/waitable/classify"
-	"github.com/waitable/waitable/waiter"
 )
 
 // A Rule is one test of an object, in the vocabulary of `kubectl wait
 // --for`: a condition, a JSONPath value, the object's creation or its
-// deletion, or kstatus's verdict. A wait succeeds on its For rule and
-// fails on any of its FailOn rules. Every rule but kstatus's is a Smithy
-// acceptor in JMESPath over the object (see [Rule.Acceptors]); events and
-// errors name a rule as kubectl writes it ([Rule.String]).
+// deletion, kstatus's verdict, or a rollout. A wait succeeds on its For
+// rules and fails on any of its FailOn rules. Created and Deleted are
+// Smithy acceptors over the object; the others are Go matchers, as
+// kubectl's and kstatus's own code judges them. Events and errors name a
+// rule as kubectl writes it ([Rule.String]).
 //
 // The zero Rule is no rule: a wait rejects it. Build rules with
 // [Condition], [JSONPath], [JSONPathExists], [Created], [Deleted],
-// [Current], [Failed] or [ParseRule].
+// [Current], [Failed], [Rollout] or [ParseRule].
 type Rule struct {
 	text string // as kubectl writes it
 	is   rule   // nil: the zero Rule
 	err  error
-	// judge judges the rule's acceptors on one object (nil for a rule
-	// that is a Go matcher): built once, with the rule.
-	judge *waiter.Waiter[Ref, Object]
+	// set is the rule's acceptors, compiled once with the rule (nil for
+	// a Go matcher).
+	set *classify.Set[Ref, Object]
 }
 
 // rule is what one kind of Rule tests, each in a file named after it:
@@ -35,8 +35,9 @@ type rule interface {
 	// state, or nil for a rule that is a Go matcher (matches).
 	acceptors(state classify.State) []classify.Acceptor
 	// matches reports whether a Go matcher's rule holds of obj, which
-	// exists.
-	matches(obj Object) bool
+	// exists; an error says that obj cannot meet the rule (kubectl's
+	// "given jsonpath expression matches more than one value").
+	matches(obj Object) (bool, error)
 	// describe returns what the rule reads of obj, which exists, for an
 	// object's outcome and events.
 	describe(obj Object) (reason, message string)
@@ -49,22 +50,22 @@ type rule interface {
 // Go matcher, and reads nothing of the object for events.
 type acceptorRule struct{}
 
-func (acceptorRule) matches(Object) bool                      { return false }
+func (acceptorRule) matches(Object) (bool, error)             { return false, nil }
 func (acceptorRule) describe(Object) (reason, message string) { return "", "" }
 
 // String returns the rule as `kubectl wait --for` writes it
 // ("condition=Ready", "jsonpath={.status.phase}=Running", "create",
-// "delete"), or kstatus=Current and kstatus=Failed.
+// "delete"), or kstatus=Current, kstatus=Failed and rollout.
 func (r Rule) String() string { return r.text }
 
 // ParseRule reads a rule as `kubectl wait --for` writes it:
 // condition=Type, condition=Type=Status, jsonpath=EXPR, jsonpath=EXPR=VALUE,
 // create or delete; and kstatus=Current, kstatus=Failed or rollout
-// ([Rollout] with its defaults). It reads them
-// as kubectl does: create and delete in any case; a JSONPath rule split at
-// its single '=' signs, never at '==' (so jsonpath=.a[?(@.b=="c")].d=e
-// needs no braces), and its value stripped of the quotes around it
-// (jsonpath={.status.phase}="Done" waits for Done).
+// ([Rollout] with its defaults). It reads them as kubectl does: create
+// and delete in any case; a JSONPath rule split at its single '=' signs,
+// never at '==' (so jsonpath=.a[?(@.b=="c")].d=e needs no braces), and
+// its value stripped of the quotes around it (jsonpath={.status.phase}="Done"
+// waits for Done).
 func ParseRule(s string) (Rule, error) {
 	switch strings.ToLower(s) {
 	case "create":
@@ -131,50 +132,56 @@ func splitJSONPath(arg string) []string {
 	return append(parts, b.String())
 }
 
-// compiled returns r with the waiter that judges its acceptors.
+// compiled returns r with its acceptors compiled.
 func (r Rule) compiled() Rule {
-	if r.err == nil {
-		r.judge, r.err = newObjectWaiter([]Rule{r}, nil, nil, nil, nil)
+	if accs := r.acceptors(classify.Success); accs != nil && r.err == nil {
+		r.set, r.err = classify.Compile[Ref, Object](accs)
 	}
 	return r
 }
 
-// Acceptors returns the rule as Smithy acceptors over the object, ending
-// the wait in state (classify.Success for a For rule, classify.Failure for
-// a FailOn rule), for a waiter whose output is the object (its JSON form,
-// as map[string]any) and whose input is its [Ref]. An object that does
-// not exist is the error NotFound. [Condition], kstatus's rules and
-// [Rollout] have none: they are Go matchers (see [Rule.Matches]), which a
-// wait tries before the acceptors.
-func (r Rule) Acceptors(state classify.State) []classify.Acceptor {
+// acceptors returns the rule as Smithy acceptors over the object, ending
+// a wait in state, for a waiter whose output is the object and whose
+// input is its [Ref]; nil for a Go matcher.
+func (r Rule) acceptors(state classify.State) []classify.Acceptor {
 	if r.is == nil {
 		return nil
 	}
 	return r.is.acceptors(state)
 }
 
-// Matches reports whether the rule holds for obj (nil: the object does not
-// exist), as its acceptors judge it; for Condition's and kstatus's rules,
-// as kubectl and kstatus do.
+// Matches reports whether the rule holds for obj (nil: the object does
+// not exist), as the wait judges it: by its acceptors, or as kubectl and
+// kstatus judge it. An object that cannot meet the rule (a JSONPath that
+// gives several values) does not match.
 func (r Rule) Matches(obj map[string]any) bool { return r.holds(Ref{}, obj, nil) }
 
 // holds reports whether the rule holds for one answer: the object ref as
 // obj, or the error err (obj and err nil: the object does not exist).
 func (r Rule) holds(ref Ref, obj Object, err error) bool {
 	switch {
-	case r.is == nil:
+	case r.is == nil || r.err != nil:
 		return false
-	case r.judge != nil:
+	case r.set != nil:
 		if obj == nil && err == nil {
 			err = notFoundError(ref)
 		}
-		return r.judge.Judge(ref, obj, err).State == classify.Success
-	case r.is.acceptors(classify.Success) != nil:
-		return false // a rule that did not build
+		return r.set.Match(ref, obj, err).State == classify.Success
 	case obj == nil || err != nil:
 		return false
 	}
-	return r.is.matches(obj)
+	ok, merr := r.is.matches(obj)
+	return ok && merr == nil
+}
+
+// fault returns why obj, which exists, cannot meet the rule (nil if it
+// can, or for an object that does not exist).
+func (r Rule) fault(obj Object) error {
+	if r.is == nil || r.set != nil || obj == nil {
+		return nil
+	}
+	_, err := r.is.matches(obj)
+	return err
 }
 
 // describe returns what the rule reads of obj, for an object's outcome and
@@ -200,10 +207,4 @@ func (r Rule) rollout() (RolloutOptions, bool) {
 func (r Rule) isDeleted() bool {
 	_, ok := r.is.(deletedRule)
 	return ok
-}
-
-// goMatch returns the rule as a waiter.WithMatch option (Condition's and
-// kstatus's rules).
-func (r Rule) goMatch(state classify.State) waiter.Option {
-	return waiter.WithMatch(state, r.text, r.holds)
 }

@@ -5,52 +5,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/waitable/waitable/classify"
 )
-
-func TestJMESOf(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		proj     bool
-		err      string
-	}{
-		{in: "{.status.phase}", want: "status.phase"},
-		{in: ".status.phase", want: "status.phase"},
-		{in: "status.phase", want: "status.phase"},
-		{in: "{.status.readyReplicas}", want: "status.readyReplicas"},
-		{in: "{.items[0].metadata.name}", want: "items[0].metadata.name"},
-		{in: "{.spec.containers[-1].image}", want: "spec.containers[-1].image"},
-		{in: "{.spec.containers[*].image}", want: "spec.containers[*].image", proj: true},
-		{in: `{.status.conditions[?(@.type=="Ready")].status}`, want: "status.conditions[?type=='Ready'].status", proj: true},
-		{in: `{.status.conditions[?(@.type == 'Ready')].status}`, want: "status.conditions[?type=='Ready'].status", proj: true},
-		{in: `{.spec.ports[?(@.port>=8080)].name}`, want: "spec.ports[?port>=`8080`].name", proj: true},
-		{in: `{.status.conditions[?(@.reason)].type}`, want: "status.conditions[?reason].type", proj: true},
-		{in: `{.metadata.labels.app\.kubernetes\.io/name}`, want: `metadata.labels."app.kubernetes.io/name"`},
-		{in: `{.metadata.annotations['example.com/x']}`, want: `metadata.annotations."example.com/x"`},
-		{in: `{.metadata.labels.tier-1}`, want: `metadata.labels."tier-1"`},
-		{in: "{}", want: "@"},
-		{in: "{..name}", err: "recursive descent"},
-		{in: "{.items[0:2]}", err: "slices"},
-		{in: "{.items[a]}", err: "not an index"},
-		{in: "{.status", err: "closing brace"},
-		{in: `{.a[?(@.b=="x"}`, err: "must end with )]"},
-		{in: `{.a[?(@.b=="x)]}`, err: "unterminated"},
-		{in: `{.a[?(@.b==x)]}`, err: "not a string"},
-		{in: `{.a[?(b=="x")]}`, err: "must start with @"},
-	} {
-		got, proj, err := jmesOf(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("jmesOf(%q) = %q, %v; want an error with %q", tc.in, got, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want || proj != tc.proj {
-			t.Errorf("jmesOf(%q) = %q, %v, %v; want %q, %v", tc.in, got, proj, err, tc.want, tc.proj)
-		}
-	}
-}
 
 func TestParseRule(t *testing.T) {
 	for _, tc := range []struct{ in, want, err string }{
@@ -66,8 +21,9 @@ func TestParseRule(t *testing.T) {
 		{in: "kstatus=Failed", want: "kstatus=Failed"},
 		{in: "condition=", err: "condition type is empty"},
 		{in: "jsonpath={.status.phase}=", err: "value after = is empty"},
-		{in: "jsonpath={..x}", err: "recursive descent"},
-		{in: "jsonpath={.a}x", err: `"x" after the closing brace`},
+		{in: "jsonpath={..name}", want: "jsonpath={..name}"}, // util/jsonpath's recursive descent
+		{in: "jsonpath={.a[}", err: "unterminated array"},
+		{in: "jsonpath={.a}x", err: "want a 'name1.name2'"},
 		{in: "ready", err: "want condition=TYPE"},
 		{in: "kstatus=Ready", err: "want condition=TYPE"},
 		{in: "", err: "want condition=TYPE"},
@@ -161,17 +117,13 @@ func TestRulesJudgeObjects(t *testing.T) {
 }
 
 func TestDeletedCountsARecreatedObject(t *testing.T) {
-	w, err := newObjectWaiter([]Rule{Deleted()}, nil, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	again := widget("w", nil)
 	again["metadata"].(map[string]any)["uid"] = "uid-2"
-	if j := w.Judge(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, again, nil); j.State != classify.Success {
-		t.Errorf("an object with a new UID: %v, want success (deleted, then created again)", j.State)
+	if !Deleted().holds(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, again, nil) {
+		t.Error("an object with a new UID: not deleted, want deleted (deleted, then created again)")
 	}
-	if j := w.Judge(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, widget("w", nil), nil); j.State != classify.Retry {
-		t.Errorf("the same object: %v, want retry", j.State)
+	if Deleted().holds(Ref{Namespace: "ns", Name: "w", UID: "uid-w"}, widget("w", nil), nil) {
+		t.Error("the same object: deleted, want not")
 	}
 }
 

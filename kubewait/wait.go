@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/waitable/waitable/waiter"
 )
 
 // Object is the waiter's output: an object as the API serves it, in its
@@ -31,24 +29,27 @@ type Object = map[string]any
 // (list or watch forbidden, or failing 3 times in a row), the wait polls
 // its objects: a GET per object, or a LIST for a selector, on the same
 // schedule, under the Client's rate limit, never sooner than a 429's
-// Retry-After; it watches again when the informer does.
+// Retry-After; it watches again when the informer does. An API server
+// that cannot be reached (refused, 5xx, a timeout), as it restarts, is
+// waited for until the deadline: its discovery (for Objects), its first
+// list, its polls.
 func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if err := req.check(); err != nil {
 		return Result{}, err
 	}
-	d := &driver{c: c, req: req, wake: make(chan struct{}, 1), count: req.Count,
-		podWatches: map[*member]*podWatch{}, byRef: map[string]*podWatch{}}
-	for _, r := range req.For {
-		if isRollout(r) {
-			d.rollout = &r
-		}
-	}
-	w, err := newObjectWaiter(req.For, req.FailOn, append(req.Options, waiter.WithClock(c.clk)), c, d.rolloutFailed)
+	w, err := newObjectWaiter(c, req)
 	if err != nil {
 		return Result{}, errors.Join(ErrInvalidRequest, err)
 	}
-	d.w = w
-	groups, err := c.resolve(ctx, req)
+	d := &driver{c: c, req: req, w: w, wake: make(chan struct{}, 1), count: req.Count}
+	for _, r := range req.For {
+		if _, ok := r.rollout(); ok {
+			d.rollout = &r
+		}
+	}
+	ctx, release := d.begin(ctx)
+	defer release()
+	groups, err := d.resolve(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -58,15 +59,16 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if req.Count == 0 && req.forCreated() && len(groups) == 0 {
 		d.count = 1
 	}
-	return d.run(ctx, groups)
+	return d.run(groups)
 }
 
 // driver is one wait: the sources of its objects, and their waits.
 type driver struct {
 	c   *Client
 	req Request
-	w   *waiter.Waiter[Ref, Object]
-	// sources are where the wait learns of its objects: an informer each.
+	w   *objectWaiter
+	// sources are where the wait learns of its objects (sources.go), each
+	// with the waits of its objects (members.go).
 	sources []*source
 	wake    chan struct{} // every source's informer wakes the wait here
 	// count, for a wait by selector, is how many objects must match (0:
@@ -74,21 +76,18 @@ type driver struct {
 	count     int
 	countWait *member
 	settled   bool // the members of a wait by selector are known
-	// rollout is the request's Rollout rule, if it has one, and
-	// podWatches follow the pods of each object it judges.
+	// rollout is the request's Rollout rule, if it has one: each member
+	// follows its object's pods (member.pods).
 	rollout    *Rule
-	podWatches map[*member]*podWatch
-	byRef      map[string]*podWatch
 	sharedPods map[string]bool // namespaces whose pods the wait lists and watches whole
-	start      time.Time
-	end        time.Time // the deadline
-	ctx        context.Context
+	start, end time.Time       // end is the deadline
+	parent     context.Context // the caller's
+	ctx        context.Context // the caller's, ended at the deadline
 }
 
-// run is the wait's loop: take what changed, judge the objects it
-// concerns (and those due), end when the objects decide it, sleep until
-// the next event, the next due object or the deadline.
-func (d *driver) run(parent context.Context, groups []named) (Result, error) {
+// begin starts the wait's budget: req.Timeout from now, or less if the
+// caller's deadline comes sooner.
+func (d *driver) begin(parent context.Context) (context.Context, context.CancelFunc) {
 	clk := d.c.clk
 	d.start = clk.Now()
 	d.end = d.start.Add(d.req.Timeout)
@@ -97,19 +96,19 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 			d.end = d.start.Add(max(until, 0))
 		}
 	}
+	d.parent = parent
 	ctx, release := clk.WithDeadline(parent, d.end)
-	defer release()
 	d.ctx = ctx
-	d.subscribe(groups)
-	defer func() {
-		for _, s := range d.sources {
-			s.sub.unsubscribe()
-		}
-		for _, pw := range d.podWatches {
-			pw.unsubscribe()
-		}
-	}()
+	return ctx, release
+}
 
+// run is the wait's loop: take what changed, judge the objects it
+// concerns (and those due), end when the objects decide it, sleep until
+// the next event, the next due object or the deadline.
+func (d *driver) run(groups []named) (Result, error) {
+	clk := d.c.clk
+	d.subscribe(groups)
+	defer d.unsubscribe()
 	timer := clk.Timer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -117,8 +116,12 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 		if !now.Before(d.end) {
 			return d.timeOut(now)
 		}
-		for _, pw := range d.podWatches {
-			pw.refresh(now)
+		if d.rollout != nil {
+			for _, s := range d.sources {
+				for _, m := range s.members {
+					m.pods.refresh(now)
+				}
+			}
 		}
 		for _, s := range d.sources {
 			if err := d.refresh(s, now); err != nil {
@@ -135,45 +138,15 @@ func (d *driver) run(parent context.Context, groups []named) (Result, error) {
 		}
 		timer.Reset(max(d.next().Sub(now), 0))
 		select {
-		case <-parent.Done():
-			if errors.Is(parent.Err(), context.DeadlineExceeded) {
+		case <-d.parent.Done():
+			if errors.Is(d.parent.Err(), context.DeadlineExceeded) {
 				return d.timeOut(clk.Now()) // the caller's deadline is the wait's
 			}
-			return d.cancelled(clk.Now(), context.Cause(parent))
+			return d.cancelled(clk.Now(), context.Cause(d.parent))
 		case <-d.wake:
 		case <-timer.C:
 		}
 	}
-}
-
-// refresh takes what changed in s's informer and judges the objects it
-// concerns and those due, from the informer, while it watches; while it
-// cannot, the wait polls them (see [driver.poll]).
-func (d *driver) refresh(s *source, now time.Time) error {
-	s.mode = s.sub.state()
-	dirty, all, notes := s.sub.take()
-	for _, n := range notes {
-		d.emit(Event{Time: n.at, Object: s.ref(), Watch: n.what, Err: n.err})
-		if n.what == WatchPolling || n.what == WatchWatching {
-			for _, m := range s.members {
-				m.next = now // poll, or judge from the watch, at once
-			}
-		}
-	}
-	switch {
-	case s.mode == modeWatching:
-		if !s.synced {
-			s.synced, all = true, true
-			if err := d.join(s); err != nil {
-				return err
-			}
-		}
-		d.fromInformer(s, dirty, all, now)
-	case s.polling() && !s.synced && !s.named && d.count == 0:
-		s.synced = true
-		return d.pollList(s, true)
-	}
-	return nil
 }
 
 // next is when the wait must next judge or poll an object: the earliest
@@ -194,13 +167,6 @@ func (d *driver) next() time.Time {
 		next = m.next
 	}
 	return next
-}
-
-// rolloutFailed reports whether the rollout of the object ref failed:
-// the Rollout rule's failure, as its podWatch sees it now.
-func (d *driver) rolloutFailed(ref Ref) bool {
-	pw := d.byRef[refKey(ref)]
-	return pw != nil && pw.failure(d.c.clk.Now()) != nil
 }
 
 func (d *driver) emit(e Event) {

@@ -144,14 +144,14 @@ func TestWaitSucceedsWhenTheConditionIsWritten(t *testing.T) {
 		if got := time.Since(start); got != 5*time.Second {
 			t.Errorf("the wait took %v, want 5s: the second write, at once", got)
 		}
-		if len(res.Objects) != 2 || res.Objects[0].State != classify.Success || res.Objects[1].Reason != "ReadyReason" {
+		if len(res.Objects) != 2 || res.Objects[0].Decision != classify.Success || res.Objects[1].Reason != "ReadyReason" {
 			t.Errorf("objects = %+v", res.Objects)
 		}
 		// One event per transition: a pending, then a success; b pending
 		// (no condition), then a success.
 		var got []string
 		for _, e := range events {
-			got = append(got, e.Object.Name+":"+e.State.String()+":"+e.Reason+":"+e.Outcome)
+			got = append(got, e.Ref.Name+":"+e.Decision.String()+":"+e.Reason+":"+e.End)
 		}
 		want := []string{"a:retry:ReadyReason:", "b:retry::", "a:success:ReadyReason:success", "b:success:ReadyReason:success"}
 		if len(got) != 4 || got[2] != want[2] || got[3] != want[3] {
@@ -187,7 +187,7 @@ func TestWaitFailsOnAFailOnRuleAtOnce(t *testing.T) {
 		if !strings.Contains(err.Error(), "ns/job: failed on condition=Failed: FailedReason: Failed message") {
 			t.Errorf("message %q does not say which object failed and why", err)
 		}
-		if res.Objects[0].State != classify.Failure {
+		if res.Objects[0].Decision != classify.Failure {
 			t.Errorf("result = %+v", res.Objects)
 		}
 	})
@@ -214,8 +214,8 @@ func TestWaitTimesOutAtTheDeadline(t *testing.T) {
 			t.Fatalf("err = %v, want ErrTimeout", err)
 		}
 		for _, o := range res.Objects {
-			if o.State != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) {
-				t.Errorf("%s: %v %v, want retry and a timeout", o.Name, o.State, o.Err)
+			if o.Decision != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) {
+				t.Errorf("%s: %v %v, want retry and a timeout", o.Name, o.Decision, o.Err)
 			}
 		}
 	})
@@ -248,7 +248,7 @@ func TestWaitCancelled(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || errors.Is(err, waiter.ErrTimeout) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-		if last.Outcome != "cancelled" {
+		if last.End != "cancelled" {
 			t.Errorf("last event %+v, want the object's cancellation", last)
 		}
 	})
@@ -366,7 +366,7 @@ func TestWaitForDeletion(t *testing.T) {
 func TestWaitRejectsABadRequest(t *testing.T) {
 	c := NewClient(newCluster(t).dyn, ClientOptions{})
 	_, err := c.Wait(t.Context(), Request{Names: []string{"a", "a", "x/y"}, Selector: "a in (", Count: -1,
-		FailOn: []Rule{{}, JSONPathExists("{..x}")}})
+		FailOn: []Rule{{}, JSONPathExists("{.x[}")}})
 	if !errors.Is(err, ErrInvalidRequest) {
 		t.Fatalf("err = %v", err)
 	}
@@ -542,7 +542,9 @@ func TestWaitPollsWhileTheWatchFailsAndWatchesAgain(t *testing.T) {
 		want     []string
 	}{
 		{2, []string{WatchRestarted}}, // under 3 in a row: no polling
-		{4, []string{WatchPolling, WatchWatching}},
+		// client-go lists again after the first failed watch, and the
+		// wait hears the watch was restarted, before it polls.
+		{4, []string{WatchRestarted, WatchPolling, WatchWatching}},
 	} {
 		t.Run(fmt.Sprint(tc.failures), func(t *testing.T) { testWatchFailures(t, tc.failures, tc.want) })
 	}
@@ -560,8 +562,8 @@ func testWatchFailures(t *testing.T, n int, want []string) {
 			return false, nil, nil
 		})
 		c := NewClient(k.dyn, ClientOptions{})
-		// Four failures back off for at most 1.6+3.2+6.4+12.8 s.
-		after(30*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		// Four failures back off for at most 2+4+8+16 s.
+		after(40*time.Second, func() { k.update(widget("a", conditions("Ready", "True"))) })
 		var watchEvents []string
 		r := req(Condition("Ready", ""), "a")
 		r.OnEvent = func(e Event) {
@@ -573,8 +575,8 @@ func testWatchFailures(t *testing.T, n int, want []string) {
 		if _, err := c.Wait(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
-		if got := time.Since(start); got != 30*time.Second {
-			t.Errorf("took %v, want 30s: the write, seen by the watch at once", got)
+		if got := time.Since(start); got != 40*time.Second {
+			t.Errorf("took %v, want 40s: the write, seen by the watch at once", got)
 		}
 		if strings.Join(watchEvents, ",") != strings.Join(want, ",") {
 			t.Errorf("watch events %q, want %q", watchEvents, want)
@@ -707,13 +709,13 @@ func TestEventSeenIsTheObjectAsItsWaitEnded(t *testing.T) {
 		seen := map[string]Object{}
 		r := req(Condition("Ready", ""), "a")
 		r.OnEvent = func(e Event) {
-			if e.Outcome == "" && e.Seen != nil {
+			if e.End == "" && e.Object != nil {
 				t.Errorf("event %+v before the end carries the object", e)
 			}
-			if e.Outcome != "" {
-				seen[e.Object.Name] = e.Seen
-				if e.Seen != nil {
-					e.Seen["metadata"].(map[string]any)["name"] = "changed by the caller"
+			if e.End != "" {
+				seen[e.Ref.Name] = e.Object
+				if e.Object != nil {
+					e.Object["metadata"].(map[string]any)["name"] = "changed by the caller"
 				}
 			}
 		}
@@ -734,8 +736,8 @@ func TestEventSeenIsTheObjectAsItsWaitEnded(t *testing.T) {
 		r = req(Deleted(), "b")
 		seen = map[string]Object{}
 		r.OnEvent = func(e Event) {
-			if e.Outcome != "" {
-				seen[e.Object.Name] = e.Seen
+			if e.End != "" {
+				seen[e.Ref.Name] = e.Object
 			}
 		}
 		if _, err := c.Wait(t.Context(), r); err != nil {
@@ -762,8 +764,8 @@ func TestEventsOfOneInstantInTheResultsOrder(t *testing.T) {
 			var got []string
 			r := Request{Resource: widgets, Namespace: "ns", Selector: "app=web", For: []Rule{Condition("Ready", "")}, Timeout: time.Minute,
 				OnEvent: func(e Event) {
-					if e.Outcome != "" {
-						got = append(got, e.Object.Name)
+					if e.End != "" {
+						got = append(got, e.Ref.Name)
 					}
 				}}
 			if _, err := c.Wait(t.Context(), r); err != nil {

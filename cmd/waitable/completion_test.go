@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,6 +31,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "lint", "--serv"}, exitSuccess, "--service\t"},
 		{[]string{"__complete", "list", "--warn"}, exitSuccess, "--warnings\t"},
 		{[]string{"__complete", "completion", ""}, exitSuccess, "zsh"},
+		{[]string{"__complete", "kube", "--for", ""}, exitSuccess, "condition=\ta status condition"},
+		{[]string{"__complete", "kube", "--fail-on", ""}, exitSuccess, "kstatus=Failed\t"},
 		{[]string{"completion", "ksh"}, exitUsage, ""},
 	} {
 		r := runBinary(t, nil, tt.args...)
@@ -61,5 +66,44 @@ func TestHelpAndFlagErrors(t *testing.T) {
 	r := runBinary(t, nil, "bogus")
 	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown command "bogus"`) {
 		t.Errorf("waitable bogus: exit %d, stderr %q; want 64, unknown command", r.code, r.stderr)
+	}
+}
+
+// TestKubeCompletion: waitable kube completes as kubectl does: --for and
+// --fail-on with the kinds of rule, TYPE with the server's resource
+// types (its discovery), TYPE/NAME and, after TYPE, NAME with the names
+// of the objects of that type (a list of them), in the namespace of -n
+// or the context, less the names already given.
+func TestKubeCompletion(t *testing.T) {
+	c := newFakeCluster(t, widget("a", nil), widget("b", nil), object("Widget", "other", "c", nil),
+		object("Gizmo", "", "g", nil))
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--for", ""}, []string{"condition=", "jsonpath=", "create", "delete", "kstatus=Current", "kstatus=Failed", "rollout"}},
+		{[]string{""}, []string{"gizmos.waitable.test", "pods", "widgets.waitable.test"}},
+		{[]string{"widget/"}, []string{"widget/a", "widget/b"}},
+		{[]string{"-n", "other", "wd/"}, []string{"wd/c"}},
+		{[]string{"widgets", ""}, []string{"a", "b"}},
+		{[]string{"wd", "a", ""}, []string{"b"}},
+		{[]string{"gizmo/"}, []string{"gizmo/g"}},
+		{[]string{"things/"}, nil},
+	} {
+		var out bytes.Buffer
+		cl := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: io.Discard, connect: c.connect}
+		if _, _, err := cl.execute(t.Context(), append([]string{"__complete", "kube"}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			if line != "" && !strings.HasPrefix(line, ":") {
+				name, _, _ := strings.Cut(line, "\t")
+				got = append(got, name)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("waitable __complete kube %q = %q, want %q", tt.args, got, tt.want)
+		}
 	}
 }

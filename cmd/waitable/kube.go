@@ -12,11 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/waitable/waitable/backoff"
 	"github.com/waitable/waitable/kubewait"
 	"github.com/waitable/waitable/waiter"
 )
@@ -106,6 +108,10 @@ func (c *cli) kubeCommand() *cobra.Command {
 		Example: kubeExample,
 	}
 	o.addFlags(cmd)
+	cmd.ValidArgsFunction = o.completeObjects(c.connect)
+	for _, flag := range []string{"for", "fail-on"} {
+		_ = cmd.RegisterFlagCompletionFunc(flag, completeRules) // the flags exist: addFlags added them
+	}
 	return c.leaf(cmd, func(ctx context.Context, cmd *cobra.Command, args []string) (int, error) {
 		o.recursiveSet = cmd.Flags().Changed("recursive")
 		o.rolloutSet = nil
@@ -272,7 +278,7 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 	if err != nil {
 		return exitUsage, err
 	}
-	w, err := o.resolveBefore(ctx, start, cluster, args)
+	w, err := o.resolveBefore(ctx, start, cluster, args, stdout, stderr)
 	var ue usageError
 	var se serverError
 	switch {
@@ -296,24 +302,67 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 }
 
 // resolveBefore resolves the objects (discovery, manifests) by the
-// command's deadline: cli-runtime's builder takes no context, and a
-// server that does not answer would hold it past it. With --timeout=0
-// (check once), discovery has the default --timeout, 30 s.
-func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluster kubeCluster, args []string) (kubeWaits, error) {
+// command's deadline. An API server that cannot be reached (a refused
+// connection, a 5xx, a timeout: one that restarts) is tried again until
+// the deadline, each try said on a progress line, on the Smithy schedule
+// from 1 s to at most 10 s apart (a server that restarts is back within
+// seconds); one that refuses access (401, 403) ends it at once. With
+// --timeout=0 (check once), discovery is tried once, within the default
+// --timeout, 30 s.
+func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluster kubeCluster, args []string, stdout, stderr io.Writer) (kubeWaits, error) {
 	budget := o.budget()
 	if budget == 0 {
 		budget = 30 * time.Second
 	}
+	deadline := start.Add(budget)
+	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second,
+		Jitter: backoff.Seeded(uint64(start.UnixNano()))}
+	var last error // the server's last trouble
+	for attempt := 1; ; attempt++ {
+		tried := time.Now()
+		w, err := o.resolveOnce(ctx, deadline, budget, cluster, args)
+		var se serverError
+		switch {
+		case last != nil && errors.Is(err, context.DeadlineExceeded):
+			return w, last // the last try ran into the deadline: the server was not reached
+		case err == nil || !errors.As(err, &se) || se.code != exitUnavailable || o.timeout == 0:
+			return w, err
+		}
+		last = err
+		// The last try's time, and half again, is left for the next.
+		delay := schedule.Delay(attempt, time.Until(deadline), time.Since(tried)*3/2+10*time.Millisecond)
+		if delay <= 0 {
+			return w, err
+		}
+		o.unreachable(stdout, stderr, start, se, delay)
+		if mapper, merr := cluster.getter.ToRESTMapper(); merr == nil {
+			meta.MaybeResetRESTMapper(mapper) // discover again
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return kubeWaits{}, context.Cause(ctx)
+		}
+	}
+}
+
+// resolveOnce is one try of [kubeOptions.resolveBefore], by deadline:
+// cli-runtime's builder takes no context, and a server that does not
+// answer would hold it past it.
+func (o *kubeOptions) resolveOnce(ctx context.Context, deadline time.Time, budget time.Duration, cluster kubeCluster, args []string) (kubeWaits, error) {
 	type resolved struct {
 		w   kubeWaits
 		err error
 	}
 	done := make(chan resolved, 1)
+	cluster.answers.mark()
 	go func() {
 		w, err := o.resolve(cluster, args)
 		done <- resolved{w, err}
 	}()
-	timer := time.NewTimer(time.Until(start.Add(budget)))
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case r := <-done:
@@ -322,6 +371,18 @@ func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluste
 		return kubeWaits{}, fmt.Errorf("timed out after %v: discovering the server's types: %w", budget, context.DeadlineExceeded)
 	case <-ctx.Done():
 		return kubeWaits{}, context.Cause(ctx)
+	}
+}
+
+// unreachable says, on a progress line, that the API server could not be
+// reached and when the command tries again.
+func (o *kubeOptions) unreachable(stdout, stderr io.Writer, start time.Time, se serverError, delay time.Duration) {
+	switch {
+	case o.json:
+		writeJSON(stdout, kubeEventJSON{Time: time.Now(), ElapsedMS: ms(time.Since(start)), Watch: "unreachable",
+			Error: se.Error()})
+	case !o.quiet:
+		fmt.Fprintf(stderr, "+%s  %v; trying again in %s\n", short(time.Since(start)), se, short(delay))
 	}
 }
 

@@ -158,7 +158,7 @@ func TestKubeKubeconfig(t *testing.T) {
 			"waitable kube: timed out after 300ms: discovering the server's types: "},
 		{[]string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, exitUsage, "waitable kube: kubeconfig: "},
 		{[]string{"--kubeconfig", path, "--context", "other"}, exitUsage, `waitable kube: kubeconfig: context "other" does not exist`},
-		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, "")}, exitUnavailable,
+		{[]string{"--kubeconfig", kubeconfig(t, nil, "gone", closed, ""), "--timeout", "2s"}, exitUnavailable,
 			"waitable kube: the API server " + closed + " could not be reached: "},
 	} {
 		r := runBinary(t, nil, append([]string{"kube", "--for", "condition=Ready", "widget/a"}, tt.args...)...)

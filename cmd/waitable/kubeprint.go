@@ -75,7 +75,7 @@ func (q *lineQueue) add(ref kubewait.Ref) {
 // when its wait ended, its line; then it prints the lines that can go
 // out now.
 func (p *kubeProgress) track(r *kubewait.Request, e kubewait.Event) {
-	ref := e.Object
+	ref := e.Ref
 	ref.UID = ""
 	if p.lines == nil {
 		p.lines = map[*kubewait.Request]*lineQueue{}
@@ -93,10 +93,10 @@ func (p *kubeProgress) track(r *kubewait.Request, e kubewait.Event) {
 		q = p.lines[r]
 		q.add(ref)
 	}
-	if e.Outcome == "" {
+	if e.End == "" {
 		return
 	}
-	q.ended[ref] = endedObject{met: e.Outcome == telemetry.OutcomeSuccess, obj: e.Seen}
+	q.ended[ref] = endedObject{met: e.End == telemetry.OutcomeSuccess, obj: e.Object}
 	for ; q.next < len(q.refs); q.next++ {
 		o, ok := q.ended[q.refs[q.next]]
 		if !ok {

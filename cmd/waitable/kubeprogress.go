@@ -74,14 +74,14 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.o.json {
-		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Object.Resource),
-			Namespace: e.Object.Namespace, Name: e.Object.Name, Watch: e.Watch}
-		if e.Watch == "" && e.Object.Name == "" { // the Count's: its request's
+		j := kubeEventJSON{Time: e.Time, ElapsedMS: ms(e.Time.Sub(p.start)), Resource: resourceName(e.Ref.Resource),
+			Namespace: e.Ref.Namespace, Name: e.Ref.Name, Watch: e.Watch}
+		if e.Watch == "" && e.Ref.Name == "" { // the Count's: its request's
 			j.Resource, j.Namespace = resourceName(r.Resource), r.Namespace
 		}
 		if e.Watch == "" {
-			j.Object = p.object(r, e.Object)
-			j.State, j.Reason, j.Message, j.Outcome = e.State.String(), e.Reason, e.Message, e.Outcome
+			j.Object = p.object(r, e.Ref)
+			j.State, j.Reason, j.Message, j.Outcome = e.Decision.String(), e.Reason, e.Message, e.End
 		}
 		if e.Err != nil {
 			j.Error = e.Err.Error()
@@ -89,7 +89,7 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 		writeJSON(p.out, j)
 		return
 	}
-	if e.Watch == "" && e.Object.Name != "" {
+	if e.Watch == "" && e.Ref.Name != "" {
 		p.track(r, e)
 	}
 	if p.o.quiet {
@@ -97,22 +97,22 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	}
 	at := "+" + short(e.Time.Sub(p.start)).String()
 	if e.Watch != "" {
-		line := fmt.Sprintf("%s  %s: watch %s", at, p.watched(r, e.Object), e.Watch)
+		line := fmt.Sprintf("%s  %s: watch %s", at, p.watched(r, e.Ref), e.Watch)
 		if e.Err != nil {
 			line += ": " + e.Err.Error()
 		}
 		fmt.Fprintln(p.errOut, line)
 		return
 	}
-	state := e.State.String()
-	if e.Outcome != "" {
-		state = e.Outcome
+	state := e.Decision.String()
+	if e.End != "" {
+		state = e.End
 	}
 	d := detail(e.Reason, e.Message)
-	if e.Object.Name == "" { // the Count: fewer objects match
+	if e.Ref.Name == "" { // the Count: fewer objects match
 		d = " (" + countMessage(e.Message) + ")"
 	}
-	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Object), state, d)
+	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Ref), state, d)
 }
 
 // finish prints how the wait ended: on standard output, kubectl's line
@@ -150,7 +150,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 		for _, o := range outcomes {
 			for _, obj := range o.res.Objects {
 				j := kubeObjectJSON{Resource: resourceName(obj.Resource), Namespace: obj.Namespace, Name: obj.Name,
-					Object: p.object(o.req, obj.Ref), State: obj.State.String(), Reason: obj.Reason, Message: obj.Message}
+					Object: p.object(o.req, obj.Ref), State: obj.Decision.String(), Reason: obj.Reason, Message: obj.Message}
 				if obj.Name == "" {
 					j.Object, j.Resource = "", resourceName(o.req.Resource)
 				}
@@ -172,7 +172,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 	met := 0
 	for _, o := range outcomes {
 		for _, obj := range o.res.Objects {
-			if obj.Name != "" && obj.State == classify.Success {
+			if obj.Name != "" && obj.Decision == classify.Success {
 				met++
 			}
 		}
@@ -198,7 +198,7 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 			continue
 		}
 		for _, obj := range o.res.Objects {
-			if obj.State == classify.Success {
+			if obj.Decision == classify.Success {
 				fmt.Fprintf(p.errOut, "  %s: met%s\n", p.object(o.req, obj.Ref), detail(obj.Reason, obj.Message))
 				continue
 			}
@@ -207,13 +207,13 @@ func (p *kubeProgress) finish(outcomes []kubeOutcome, elapsed time.Duration) (in
 				continue
 			}
 			state := "not met"
-			if notMet == nil && obj.State != classify.Failure {
+			if notMet == nil && obj.Decision != classify.Failure {
 				notMet = fmt.Errorf("timed out waiting for the condition on %s/%s", obj.Resource.Resource, obj.Name)
 			}
 			switch {
-			case obj.State == classify.Failure && obj.Rule != "":
+			case obj.Decision == classify.Failure && obj.Rule != "":
 				state = "failed on " + obj.Rule
-			case obj.State == classify.Failure:
+			case obj.Decision == classify.Failure:
 				state = "failed"
 			case obj.Reason == "NotFound" && obj.Message == "":
 				state, obj.Reason = "not found", ""

@@ -90,7 +90,7 @@ func (o *kubeOptions) resolve(cluster kubeCluster, args []string) (kubeWaits, er
 			return usagef("%s: %s with no metadata.name: waitable waits for objects by kind and name", info.Source, m.GroupVersionKind.GroupKind())
 		}
 		w.kinds[m.Resource] = m.GroupVersionKind
-		ref := kubewait.Ref{Resource: m.Resource, Namespace: info.Namespace, Name: info.Name}
+		ref := kubewait.Ref{Resource: m.Resource, Kind: m.GroupVersionKind, Namespace: info.Namespace, Name: info.Name}
 		if slices.Contains(w.named, ref) {
 			return nil // one object named twice (widget/a wd/a)
 		}
@@ -99,7 +99,7 @@ func (o *kubeOptions) resolve(cluster kubeCluster, args []string) (kubeWaits, er
 			named = request(cluster.namespace)
 			w.reqs = append(w.reqs, named)
 		}
-		named.Objects = append(named.Objects, kubewait.ObjectRef{GroupVersionKind: m.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
+		named.Objects = append(named.Objects, ref)
 		return nil
 	})
 	if err != nil {
@@ -146,11 +146,13 @@ func (o *kubeOptions) selectorMappings(cluster kubeCluster, args []string) ([]*m
 }
 
 // builderError is an error of the resource builder as the command
-// reports it: the API server's trouble, if its last answer was one (the
-// command's status says it), anything else bad input.
+// reports it: the API server's trouble, if one of its answers since the
+// resolution began was one (the command's status says it: a type that
+// discovery did not find, because it failed, is no bad input), anything
+// else bad input.
 func builderError(cluster kubeCluster, err error) error {
-	if f := cluster.answers.last(); f != nil {
-		return f // the server's last answer (a URL of -f is not the server's)
+	if f := cluster.answers.since(); f != nil {
+		return f // the server's (a URL of -f is not the server's)
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

@@ -126,6 +126,9 @@ type lastAnswer struct {
 	server string
 	mu     sync.Mutex
 	fault  error // a serverError, or nil when the last answer was no trouble
+	// first is the first serverError since mark: a discovery that failed
+	// on one API group, then went on, is one the server did not answer.
+	first error
 }
 
 // wrap is a rest.Config's WrapTransport: it records each answer of rt.
@@ -146,6 +149,9 @@ func (l *lastAnswer) wrap(rt http.RoundTripper) http.RoundTripper {
 		}
 		l.mu.Lock()
 		l.fault = fault
+		if l.first == nil {
+			l.first = fault
+		}
 		l.mu.Unlock()
 		return resp, err
 	})
@@ -159,6 +165,26 @@ func (l *lastAnswer) last() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.fault
+}
+
+// mark forgets the answers so far, for [lastAnswer.since].
+func (l *lastAnswer) mark() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.first = nil
+}
+
+// since returns the first serverError since mark, or nil.
+func (l *lastAnswer) since() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.first
 }
 
 // answerError says what the server answered to req.

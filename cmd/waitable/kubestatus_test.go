@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -60,5 +61,32 @@ func TestKubeServerTrouble(t *testing.T) {
 				t.Errorf("stderr has klog lines:\n%s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestKubeOutlastsAServerThatRestarts: an API server that cannot answer at
+// first (its discovery answers 503, as one that restarts does) is tried
+// again until the deadline, a progress line saying so each time; the wait
+// then goes on, and succeeds. --timeout=0 checks once: it does not try
+// again.
+func TestKubeOutlastsAServerThatRestarts(t *testing.T) {
+	restarting := func() string {
+		api := newFakeAPI(t, readyWidget("a", "Running"))
+		var requests atomic.Int32
+		api.fault = func(string) int {
+			if requests.Add(1) <= 2 {
+				return http.StatusServiceUnavailable
+			}
+			return 0
+		}
+		return kubeconfig(t, api.Server, "fake", api.URL, "ns")
+	}
+	r := runBinary(t, nil, "kube", "--kubeconfig", restarting(), "--for", "condition=Ready", "widget/a", "--timeout", "30s")
+	if r.code != exitSuccess || !strings.Contains(r.stderr, "could not be reached: ") || !strings.Contains(r.stderr, "; trying again in ") {
+		t.Errorf("exit %d, stderr %q; want 0, after a line that says the server could not be reached and is tried again", r.code, r.stderr)
+	}
+	r = runBinary(t, nil, "kube", "--kubeconfig", restarting(), "--for", "condition=Ready", "widget/a", "--timeout", "0")
+	if r.code != exitUnavailable || strings.Contains(r.stderr, "trying again") {
+		t.Errorf("--timeout=0: exit %d, stderr %q; want 69 at once", r.code, r.stderr)
 	}
 }

@@ -56,8 +56,8 @@ func direct(t *testing.T, srv *apiserver.Server) dynamic.Interface {
 	return c
 }
 
-func kind(k, ns, name string) kubewait.ObjectRef {
-	return kubewait.ObjectRef{GroupVersionKind: schema.GroupVersionKind{Group: "waitable.test", Kind: k}, Namespace: ns, Name: name}
+func kind(k, ns, name string) kubewait.Ref {
+	return kubewait.Ref{Kind: schema.GroupVersionKind{Group: "waitable.test", Kind: k}, Namespace: ns, Name: name}
 }
 
 // A manifest's objects of two kinds, one namespaced and one
@@ -71,7 +71,7 @@ func TestObjectsOfSeveralKindsInOneCall(t *testing.T) {
 	c := client(t, srv, kubewait.ClientOptions{})
 	srv.CreateWidget(t, "manifest", "a", nil)
 	gadget(t, srv, "g")
-	objects := []kubewait.ObjectRef{kind("Widget", "", "a"), kind("Gadget", "", "g")}
+	objects := []kubewait.Ref{kind("Widget", "", "a"), kind("Gadget", "", "g")}
 	onEvent, ready := started()
 	done := make(chan error, 1)
 	var res kubewait.Result
@@ -89,7 +89,7 @@ func TestObjectsOfSeveralKindsInOneCall(t *testing.T) {
 	}
 	var got []string
 	for _, o := range res.Objects {
-		got = append(got, fmt.Sprintf("%s %s %v", o.Resource.Resource, o.Ref, o.State))
+		got = append(got, fmt.Sprintf("%s %s %v", o.Resource.Resource, o.Ref, o.Decision))
 	}
 	if fmt.Sprint(got) != "[widgets manifest/a success gadgets g success]" {
 		t.Errorf("objects %q, want the widget and the gadget, in the request's order, succeeded", got)
@@ -104,7 +104,9 @@ func TestObjectsOfSeveralKindsInOneCall(t *testing.T) {
 	if !errors.As(err, &e) || !errors.Is(err, waiter.ErrTimeout) || len(e.Objects) != 1 || e.Objects[0].Name != "never" {
 		t.Fatalf("err = %v, want a timeout of manifest/never alone", err)
 	}
-	if elapsed < 3*time.Second || elapsed > 4*time.Second {
+	// One deadline: never before it, and not one after another for each
+	// of the three objects (which would take 9 s).
+	if elapsed < 3*time.Second || elapsed >= 6*time.Second {
 		t.Errorf("ended after %v, want at the one deadline, 3s", elapsed)
 	}
 }
@@ -154,11 +156,11 @@ func TestResultObjectIsTheCallersOwn(t *testing.T) {
 	}
 	select {
 	case res := <-other:
-		t.Fatalf("the other wait ended (%v) on the caller's change", res.Objects[0].State)
+		t.Fatalf("the other wait ended (%v) on the caller's change", res.Objects[0].Decision)
 	default:
 	}
 	srv.SetCondition(t, "copies", "a", "Ready", "True", "Up", "")
-	if res := <-other; res.Objects[0].State != classify.Success {
-		t.Errorf("the other wait: %v", res.Objects[0].State)
+	if res := <-other; res.Objects[0].Decision != classify.Success {
+		t.Errorf("the other wait: %v", res.Objects[0].Decision)
 	}
 }

@@ -21,8 +21,8 @@ import (
 // A watch that always answers 410 (a 410 response, or the watch's Expired
 // ERROR event, as the API server sends after an etcd compaction) lists
 // again only after the backoff: in 5 s, the first LIST and at most 2
-// more (backoffs of at least 0.8 and 1.6 s, the third at least 3.2), not
-// a loop of LISTs. Each watch carries a timeoutSeconds in [300, 600).
+// more (backoffs of at least 1 and 2 s, the third at least 4), not a
+// loop of LISTs. Each watch carries a timeoutSeconds in [300, 600).
 func TestWatchThatAlwaysAnswers410ListsAgainAfterTheBackoff(t *testing.T) {
 	t.Parallel()
 	srv := apiserver.Start(t, apiserver.Options{})

@@ -38,7 +38,7 @@ func started() (func(kubewait.Event), <-chan struct{}) {
 	ch := make(chan struct{})
 	var once sync.Once
 	return func(e kubewait.Event) {
-		if e.Object.Name != "" {
+		if e.Ref.Name != "" {
 			once.Do(func() { close(ch) })
 		}
 	}, ch
@@ -108,8 +108,8 @@ func TestManyObjectsTimeOutTogether(t *testing.T) {
 		t.Fatalf("%d objects in the result", len(res.Objects))
 	}
 	for _, o := range res.Objects {
-		if o.State != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) || o.Message != "no Ready condition" {
-			t.Fatalf("%s: %v %v %q, want a timeout with no Ready condition", o.Name, o.State, o.Err, o.Message)
+		if o.Decision != classify.Retry || !errors.Is(o.Err, waiter.ErrTimeout) || o.Message != "no Ready condition" {
+			t.Fatalf("%s: %v %v %q, want a timeout with no Ready condition", o.Name, o.Decision, o.Err, o.Message)
 		}
 	}
 	if l, w, g := srv.Count("LIST", "widgets", "default"), srv.Count("WATCH", "widgets", "default"), srv.Count("GET", "widgets", ""); l != 1 || w != 1 || g != 0 {
@@ -214,9 +214,9 @@ func TestThousandObjectsOneWatchPerNamespace(t *testing.T) {
 				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 2 * time.Minute,
 				OnEvent: func(e kubewait.Event) {
 					onEvent(e)
-					if e.Outcome == "success" {
+					if e.End == "success" {
 						mu.Lock()
-						ends[index[obj{e.Object.Namespace, e.Object.Name}]] = e.Time
+						ends[index[obj{e.Ref.Namespace, e.Ref.Name}]] = e.Time
 						mu.Unlock()
 					}
 				}})
@@ -322,8 +322,10 @@ func TestWatchExpiresAndServerRestarts(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("watch events: %q", watchEvents)
-	if !slices.Contains(watchEvents, kubewait.WatchRelisted) && !slices.Contains(watchEvents, kubewait.WatchWatching) {
-		t.Errorf("watch events %q: none says the watch was listed again or works again", watchEvents)
+	if !slices.ContainsFunc(watchEvents, func(e string) bool {
+		return e == kubewait.WatchRelisted || e == kubewait.WatchRestarted || e == kubewait.WatchWatching
+	}) {
+		t.Errorf("watch events %q: none says the watch was listed again, started again or works again", watchEvents)
 	}
 }
 
@@ -362,7 +364,6 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 	// 2.5 s for its token (50 objects at 20 a second). p-00's second poll,
 	// due 2 s after the 429, so comes about 4.5 s in: the waits have 8 s,
 	// so that a loaded machine still leaves it room before the deadline.
-	start := time.Now()
 	var wg sync.WaitGroup
 	var throttleSeen atomic.Bool // the 429 came to the wait, not to client-go's own retries
 	for i := 0; i < len(names); i += 10 {
@@ -370,7 +371,7 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 			_, err := c.Wait(t.Context(), kubewait.Request{Resource: widgets, Namespace: "default", Names: names[i : i+10],
 				For: []kubewait.Rule{kubewait.Condition("Ready", "")}, Timeout: 8 * time.Second,
 				OnEvent: func(e kubewait.Event) {
-					if e.Object.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
+					if e.Ref.Name == "p-00" && strings.Contains(e.Message, "too many requests") {
 						throttleSeen.Store(true)
 					}
 				},
@@ -381,8 +382,7 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	var gets []time.Time
+	var gets []time.Time // as the proxy saw them come
 	var p00 []time.Time
 	for _, r := range srv.Requests() {
 		if r.Verb == "GET" {
@@ -392,11 +392,25 @@ func TestPollingWhenWatchIsForbidden(t *testing.T) {
 			}
 		}
 	}
-	span := elapsed.Seconds()
+	if len(gets) < 2 {
+		t.Fatalf("%d GETs", len(gets))
+	}
+	slices.SortFunc(gets, time.Time.Compare)
+	span := gets[len(gets)-1].Sub(gets[0]).Seconds()
 	rate := float64(len(gets)-1) / span
-	t.Logf("%d GETs in %.2fs: %.1f a second (limit %d)", len(gets), span, rate, perSecond)
-	if rate > perSecond*1.1 || rate < perSecond/2 {
-		t.Errorf("%d GETs, %.1f a second: want at most %d a second + 10%%, and at least half as many (client-go's own limit, 5 a second, is off)", len(gets), rate, perSecond)
+	// The most GETs in one second: client-go's own limit (5 a second, in
+	// bursts of 10) would allow 15; ours allows 20.
+	densest := 0
+	for i, at := range gets {
+		n, _ := slices.BinarySearchFunc(gets[i:], at.Add(time.Second), time.Time.Compare)
+		densest = max(densest, n)
+	}
+	t.Logf("%d GETs in %.2fs: %.1f a second (limit %d), at most %d in a second", len(gets), span, rate, perSecond, densest)
+	if rate > perSecond*1.1 {
+		t.Errorf("%d GETs, %.1f a second: want at most %d a second + 10%%", len(gets), rate, perSecond)
+	}
+	if densest <= 15 {
+		t.Errorf("at most %d GETs in any second: client-go's own limit (5 a second, in bursts of 10) holds them back", densest)
 	}
 	if !throttleSeen.Load() {
 		t.Errorf("no event of p-00 says it was throttled: client-go retried the 429 itself")

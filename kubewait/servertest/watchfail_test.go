@@ -91,8 +91,8 @@ func watchFault(srv *apiserver.Server, ns string, n *atomic.Int32, fail func(n i
 
 // A watch that opens and fails at once, 5 times in a row, is a failure
 // each time (it delivered no event): after 3 the wait polls, and when the
-// watch works again it watches. The backoffs are client-go's, on the real
-// clock: about 25 to 50 s in all.
+// watch works again (it delivers an event) it watches. The backoffs are
+// the informer's, on the real clock: about 31 to 62 s in all.
 func TestWatchThatFailsAtOnceFallsBackToPolling(t *testing.T) {
 	t.Parallel()
 	srv := apiserver.Start(t, apiserver.Options{})
@@ -149,8 +149,7 @@ func TestWatchThatEndsAtOnceBacksOff(t *testing.T) {
 	}
 	events := log.get()
 	t.Logf("%d watches in 10s; events %q", watches.Load(), events)
-	// Backoffs of at least 0.8, 1.6, 3.2 and 6.4 s: at most 4 watches
-	// in 10 s.
+	// Backoffs of at least 1, 2, 4 and 8 s: at most 4 watches in 10 s.
 	if w := watches.Load(); w > 4 || w < 2 {
 		t.Errorf("%d watches in 10s, want 2 to 4: a watch that ends at once backs off", w)
 	}

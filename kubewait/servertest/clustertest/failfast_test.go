@@ -46,7 +46,7 @@ func userAgent(c *cluster.Cluster, agent string) *rest.Config {
 // in ns, through the proxy as the client "kubewait", and returns where
 // its outcome will come.
 func waitRollout(t *testing.T, c *cluster.Cluster, ns string, opts kubewait.RolloutOptions, timeout time.Duration,
-	objs ...kubewait.ObjectRef) <-chan waited {
+	objs ...kubewait.Ref) <-chan waited {
 	t.Helper()
 	kc, err := kubewait.NewForConfig(userAgent(c, "kubewait"), kubewait.ClientOptions{})
 	if err != nil {
@@ -61,11 +61,11 @@ func waitRollout(t *testing.T, c *cluster.Cluster, ns string, opts kubewait.Roll
 	return out
 }
 
-func ref(group, kind, name string) kubewait.ObjectRef {
-	return kubewait.ObjectRef{GroupVersionKind: schema.GroupVersionKind{Group: group, Kind: kind}, Name: name}
+func ref(group, kind, name string) kubewait.Ref {
+	return kubewait.Ref{Kind: schema.GroupVersionKind{Group: group, Kind: kind}, Name: name}
 }
 
-func deploymentRef(name string) kubewait.ObjectRef { return ref("apps", "Deployment", name) }
+func deploymentRef(name string) kubewait.Ref { return ref("apps", "Deployment", name) }
 
 // create creates a Deployment, failing t if it cannot.
 func create(t *testing.T, c *cluster.Cluster, d *appsv1.Deployment) {
@@ -509,7 +509,7 @@ func TestRolloutsOfOtherKindsThatCannotStart(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		create func(ctx context.Context, ns string) error
-		obj    kubewait.ObjectRef
+		obj    kubewait.Ref
 		says   []string
 	}{
 		{"statefulset", func(ctx context.Context, ns string) error {

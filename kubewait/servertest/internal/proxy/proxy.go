@@ -175,6 +175,9 @@ type Proxy struct {
 	requests []*Request
 	fault    func(*http.Request) *Fault
 	backend  *backend // nil while no API server runs
+	addr     string   // where the proxy listens, or listened before Refuse
+	server   *http.Server
+	served   chan struct{} // closed when server has stopped serving
 }
 
 // readHeaderTimeout bounds the proxy's wait for a request's header.
@@ -186,31 +189,60 @@ const readHeaderTimeout = 30 * time.Second
 // proxy cannot start.
 func Start(t testing.TB, backend *rest.Config) *Proxy {
 	t.Helper()
-	p := &Proxy{}
+	p := &Proxy{addr: "127.0.0.1:0"}
 	if err := p.SetBackend(backend); err != nil {
 		t.Fatalf("proxy: %v", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if err := p.Listen(); err != nil {
 		t.Fatalf("proxy: %v", err)
 	}
+	t.Cleanup(func() {
+		p.Refuse()
+		_ = p.SetBackend(nil)
+	})
+	p.Config = &rest.Config{Host: "http://" + p.addr, BearerToken: rand.Text()}
+	p.Kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	if err := WriteKubeconfig(p.Kubeconfig, p.Config); err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	return p
+}
+
+// Listen makes p accept connections again on its address, after
+// [Proxy.Refuse].
+func (p *Proxy) Listen() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.server != nil {
+		return nil
+	}
+	l, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return err
+	}
+	p.addr = l.Addr().String()
 	srv := &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: readHeaderTimeout}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		_ = srv.Serve(l)
 	}()
-	t.Cleanup(func() {
+	p.server, p.served = srv, served
+	return nil
+}
+
+// Refuse closes p's port, and the connections open to it: a client's
+// connections are refused (ECONNREFUSED), as those to an API server that
+// restarts, until [Proxy.Listen].
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	srv, served := p.server, p.served
+	p.server = nil
+	p.mu.Unlock()
+	if srv != nil {
 		_ = srv.Close()
 		<-served
-		_ = p.SetBackend(nil)
-	})
-	p.Config = &rest.Config{Host: "http://" + l.Addr().String(), BearerToken: rand.Text()}
-	p.Kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
-	if err := WriteKubeconfig(p.Kubeconfig, p.Config); err != nil {
-		t.Fatalf("proxy: %v", err)
 	}
-	return p
 }
 
 // SetBackend makes p forward to the API server that config reaches, as

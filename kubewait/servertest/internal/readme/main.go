@@ -47,7 +47,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		FailOn:  []kubewait.Rule{kubewait.Condition("Failed", "True")}, // ends the wait at once
 		Timeout: 5 * time.Minute,
 		OnEvent: func(e kubewait.Event) { // one per transition, in this goroutine
-			fmt.Fprintf(out, "%s: %s %s\n", e.Object, e.State, e.Reason)
+			fmt.Fprintf(out, "%s: %s %s\n", e.Ref, e.Decision, e.Reason)
 		},
 	})
 	if err != nil {

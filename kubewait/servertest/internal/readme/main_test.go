@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,5 +61,39 @@ func TestREADMEProgram(t *testing.T) {
 				t.Errorf("no event for web-1")
 			}
 		})
+	}
+}
+
+// TestREADMEExcerpt: the Go block of kubewait's README is this program's:
+// its lines, blank ones aside, found in main.go in order, line for line
+// (leading white space aside).
+func TestREADMEExcerpt(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?ms)^<!-- excerpt: kubewait/servertest/internal/readme/main.go -->\n```go\n(.*?)^```$").
+		FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("kubewait/README.md has no excerpt of kubewait/servertest/internal/readme/main.go")
+	}
+	program, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(program), "\n")
+	at := 0
+	for _, want := range strings.Split(string(m[1]), "\n") {
+		want = strings.TrimSpace(want)
+		if want == "" {
+			continue
+		}
+		for at < len(lines) && strings.TrimSpace(lines[at]) != want {
+			at++
+		}
+		if at == len(lines) {
+			t.Fatalf("the README's line %q is not in main.go, after the lines before it", want)
+		}
+		at++
 	}
 }

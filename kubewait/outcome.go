@@ -28,9 +28,14 @@ type Result struct {
 // ObjectResult is how the wait for one object ended.
 type ObjectResult struct {
 	Ref
-	// State is Success, Failure, or Retry for an object whose wait did not
-	// end (it timed out, was cancelled, or another object failed first).
-	State classify.State
+	// Decision is Success, Failure, or Retry for an object whose wait did
+	// not end (it timed out, was cancelled, or another object failed
+	// first).
+	Decision classify.State
+	// End is how the object's wait ended ("success", "failure",
+	// "timeout", "cancelled": [waiter.Checkpoint]'s End), "" if another
+	// object's failure ended the wait first.
+	End string
 	// Rule is what ended the object's wait, as kubectl writes it: For's
 	// rules on success ("condition=Ready, jsonpath={.status.phase}=Done"),
 	// a FailOn rule on failure ("" otherwise).
@@ -41,9 +46,9 @@ type ObjectResult struct {
 	// Reason and Message are what the rules read of the object last: a
 	// condition's reason and message, a JSONPath's value, kstatus's status.
 	Reason, Message string
-	// Object is the object as last seen (nil if it was never seen), less
-	// its metadata.managedFields: a copy of the caller's own.
-	Object map[string]any
+	// Object is the object as the wait saw it last (nil if it was never
+	// seen), less its metadata.managedFields: a copy of the caller's own.
+	Object Object
 	// Err is why the object's wait did not succeed: a *waiter.Error
 	// (ErrTimeout, ErrFailure, its Input naming the object), or nil.
 	Err error
@@ -111,11 +116,11 @@ func (o ObjectResult) describe() string {
 	}
 	var s string
 	switch {
-	case o.State == classify.Success:
+	case o.Decision == classify.Success:
 		s = name + ": " + o.Rule
-	case o.State == classify.Failure && o.Rule != "":
+	case o.Decision == classify.Failure && o.Rule != "":
 		s = name + ": failed on " + o.Rule
-	case o.State == classify.Failure:
+	case o.Decision == classify.Failure:
 		s = name + ": failed"
 	case errors.Is(o.Err, waiter.ErrTimeout):
 		s = name + ": timed out"
@@ -129,7 +134,7 @@ func (o ObjectResult) describe() string {
 			s += ": " + we.Err.Error()
 		}
 	}
-	if o.State != classify.Success && len(o.Unmet) > 0 && o.Rule == "" {
+	if o.Decision != classify.Success && len(o.Unmet) > 0 && o.Rule == "" {
 		s += " for " + strings.Join(o.Unmet, ", ")
 	}
 	for _, part := range []string{o.Reason, o.Message} {
@@ -166,7 +171,7 @@ func sortObjects(objs []ObjectResult) {
 
 // failed reports whether an object's wait failed: the wait ends.
 func (d *driver) failed() bool {
-	failed := func(m *member) bool { return m != nil && m.done && m.state == classify.Failure }
+	failed := func(m *member) bool { return m != nil && m.done && m.decision == classify.Failure }
 	if failed(d.countWait) {
 		return true
 	}
@@ -193,7 +198,7 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 	n := 0
 	for _, s := range d.sources {
 		for _, m := range s.members {
-			if !m.done || m.state != classify.Success {
+			if !m.done || m.decision != classify.Success {
 				return Result{}, nil, false
 			}
 			n++
@@ -218,7 +223,8 @@ func (d *driver) timeOut(now time.Time) (Result, error) {
 		if !m.done {
 			// The caller's deadline came before the wait's clock reached
 			// the deadline (a clock of its own): Step saw time left.
-			m.done, m.werr = true, waiter.ErrTimeout
+			m.done, m.werr, m.cp.End = true, waiter.ErrTimeout, telemetry.OutcomeTimeout
+			d.remember(m)
 		}
 	}
 	for _, s := range d.sources {
@@ -247,8 +253,10 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 		}
 		m.werr = &waiter.Error{Waiter: waiterName(d.req.For), Input: m.name(), Reason: cause,
 			Attempts: m.cp.Attempts, Elapsed: now.Sub(d.start), Acceptor: -1, Err: m.err}
-		d.emit(Event{Time: now, Object: m.ref, State: m.state, Reason: m.reason, Message: m.msg,
-			Outcome: telemetry.OutcomeCancelled, Err: m.werr, Seen: d.seen(m)})
+		m.cp.End = telemetry.OutcomeCancelled
+		d.remember(m)
+		d.emit(Event{Time: now, Ref: m.ref, Decision: m.decision, Reason: m.reason, Message: m.msg,
+			End: telemetry.OutcomeCancelled, Err: m.werr, Object: d.seen(m), Estimate: m.estimate})
 	})
 	return d.finish(now, cause)
 }
@@ -276,11 +284,12 @@ func (d *driver) each(f func(*member)) {
 func (d *driver) result(now time.Time) Result {
 	res := Result{Elapsed: now.Sub(d.start)}
 	d.each(func(m *member) {
-		o := ObjectResult{Ref: m.ref, State: m.state, Rule: m.rule, Reason: m.reason, Message: m.msg, Err: m.werr}
+		o := ObjectResult{Ref: m.ref, Decision: m.decision, End: m.cp.End, Rule: m.rule, Reason: m.reason, Message: m.msg,
+			Err: m.werr}
 		if m.obj != nil {
 			o.Object = runtime.DeepCopyJSON(m.obj)
 		}
-		if m.state != classify.Success {
+		if m.decision != classify.Success {
 			o.Unmet = slices.Clone(m.unmet)
 		}
 		if m.src == nil {
@@ -308,12 +317,12 @@ func (d *driver) finish(now time.Time, reason error) (Result, error) {
 	}
 	objs := res.Objects
 	for _, o := range objs {
-		if o.State == classify.Failure {
+		if o.Decision == classify.Failure {
 			e.Objects = append(e.Objects, o)
 		}
 	}
 	for _, o := range objs {
-		if o.State != classify.Success && o.State != classify.Failure {
+		if o.Decision != classify.Success && o.Decision != classify.Failure {
 			e.Objects = append(e.Objects, o)
 		}
 	}

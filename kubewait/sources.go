@@ -1,0 +1,359 @@
+package kubewait
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A source is where a wait learns of some of its objects: one informer
+// of the Client (informer.go), and the waits of the objects it serves
+// (members.go). When the informer cannot watch, the wait polls them
+// (poll.go).
+type source struct {
+	key informerKey
+	sub *subscription
+	// named: the members are objects the request names; else those the
+	// selector finds.
+	named   bool
+	members map[string]*member // by namespace/name
+	mode    watchMode          // the informer's, as last seen
+	synced  bool               // judged after the informer's first list
+}
+
+func (s *source) polling() bool { return s.mode == modeFailing || s.mode == modeForbidden }
+
+// ref names the source in the events of its watch: its resource and
+// namespace, and the object of an informer of one object.
+func (s *source) ref() Ref {
+	return Ref{Resource: s.key.gvr, Namespace: s.key.namespace, Name: s.key.name}
+}
+
+// A subscription is one wait's interest in an informer: the names it
+// waits for (nil: every object). The informer marks what changed, and
+// wakes the wait with a send on wake that never blocks.
+type subscription struct {
+	inf   *informer
+	names map[string]bool // namespace/name keys
+	wake  chan struct{}
+
+	mu    sync.Mutex
+	dirty map[string]bool
+	all   bool        // every object changed (a list)
+	notes []watchNote // what happened to the watch
+}
+
+// watchNote is a change of the watch, for the wait's events.
+type watchNote struct {
+	at   time.Time
+	what string
+	err  error
+}
+
+// namedLimit is how many objects of one resource in one namespace a
+// Client lists and watches by name, each with its own informer; beyond
+// it, they share one informer of the namespace. An informer of one object
+// costs a LIST and a WATCH of that object alone, where the namespace's
+// costs every object in it, but each is a watch the server keeps and a
+// stream of the client's connection: a wait for one object of a busy
+// namespace asks for that object, as kubectl wait does, and a wait (or
+// waits) for many share one watch, as a controller does.
+const namedLimit = 10
+
+// subscribe makes the wait's sources: the informers of its named objects
+// (see [Client.subscribeNames]), or the one of its selector.
+func (d *driver) subscribe(groups []named) {
+	for _, g := range groups {
+		for _, s := range d.c.subscribeNames(g, d.wake) {
+			s.named = true
+			s.members = map[string]*member{}
+			d.sources = append(d.sources, s)
+		}
+		for i, ref := range g.refs {
+			d.addMember(d.sourceOf(ref), ref).order = g.order[i]
+		}
+	}
+	if len(groups) == 0 {
+		key := informerKey{gvr: d.req.Resource, namespace: d.req.Namespace,
+			labels: d.req.Selector, fields: d.req.FieldSelector}
+		d.sources = []*source{{key: key, sub: d.c.subscribe(key, nil, d.wake), members: map[string]*member{}}}
+	}
+}
+
+// unsubscribe ends the wait's subscriptions, its pods' included.
+func (d *driver) unsubscribe() {
+	for _, s := range d.sources {
+		s.sub.unsubscribe()
+	}
+	d.each(func(m *member) { m.pods.unsubscribe() })
+}
+
+// sourceOf returns the source of a named object: its own informer, or
+// its namespace's.
+func (d *driver) sourceOf(ref Ref) *source {
+	var found *source
+	for _, s := range d.sources {
+		if s.key.gvr != ref.Resource || s.key.namespace != ref.Namespace {
+			continue
+		}
+		if s.key.name == ref.Name {
+			return s
+		}
+		if s.key.name == "" && s.key.fields == "" {
+			found = s
+		}
+	}
+	return found
+}
+
+// refresh takes what changed in s's informer and judges the objects it
+// concerns and those due, from the informer, while it watches; while it
+// cannot, the wait polls them (see [driver.poll]).
+func (d *driver) refresh(s *source, now time.Time) error {
+	s.mode = s.sub.state()
+	dirty, all, notes := s.sub.take()
+	for _, n := range notes {
+		d.emit(Event{Time: n.at, Ref: s.ref(), Watch: n.what, Err: n.err})
+		if n.what == WatchPolling || n.what == WatchWatching {
+			for _, m := range s.members {
+				m.next = now // poll, or judge from the watch, at once
+			}
+		}
+	}
+	switch {
+	case s.mode == modeWatching:
+		if !s.synced {
+			s.synced, all = true, true
+			if err := d.join(s); err != nil {
+				return err
+			}
+		}
+		d.fromInformer(s, dirty, all, now)
+	case s.polling() && !s.synced && !s.named && d.count == 0:
+		return d.pollList(s, true)
+	}
+	return nil
+}
+
+// join settles the members of a wait by selector without a count: the
+// objects the informer has when it has first listed (none is
+// ErrNoObjects).
+func (d *driver) join(s *source) error {
+	if s.named || d.count > 0 {
+		return nil
+	}
+	for _, k := range s.sub.keys() {
+		d.addMember(s, s.refOf(k))
+	}
+	d.settled = true
+	if len(s.members) == 0 && !d.req.forDeleted() {
+		return d.noObjects(s)
+	}
+	return nil
+}
+
+// refOf is the Ref of the object namespace/name of s's resource.
+func (s *source) refOf(key string) Ref {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		ns, name = "", key
+	}
+	return Ref{Resource: s.key.gvr, Namespace: ns, Name: name}
+}
+
+// fromInformer judges, from the informer's objects, the members of s
+// that changed (all: every one) and those due.
+func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now time.Time) {
+	if !s.named && d.count > 0 {
+		d.rejoin(s, dirty, all)
+	}
+	var due []*member
+	for key, m := range s.members {
+		if !m.done && (all || dirty[key] || !now.Before(m.next)) {
+			due = append(due, m)
+		}
+	}
+	// The events of one instant in a stable order.
+	slices.SortFunc(due, byOrder)
+	for _, m := range due {
+		d.judge(m, s.sub.get(m.ref.String()), nil, now, 0)
+	}
+	d.judgeCount(s, now)
+}
+
+// rejoin makes the members of a wait with a count the objects the
+// informer has: all of them after a list, else those that changed.
+func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
+	if all {
+		dirty = map[string]bool{}
+		for k := range s.members {
+			dirty[k] = true
+		}
+		for _, k := range s.sub.keys() {
+			dirty[k] = true
+		}
+	}
+	for k := range dirty {
+		switch has := s.sub.get(k) != nil; {
+		case has && s.members[k] == nil:
+			d.addMember(s, s.refOf(k))
+		case !has:
+			delete(s.members, k) // it no longer matches: it does not count
+		}
+	}
+}
+
+// subscribeNames subscribes to the informers of a wait's named objects
+// of one resource in one namespace, and returns their sources: an
+// informer of each object by name while the Client watches at most
+// namedLimit of that resource and namespace so, else the namespace's
+// (which a Client that already watches it always joins).
+func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns := informerKey{gvr: g.gvr, namespace: g.namespace}
+	in := resourceIn{g.gvr, g.namespace}
+	fresh := 0 // the objects that would need an informer of their own
+	for _, r := range g.refs {
+		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}] == nil {
+			fresh++
+		}
+	}
+	if c.informers[ns] != nil || c.byName[in]+fresh > namedLimit {
+		names := map[string]bool{}
+		for _, r := range g.refs {
+			names[r.String()] = true
+		}
+		return []*source{{key: ns, sub: c.subscribeLocked(ns, names, wake)}}
+	}
+	var sources []*source
+	for _, r := range g.refs {
+		key := informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}
+		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake)})
+	}
+	return sources
+}
+
+// subscribe returns a subscription to the informer of key, starting the
+// informer if it is the first.
+func (c *Client) subscribe(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.subscribeLocked(key, names, wake)
+}
+
+func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake chan struct{}) *subscription {
+	inf := c.informers[key]
+	if inf == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		inf = &informer{c: c, key: key, objs: map[string]Object{},
+			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
+			stop: cancel, done: make(chan struct{})}
+		c.informers[key] = inf
+		if key.name != "" {
+			c.byName[resourceIn{key.gvr, key.namespace}]++
+		}
+		defer func() { go inf.run(ctx) }() // once the first wait listens
+	}
+	inf.refs++
+	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: wake}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if names == nil {
+		inf.all[s] = struct{}{}
+	}
+	for n := range names {
+		if inf.byName[n] == nil {
+			inf.byName[n] = map[*subscription]struct{}{}
+		}
+		inf.byName[n][s] = struct{}{}
+	}
+	switch inf.mode {
+	case modeSyncing:
+	case modeFailing, modeForbidden:
+		// The new wait hears what the others heard: it must poll.
+		s.notes = append(s.notes, watchNote{at: c.clk.Now(), what: WatchPolling, err: inf.err})
+		fallthrough
+	default:
+		s.all = true
+		s.wakeUp()
+	}
+	return s
+}
+
+// unsubscribe ends the subscription, and the informer with its last one
+// (it returns once the informer's goroutine has ended).
+func (s *subscription) unsubscribe() {
+	inf, c := s.inf, s.inf.c
+	inf.mu.Lock()
+	delete(inf.all, s)
+	for n := range s.names {
+		delete(inf.byName[n], s)
+		if len(inf.byName[n]) == 0 {
+			delete(inf.byName, n)
+		}
+	}
+	inf.mu.Unlock()
+	c.mu.Lock()
+	inf.refs--
+	last := inf.refs == 0
+	if last {
+		delete(c.informers, inf.key)
+		if inf.key.name != "" {
+			in := resourceIn{inf.key.gvr, inf.key.namespace}
+			if c.byName[in]--; c.byName[in] == 0 {
+				delete(c.byName, in)
+			}
+		}
+	}
+	c.mu.Unlock()
+	if last {
+		inf.stop()
+		<-inf.done
+	}
+}
+
+func (s *subscription) wakeUp() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what changed since the last take.
+func (s *subscription) take() (dirty map[string]bool, all bool, notes []watchNote) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dirty, all, notes = s.dirty, s.all, s.notes
+	s.dirty, s.all, s.notes = map[string]bool{}, false, nil
+	return dirty, all, notes
+}
+
+// state returns the informer's mode.
+func (s *subscription) state() watchMode {
+	s.inf.mu.Lock()
+	defer s.inf.mu.Unlock()
+	return s.inf.mode
+}
+
+// get returns the object namespace/name as the informer has it (nil if
+// it has none). The informer never changes an object it has handed out:
+// a change replaces it.
+func (s *subscription) get(key string) Object {
+	s.inf.mu.Lock()
+	defer s.inf.mu.Unlock()
+	return s.inf.objs[key]
+}
+
+// keys returns the keys of the informer's objects.
+func (s *subscription) keys() []string {
+	s.inf.mu.Lock()
+	defer s.inf.mu.Unlock()
+	keys := make([]string, 0, len(s.inf.objs))
+	for k := range s.inf.objs {
+		keys = append(keys, k)
+	}
+	return keys
+}
