@@ -210,7 +210,7 @@ func (d *driver) step(m *member, ans waiter.Answer[Object], now time.Time) {
 		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it
 	}
 	m.err = ans.Err
-	m.estimate = a.Estimate
+	m.estimate = a.Estimate()
 	defer d.sooner(m, now)
 	if a.Checkpoint.End == telemetry.OutcomeTimeout && now.Before(d.end) {
 		m.next = d.end
