@@ -70,6 +70,8 @@ type kubeOptions struct {
 	recursiveSet        bool      // -R was given (it is on by default, as kubectl wait's, but for -k)
 	rollout             kubewait.RolloutOptions
 	rolloutSet          []string // the --rollout-* flags given
+	history             string   // --history
+	store               *fileHistory
 
 	// Read from the flags by check.
 	forRules, failOn []kubewait.Rule
@@ -138,6 +140,8 @@ func (o *kubeOptions) addFlags(cmd *cobra.Command) {
 	fs.IntVar(&o.count, "count", 0, "With a selector or --all: wait for at least N objects, those created during the wait included.")
 	fs.BoolVar(&o.json, "json", false, "Print one JSON object per event on standard output, then the result.")
 	fs.BoolVar(&o.quiet, "quiet", false, "Print no progress.")
+	fs.StringVar(&o.history, "history", "", "The `FILE` that keeps the durations of past waits, by object, from which each "+
+		"object's progress lines say how long it has left, or off (default: $WAITABLE_HISTORY, else $XDG_STATE_HOME/waitable/history.db).")
 	for _, w := range []struct {
 		name string
 		to   *time.Duration
@@ -277,6 +281,13 @@ func (o *kubeOptions) run(ctx context.Context, args []string, stdout, stderr io.
 	cluster, err := connect(o.config, stderr)
 	if err != nil {
 		return exitUsage, err
+	}
+	if o.store = historyFileFor(o.history); o.store != nil {
+		defer func() {
+			if err := o.store.save(); err != nil {
+				fmt.Fprintf(stderr, "waitable: the waits' durations were not saved in the history: %v\n", err)
+			}
+		}()
 	}
 	w, err := o.resolveBefore(ctx, start, cluster, args, stdout, stderr)
 	var ue usageError

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -716,4 +717,32 @@ func TestKubeRolloutWindows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKubeHistoryETA: waitable kube keeps each object's waits in the
+// history (--history FILE): from the fifth wait of an object on, its
+// progress lines say how long it has left, and --json says it too.
+func TestKubeHistoryETA(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "history.db")
+	bubble(t, func(t *testing.T) {
+		c := newFakeCluster(t, widget("a", cond("Ready", "False")))
+		for run := 1; run <= 5; run++ {
+			c.write(widgets, widget("a", cond("Ready", "False")), false)
+			after(10*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+			r := kube(t, t.Context(), c, "--for", "condition=Ready", "--history", file, "widget/a")
+			if r.code != exitSuccess {
+				t.Fatalf("run %d: %v", run, r)
+			}
+			first := strings.SplitN(r.stderr, "\n", 2)[0]
+			if has := strings.Contains(first, "; ETA ") && strings.Contains(first, "(p90 10s)"); has != (run == 5) {
+				t.Errorf("run %d: its first line %q says an ETA, p90 10s: %t", run, first, has)
+			}
+		}
+		c.write(widgets, widget("a", cond("Ready", "False")), false)
+		after(10*time.Second, func() { c.write(widgets, widget("a", cond("Ready", "True")), false) })
+		r := kube(t, t.Context(), c, "--for", "condition=Ready", "--history", file, "--json", "widget/a")
+		if !strings.Contains(r.stdout, `"eta":{"p10_ms":`) {
+			t.Errorf("--json says no eta:\n%s", r.stdout)
+		}
+	})
 }

@@ -30,9 +30,10 @@ type kubeProgress struct {
 	// the manifest; lines the lines held back for the rule waited for
 	// now: the named objects' under nil, each selector's under its
 	// request.
-	named []kubewait.Ref
-	lines map[*kubewait.Request]*lineQueue
-	mu    sync.Mutex
+	named   []kubewait.Ref
+	lines   map[*kubewait.Request]*lineQueue
+	overdue map[kubewait.Ref]bool // the objects a line said were overdue
+	mu      sync.Mutex
 }
 
 type kubeEventJSON struct {
@@ -48,6 +49,10 @@ type kubeEventJSON struct {
 	Outcome   string    `json:"outcome,omitempty"`
 	Watch     string    `json:"watch,omitempty"`
 	Error     string    `json:"error,omitempty"`
+	// ETA is the time the object's wait has left, estimated from its
+	// past waits; Overdue that it has run longer than 95% of them.
+	ETA     *etaJSON `json:"eta,omitempty"`
+	Overdue bool     `json:"overdue,omitempty"`
 }
 
 type kubeResultJSON struct {
@@ -82,6 +87,10 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 		if e.Watch == "" {
 			j.Object = p.object(r, e.Ref)
 			j.State, j.Reason, j.Message, j.Outcome = e.Decision.String(), e.Reason, e.Message, e.End
+			if x := e.Estimate; x.None == "" && e.End == "" {
+				j.ETA = &etaJSON{ms(x.P10), ms(x.P50), ms(x.P90)}
+			}
+			j.Overdue = e.Estimate.Overdue
 		}
 		if e.Err != nil {
 			j.Error = e.Err.Error()
@@ -112,6 +121,12 @@ func (p *kubeProgress) event(r *kubewait.Request, e kubewait.Event) {
 	if e.Ref.Name == "" { // the Count: fewer objects match
 		d = " (" + countMessage(e.Message) + ")"
 	}
+	if p.overdue == nil {
+		p.overdue = map[kubewait.Ref]bool{}
+	}
+	said := p.overdue[e.Ref]
+	d += etaText(e.Estimate, e.End != "", &said)
+	p.overdue[e.Ref] = said
 	fmt.Fprintf(p.errOut, "%s  %s  %s%s\n", at, p.object(r, e.Ref), state, d)
 }
 

@@ -46,7 +46,11 @@ func (o *kubeOptions) resolve(cluster kubeCluster, args []string) (kubeWaits, er
 			NamespaceParam(cluster.namespace).DefaultNamespace().AllNamespaces(allNamespaces)
 	}
 	request := func(ns string) *kubewait.Request {
-		return &kubewait.Request{Namespace: ns, Options: []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true})}}
+		opts := []waiter.Option{waiter.WithTelemetry(telemetry.Settings{Off: true}), waiter.WithHistory(nil)}
+		if o.store != nil {
+			opts[1] = waiter.WithHistory(o.store)
+		}
+		return &kubewait.Request{Namespace: ns, Options: opts}
 	}
 	if len(files.Filenames) == 0 && files.Kustomize == "" && o.bySelector() {
 		mappings, err := o.selectorMappings(cluster, args)

@@ -27,7 +27,7 @@
 // connection, a timeout, HTTP 429 or 5xx) is polled again until --max-wait
 // runs out, never sooner than the response's Retry-After.
 //
-// Each wait of http, exec and aws keeps its duration in a history
+// Each wait of http, exec, aws and kube keeps its duration in a history
 // ($XDG_STATE_HOME/waitable/history.db; --history FILE or off,
 // $WAITABLE_HISTORY): from the fifth wait of the same target on, its
 // progress lines say how long it has left (ETA 3m10s (p90 4m20s)), and one

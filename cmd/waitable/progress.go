@@ -139,15 +139,22 @@ func (p *progress) attempt(a waiter.Attempt[*output]) {
 func (p *progress) eta(a waiter.Attempt[*output]) string {
 	e := a.Estimate()
 	var s string
-	switch {
-	case a.Checkpoint.End != "":
-	case e.None == "":
-		s = fmt.Sprintf("; ETA %v (p90 %v)", e.P50.Round(time.Second), e.P90.Round(time.Second))
-	case a.Checkpoint.Attempts == 1 && (e.Past > 0 || strings.HasPrefix(e.None, "the history")):
+	if a.Checkpoint.Attempts == 1 && e.None != "" && (e.Past > 0 || strings.HasPrefix(e.None, "the history")) {
 		s = "; no ETA: " + e.None // too few waits yet, or a history that cannot be used
 	}
-	if e.Overdue && !p.saidOverdue {
-		p.saidOverdue = true
+	return s + etaText(e, a.Checkpoint.End != "", &p.saidOverdue)
+}
+
+// etaText says an estimate on a progress line: ETA 3m10s (p90 4m20s)
+// while the wait goes on, and, the first time (*saidOverdue false), that
+// it is overdue.
+func etaText(e waiter.Estimate, ended bool, saidOverdue *bool) string {
+	var s string
+	if !ended && e.None == "" {
+		s = fmt.Sprintf("; ETA %v (p90 %v)", e.P50.Round(time.Second), e.P90.Round(time.Second))
+	}
+	if e.Overdue && !*saidOverdue {
+		*saidOverdue = true
 		s += fmt.Sprintf("; overdue: slower than 95%% of the %s before it", plural.N(e.Past, "wait"))
 	}
 	return s

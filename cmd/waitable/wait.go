@@ -173,8 +173,12 @@ func (f *waitFlags) options() ([]waiter.Option, error) {
 // historyFile returns the history --history names (else
 // $WAITABLE_HISTORY, else the default), nil for off or when the user has
 // no state directory.
-func (f *waitFlags) historyFile() *fileHistory {
-	path := f.history
+func (f *waitFlags) historyFile() *fileHistory { return historyFileFor(f.history) }
+
+// historyFileFor returns the history a --history flag names (path, else
+// $WAITABLE_HISTORY, else the default), nil for off or when the user has
+// no state directory.
+func historyFileFor(path string) *fileHistory {
 	if path == "" {
 		path = os.Getenv("WAITABLE_HISTORY")
 	}
