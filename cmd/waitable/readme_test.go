@@ -22,19 +22,19 @@ type transcript struct {
 	code int
 }
 
-// readmeTranscripts returns the commands of the README's "From a shell"
+// readmeTranscripts returns the commands of the README's "A session"
 // section and their output: each fenced line that starts with
 // "$ waitable", the lines up to the next "$ ", and the status a following
 // "$ echo $?" shows (0 when none does).
 func readmeTranscripts(t *testing.T) []transcript {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n### From a shell\n")
+	_, section, ok := strings.Cut(string(data), "\n## A session\n")
 	if !ok {
-		t.Fatal(`the README has no "### From a shell" section`)
+		t.Fatal(`the README has no "## A session" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var out []transcript
@@ -103,7 +103,7 @@ func shellWords(s string) ([]string, error) {
 // durations matches what a run's timing changes: Go durations.
 var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(ms|s|m))*\b`)
 
-// TestReadmeShell runs each command the README's "From a shell" section
+// TestReadmeShell runs each command the README's "A session" section
 // shows, from the repository's root, and holds its output to what the
 // README prints: exactly for schedule (its seeds are fixed), and but for
 // durations for a wait, which the test runs with 5ms delays (against a
@@ -114,7 +114,7 @@ var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(m
 func TestReadmeShell(t *testing.T) {
 	ts := readmeTranscripts(t)
 	if len(ts) < 2 {
-		t.Fatalf("the README shows %d waitable commands in its From a shell section, want a wait and a schedule", len(ts))
+		t.Fatalf("the README shows %d waitable commands in its A session section, want a wait and a schedule", len(ts))
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {

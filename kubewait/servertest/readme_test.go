@@ -19,7 +19,7 @@ import (
 	"github.com/waitable/waitable/kubewait/servertest/internal/waitcmd"
 )
 
-// kubeTranscript is one "$ waitable kube" of the README's "From a shell"
+// kubeTranscript is one "$ waitable kube" of the README's "A session"
 // section: its arguments, what it prints (standard output, then standard
 // error, as a terminal shows them), and its exit status.
 type kubeTranscript struct {
@@ -28,18 +28,18 @@ type kubeTranscript struct {
 	code int
 }
 
-// readmeKube returns the README's "From a shell" section's waitable kube
+// readmeKube returns the README's "A session" section's waitable kube
 // commands, and its manifests: each ```yaml block whose first line is
 // "# NAME", by NAME.
 func readmeKube(t *testing.T) ([]kubeTranscript, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../cmd/waitable/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n### From a shell\n")
+	_, section, ok := strings.Cut(string(data), "\n## A session\n")
 	if !ok {
-		t.Fatal(`the README has no "### From a shell" section`)
+		t.Fatal(`the command's README has no "## A session" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	files := map[string]string{}
@@ -114,8 +114,8 @@ func splitWords(s string) ([]string, error) {
 // readmeDurations matches what a run's timing changes: Go durations.
 var readmeDurations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(ms|s|m))*\b`)
 
-// TestReadmeKube runs each waitable kube command of the README's "From a
-// shell" section against an API server in process, in a folder holding
+// TestReadmeKube runs each waitable kube command of the command's README's "A
+// session" section against an API server in process, in a folder holding
 // the section's manifests, the objects as the README says they are (the
 // widget web Ready and Done; the gadget cache Ready but Running), and
 // holds what it prints and its exit status to what the README shows, but
@@ -123,7 +123,7 @@ var readmeDurations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\
 func TestReadmeKube(t *testing.T) {
 	ts, files := readmeKube(t)
 	if len(ts) == 0 || files["app.yaml"] == "" {
-		t.Fatalf("the README's From a shell section shows %d waitable kube commands and app.yaml %q: want a command with -f app.yaml",
+		t.Fatalf("the command's README's A session section shows %d waitable kube commands and app.yaml %q: want a command with -f app.yaml",
 			len(ts), files["app.yaml"])
 	}
 	srv := apiserver.Start(t, apiserver.Options{})
