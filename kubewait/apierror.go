@@ -9,56 +9,35 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/waitable/waitable/classify"
 )
 
-// apiErr is an error of the Kubernetes API as the waiter's rules read it:
-// its reason is the error code acceptors match (errorType: NotFound,
-// Forbidden, TooManyRequests), its HTTP status and its Retry-After what
-// the retry strategy reads. It unwraps to client-go's error.
-type apiErr struct{ err error }
-
-func (e *apiErr) Error() string { return e.err.Error() }
-
-// Unwrap returns client-go's error.
-func (e *apiErr) Unwrap() error { return e.err }
-
-// ErrorCode returns the API's reason (NotFound, Forbidden,
-// TooManyRequests, Expired, ...), or "" for an error that has none.
-func (e *apiErr) ErrorCode() string { return string(apierrors.ReasonForError(e.err)) }
-
-// HTTPStatusCode returns the response's status, or 0.
-func (e *apiErr) HTTPStatusCode() int {
-	var s apierrors.APIStatus
-	if errors.As(e.err, &s) {
-		return int(s.Status().Code)
-	}
-	return 0
-}
-
-// RetryAfter returns the API's Retry-After (a 429's, a 503's), or 0.
-func (e *apiErr) RetryAfter() time.Duration {
-	if s, ok := apierrors.SuggestsClientDelay(e.err); ok {
-		return time.Duration(s) * time.Second
-	}
-	return 0
-}
-
-// apiError wraps an error of client-go (nil stays nil).
+// apiError returns an error of client-go (nil stays nil) with its facts
+// as the waiter's rules read them, in a *classify.CallError: the API's
+// reason is the code acceptors match (errorType: NotFound, Forbidden,
+// TooManyRequests), its HTTP status and its Retry-After (a 429's, a
+// 503's) what the retry strategy reads. It unwraps to client-go's error.
 func apiError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *apiErr
-	if errors.As(err, &e) {
+	var ce *classify.CallError
+	if err == nil || errors.As(err, &ce) {
 		return err
 	}
-	return &apiErr{err: err}
+	ce = &classify.CallError{Err: err, Code: string(apierrors.ReasonForError(err))}
+	var s apierrors.APIStatus
+	if errors.As(err, &s) {
+		ce.StatusCode = int(s.Status().Code)
+	}
+	if secs, ok := apierrors.SuggestsClientDelay(err); ok {
+		ce.RetryAfter = time.Duration(secs) * time.Second
+	}
+	return ce
 }
 
 // notFoundError is the answer for an object that does not exist.
 func notFoundError(ref Ref) error {
-	return &apiErr{err: &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
-		Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound, Message: fmt.Sprintf("%s not found", ref)}}}
+	return apiError(&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
+		Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound, Message: fmt.Sprintf("%s not found", ref)}})
 }
 
 // unreachable reports whether err says that the API server could not be

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -365,24 +366,13 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	if m.done || now.Before(m.next) {
 		return
 	}
-	d.judge(m, nil, fewError{n: len(s.members), want: d.count, of: s.key.which()}, now, 0)
+	few := fmt.Errorf("%d of %d objects: %s", len(s.members), d.count, s.key.which())
+	d.judge(m, nil, &classify.CallError{Err: few, Code: "NotFound", StatusCode: http.StatusNotFound}, now, 0) // the Count's answer while fewer objects match
 }
 
 func (d *driver) noObjects(s *source) error {
 	return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
 }
-
-// fewError is the Count's answer while fewer objects match: NotFound.
-type fewError struct {
-	n, want int
-	of      string
-}
-
-func (e fewError) Error() string {
-	return fmt.Sprintf("%d of %d objects: %s", e.n, e.want, e.of)
-}
-func (e fewError) ErrorCode() string   { return "NotFound" }
-func (e fewError) HTTPStatusCode() int { return 404 }
 
 // isRollout reports whether r is a Rollout rule.
 func isRollout(r Rule) bool {
