@@ -51,10 +51,10 @@ type Sample struct {
 	// Pending is when the last call that saw the resource pending
 	// started, since the wait began (0: none did).
 	Pending time.Duration `json:"pendingNs"`
-	// Done is when the call that saw the resource in its success state
+	// Ready is when the call that saw the resource in its success state
 	// started, since the wait began (the first of a WithStability
 	// streak); 0 for a wait that did not succeed.
-	Done time.Duration `json:"doneNs,omitempty"`
+	Ready time.Duration `json:"readyNs,omitempty"`
 	// End is how the wait ended: "success", "failure", "timeout",
 	// "max_polls" or "cancelled" (Checkpoint.End). A wait that did not
 	// succeed lasted longer than Pending, as far as it knows.
@@ -95,9 +95,9 @@ type Prior struct {
 	// timed out longer than every other took.
 	At    []time.Duration `json:"atNs,omitempty"`
 	Share []float64       `json:"share,omitempty"`
-	// Overdue is the duration past which a wait is slower than 95% of
-	// the waits before it (0: none is known).
-	Overdue time.Duration `json:"overdueNs,omitempty"`
+	// OverdueAfter is the duration past which a wait is slower than 95%
+	// of the waits before it (0: none is known).
+	OverdueAfter time.Duration `json:"overdueNs,omitempty"`
 	// Chance is each poll's chance of seeing the end on a learned
 	// schedule (WithLearnedSchedule); 0: the Smithy schedule.
 	Chance float64 `json:"chance,omitempty"`
@@ -113,7 +113,7 @@ func (p *Prior) dist() survival.Dist { return survival.Dist{At: p.At, P: p.Share
 
 // valid reports whether p is one Learn could have made.
 func (p *Prior) valid() bool {
-	return p.Waits >= 0 && p.Overdue >= 0 && p.dist().Valid() &&
+	return p.Waits >= 0 && p.OverdueAfter >= 0 && p.dist().Valid() &&
 		!math.IsNaN(p.Chance) && p.Chance >= 0 && p.Chance < 1
 }
 
@@ -130,7 +130,7 @@ type Estimate struct {
 	// ended).
 	P10, P50, P90 time.Duration
 	// Overdue reports a wait that has run longer than 95% of the waits
-	// before it (Prior.Overdue), with or without an estimate.
+	// before it (Prior.OverdueAfter), with or without an estimate.
 	Overdue bool
 	// Past is how many past waits the estimate was learnt from.
 	Past int
@@ -147,7 +147,7 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 	if p == nil {
 		p = &noPrior
 	}
-	e := Estimate{Past: p.Waits, Overdue: p.Overdue > 0 && start.Sub(s.Start) > p.Overdue}
+	e := Estimate{Past: p.Waits, Overdue: p.OverdueAfter > 0 && start.Sub(s.Start) > p.OverdueAfter}
 	if s.End != "" {
 		return e
 	}
@@ -172,7 +172,7 @@ func estimate(s *Checkpoint, start, end time.Time, progress float64) Estimate {
 // in's key (WithHistoryKey), read within 100ms, as a [Prior], shared
 // by the waits that learn it until the history changes (do not change
 // it). It never fails: a History that errs, or holds a sample that makes no sense
-// (negative, over a year, done before pending, an unknown end), teaches
+// (negative, over a year, ready before pending, an unknown end), teaches
 // nothing, and the Prior's Note says why. The in-process waits (Wait,
 // Start, a Group's, a Batch's) call it as they begin; a driver of its own
 // puts it in the Checkpoint [Waiter.Begin] returns before the first
@@ -198,7 +198,7 @@ func (w *Waiter[I, O]) Learn(ctx context.Context, in I) *Prior {
 	var b []byte
 	for _, s := range samples {
 		b = binary.LittleEndian.AppendUint64(b[:0], uint64(s.Pending))
-		b = binary.LittleEndian.AppendUint64(b, uint64(s.Done))
+		b = binary.LittleEndian.AppendUint64(b, uint64(s.Ready))
 		sum.Write(append(b, s.End...))
 	}
 	return w.priors.get(key, sum.Sum64(), func() *Prior { return w.learn(samples) })
@@ -214,8 +214,8 @@ func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 		}
 		switch s.End {
 		case telemetry.OutcomeSuccess:
-			intervals = append(intervals, survival.Interval{Lo: s.Pending, Hi: s.Done})
-			took = append(took, s.Done)
+			intervals = append(intervals, survival.Interval{Lo: s.Pending, Hi: s.Ready})
+			took = append(took, s.Ready)
 		case telemetry.OutcomeTimeout, telemetry.OutcomeMaxPolls:
 			intervals = append(intervals, survival.Interval{Lo: s.Pending, Hi: survival.Censored})
 			took = append(took, survival.Censored)
@@ -236,7 +236,7 @@ func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 	}
 	p := &Prior{Waits: n, At: d.At, Share: d.P}
 	if t, ok := took.Quantile(0.95); ok && t != survival.Censored {
-		p.Overdue = t
+		p.OverdueAfter = t
 	}
 	if w.cfg.learned {
 		p.Chance = learnedChance
@@ -247,14 +247,14 @@ func (w *Waiter[I, O]) learn(samples []Sample) *Prior {
 // check reports a sample that makes no sense.
 func (s Sample) check() error {
 	switch {
-	case s.Pending < 0 || s.Done < 0:
+	case s.Pending < 0 || s.Ready < 0:
 		return errors.New("a negative duration")
-	case s.Pending > maxSample || s.Done > maxSample:
+	case s.Pending > maxSample || s.Ready > maxSample:
 		return fmt.Errorf("a duration over %v", maxSample)
-	case s.End == telemetry.OutcomeSuccess && s.Done < s.Pending:
-		return fmt.Errorf("done at %v, before pending at %v", s.Done, s.Pending)
-	case s.End != telemetry.OutcomeSuccess && s.Done != 0:
-		return fmt.Errorf("done at %v, but it ended %q", s.Done, s.End)
+	case s.End == telemetry.OutcomeSuccess && s.Ready < s.Pending:
+		return fmt.Errorf("ready at %v, before pending at %v", s.Ready, s.Pending)
+	case s.End != telemetry.OutcomeSuccess && s.Ready != 0:
+		return fmt.Errorf("ready at %v, but it ended %q", s.Ready, s.End)
 	}
 	switch s.End {
 	case telemetry.OutcomeSuccess, telemetry.OutcomeFailure, telemetry.OutcomeTimeout, telemetry.OutcomeMaxPolls,
@@ -282,7 +282,7 @@ func (w *Waiter[I, O]) Remember(ctx context.Context, in I, s Checkpoint) error {
 	}
 	sample := Sample{Pending: max(s.Pending, 0), End: s.End}
 	if s.End == telemetry.OutcomeSuccess {
-		sample.Done = max(since(s.StreakStart), sample.Pending)
+		sample.Ready = max(since(s.StreakStart), sample.Pending)
 	}
 	if _, ok := w.history.(*memoryHistory); ok {
 		return w.history.Add(ctx, w.def.Name, w.historyKey(in), sample)

@@ -94,7 +94,7 @@ func pastWaits(n int) []waiter.Sample {
 	var s []waiter.Sample
 	for range n {
 		done := 9*time.Minute + time.Duration(r.Int64N(int64(time.Minute)))
-		s = append(s, waiter.Sample{Pending: done - 30*time.Second, Done: done, End: "success"})
+		s = append(s, waiter.Sample{Pending: done - 30*time.Second, Ready: done, End: "success"})
 	}
 	return s
 }
@@ -153,7 +153,7 @@ func TestRememberSaysWhatWasSeen(t *testing.T) {
 		done, cancelled := context.WithCancel(t.Context())
 		cancelled()
 		w.Wait(done, time.Now(), time.Hour) // no call
-		want := []waiter.Sample{{Pending: 90 * time.Second, Done: 120 * time.Second, End: "success"}, {Pending: 30 * time.Second, End: "timeout"}}
+		want := []waiter.Sample{{Pending: 90 * time.Second, Ready: 120 * time.Second, End: "success"}, {Pending: 30 * time.Second, End: "timeout"}}
 		if len(h.added) != 2 || h.added[0] != want[0] || h.added[1].End != "timeout" || h.added[1].Pending < 30*time.Second {
 			t.Errorf("recorded %+v, want %+v", h.added, want)
 		}
@@ -175,9 +175,9 @@ func TestBrokenHistoryNeverFailsOrSlows(t *testing.T) {
 		why  string
 	}{
 		{"unreadable", &history{loadErr: errors.New("bolt: database not open")}, "the history could not be read: bolt: database not open"},
-		{"negative", &history{samples: nonsense(waiter.Sample{Pending: -time.Second, Done: time.Second, End: "success"})}, "a negative duration"},
-		{"years", &history{samples: nonsense(waiter.Sample{Pending: 3 * 365 * 24 * time.Hour, Done: 4 * 365 * 24 * time.Hour, End: "success"})}, "a duration over"},
-		{"reversed", &history{samples: nonsense(waiter.Sample{Pending: time.Minute, Done: time.Second, End: "success"})}, "before pending"},
+		{"negative", &history{samples: nonsense(waiter.Sample{Pending: -time.Second, Ready: time.Second, End: "success"})}, "a negative duration"},
+		{"years", &history{samples: nonsense(waiter.Sample{Pending: 3 * 365 * 24 * time.Hour, Ready: 4 * 365 * 24 * time.Hour, End: "success"})}, "a duration over"},
+		{"reversed", &history{samples: nonsense(waiter.Sample{Pending: time.Minute, Ready: time.Second, End: "success"})}, "before pending"},
 		{"unknown end", &history{samples: nonsense(waiter.Sample{Pending: time.Minute, End: "exploded"})}, `an unknown end "exploded"`},
 		{"add fails", &history{addErr: errors.New("disk full")}, "0 past waits, 4 needed"},
 		{"does not answer", &history{block: true}, "context deadline exceeded"},
@@ -356,7 +356,7 @@ func TestOverdue(t *testing.T) {
 		as = waitFor(t, w, 15*time.Minute)
 		longest := time.Duration(0)
 		for _, p := range h.samples[:10] {
-			longest = max(longest, p.Done)
+			longest = max(longest, p.Ready)
 		}
 		overdue := 0
 		for _, a := range as {

@@ -327,7 +327,7 @@ func (f pastFlag) Set(v string) error {
 		if pending < 0 || done < pending {
 			return fmt.Errorf("%s: want 0 <= LO <= HI", d)
 		}
-		*f.s = append(*f.s, waiter.Sample{Pending: pending, Done: done, End: "success"})
+		*f.s = append(*f.s, waiter.Sample{Pending: pending, Ready: done, End: "success"})
 	}
 	return nil
 }

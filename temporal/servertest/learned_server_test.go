@@ -27,7 +27,7 @@ func (h *pastJobs) Load(context.Context, string, string) ([]waiter.Sample, error
 	var s []waiter.Sample
 	for i := range 10 {
 		done := 4800*time.Millisecond + time.Duration(i)*50*time.Millisecond
-		s = append(s, waiter.Sample{Pending: done - 500*time.Millisecond, Done: done, End: "success"})
+		s = append(s, waiter.Sample{Pending: done - 500*time.Millisecond, Ready: done, End: "success"})
 	}
 	return s, nil
 }
@@ -123,7 +123,7 @@ func TestLearnedWaitReplays(t *testing.T) {
 			}
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			if len(h.added) != 1 || h.added[0].End != "success" || h.added[0].Done < 5*time.Second {
+			if len(h.added) != 1 || h.added[0].End != "success" || h.added[0].Ready < 5*time.Second {
 				t.Errorf("the history was told %+v, want the wait's success after 5s", h.added)
 			}
 		})

@@ -232,7 +232,7 @@ func runWorker(env string) {
 	h := waiter.NewMemoryHistory()
 	for i := range cfg.History { // past waits about as long as these
 		done := time.Duration(cfg.Polls-1)*cfg.Delay + time.Duration(i%5)*cfg.Delay/5
-		_ = h.Add(context.Background(), def.Name, "", waiter.Sample{Pending: done - cfg.Delay, Done: done, End: "success"})
+		_ = h.Add(context.Background(), def.Name, "", waiter.Sample{Pending: done - cfg.Delay, Ready: done, End: "success"})
 	}
 	w, err := waiter.New(def, op, waiter.WithDelays(cfg.Delay, cfg.Delay), waiter.WithTelemetry(telemetry.Settings{Off: true}),
 		waiter.WithHistory(h), waiter.WithLearnedSchedule())
