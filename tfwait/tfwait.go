@@ -263,15 +263,22 @@ func Result(out *Refresh, err error) (any, error) {
 			return out.Result, use
 		}
 		return nil, use
-	case (we.Failure == waiter.FailureError || we.Failure == waiter.FailureNeverAppeared) &&
+	case (we.Failure == waiter.FailureError || notFoundLimit(we.Failure)) &&
 		errors.As(we.Err, &re) && re.err != errNilResult:
 		// The refresh's own error (a 404 the waiter counts as not found
 		// among them) ends the wait as the SDK ends it: with that error.
 		return re.Result, re.err
-	case we.Failure == waiter.FailureNeverAppeared:
+	case notFoundLimit(we.Failure):
 		return nil, &retry.NotFoundError{Retries: nilResults(we.Seen)}
 	}
 	return nil, err
+}
+
+// notFoundLimit reports a wait ended by the not-found limit, whether the
+// resource was seen before or not: the SDK's NotFoundChecks tells no
+// difference.
+func notFoundLimit(f waiter.Failure) bool {
+	return f == waiter.FailureNeverAppeared || f == waiter.FailureDisappeared
 }
 
 // nilResults counts the nil results among the answers a wait saw.
