@@ -159,30 +159,9 @@ func (e *Error) Unwrap() []error {
 	return errs
 }
 
-// sortObjects sorts results by namespace and name.
-func sortObjects(objs []ObjectResult) {
-	slices.SortStableFunc(objs, func(a, b ObjectResult) int {
-		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-}
-
 // failed reports whether an object's wait failed: the wait ends.
 func (d *driver) failed() bool {
-	failed := func(m *member) bool { return m != nil && m.done && m.decision == classify.Failure }
-	if failed(d.countWait) {
-		return true
-	}
-	for _, s := range d.sources {
-		for _, m := range s.members {
-			if failed(m) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(d.members(), func(m *member) bool { return m.done && m.decision == classify.Failure })
 }
 
 // decided returns the wait's result if the objects decided it: one
@@ -195,16 +174,13 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 	if d.countWait != nil {
 		return Result{}, nil, false
 	}
-	n := 0
-	for _, s := range d.sources {
-		for _, m := range s.members {
-			if !m.done || m.decision != classify.Success {
-				return Result{}, nil, false
-			}
-			n++
+	ms := d.members()
+	for _, m := range ms {
+		if !m.done || m.decision != classify.Success {
+			return Result{}, nil, false
 		}
 	}
-	if n == 0 {
+	if len(ms) == 0 {
 		// Nothing to wait for: a deletion by selector that found none.
 		return d.result(now), nil, d.settled && d.req.forDeleted()
 	}
@@ -247,9 +223,9 @@ func (d *driver) timeOut(now time.Time) (Result, error) {
 
 // cancelled ends the wait when its context ended.
 func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
-	d.each(func(m *member) {
+	for _, m := range d.members() {
 		if m.done {
-			return
+			continue
 		}
 		m.werr = &waiter.Error{Waiter: waiterName(d.req.For), Input: m.name(), Reason: cause,
 			Attempts: m.cp.Attempts, Elapsed: now.Sub(d.start), Acceptor: -1, Err: m.err}
@@ -257,14 +233,14 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 		d.remember(m)
 		d.emit(Event{Time: now, Ref: m.ref, Decision: m.decision, Reason: m.reason, Message: m.msg,
 			End: telemetry.OutcomeCancelled, Err: m.werr, Object: d.seen(m), Estimate: m.estimate})
-	})
+	}
 	return d.finish(now, cause)
 }
 
-// each calls f with every member: the objects' waits in the order the
-// request names them (those of a selector by namespace and name), then
-// the Count's.
-func (d *driver) each(f func(*member)) {
+// members returns every member: the objects' waits in the order the
+// request names them (those of a selector by namespace and name, as
+// [Result] lists them), then the Count's.
+func (d *driver) members() []*member {
 	var ms []*member
 	for _, s := range d.sources {
 		for _, m := range s.members {
@@ -272,18 +248,16 @@ func (d *driver) each(f func(*member)) {
 		}
 	}
 	slices.SortFunc(ms, byOrder)
-	for _, m := range ms {
-		f(m)
-	}
 	if d.countWait != nil {
-		f(d.countWait)
+		ms = append(ms, d.countWait)
 	}
+	return ms
 }
 
 // result is each object's outcome, with a copy of its object.
 func (d *driver) result(now time.Time) Result {
 	res := Result{Elapsed: now.Sub(d.start)}
-	d.each(func(m *member) {
+	for _, m := range d.members() {
 		o := ObjectResult{Ref: m.ref, Decision: m.decision, End: m.cp.End, Rule: m.rule, Reason: m.reason, Message: m.msg,
 			Err: m.werr}
 		if m.obj != nil {
@@ -296,13 +270,6 @@ func (d *driver) result(now time.Time) Result {
 			o.Name = ""
 		}
 		res.Objects = append(res.Objects, o)
-	})
-	if len(d.sources) == 1 && !d.sources[0].named {
-		n := len(res.Objects)
-		if d.countWait != nil {
-			n--
-		}
-		sortObjects(res.Objects[:n])
 	}
 	return res
 }

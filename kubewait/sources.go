@@ -87,7 +87,9 @@ func (d *driver) unsubscribe() {
 	for _, s := range d.sources {
 		s.sub.unsubscribe()
 	}
-	d.each(func(m *member) { m.pods.unsubscribe() })
+	for _, m := range d.members() {
+		m.pods.unsubscribe()
+	}
 }
 
 // sourceOf returns the source of a named object: its own informer, or

@@ -116,12 +116,8 @@ func (d *driver) run(groups []named) (Result, error) {
 		if !now.Before(d.end) {
 			return d.timeOut(now)
 		}
-		if d.rollout != nil {
-			for _, s := range d.sources {
-				for _, m := range s.members {
-					m.pods.refresh(now)
-				}
-			}
+		for _, m := range d.members() {
+			m.pods.refresh(now)
 		}
 		for _, s := range d.sources {
 			if err := d.refresh(s, now); err != nil {
