@@ -38,9 +38,6 @@ type Client struct {
 
 	mu        sync.Mutex
 	informers map[informerKey]*informer
-	// byName counts the informers of one object by name (a
-	// metadata.name field selector) in each resource and namespace.
-	byName map[resourceIn]int
 }
 
 // ClientOptions configure a Client. The zero value is the default.
@@ -84,7 +81,7 @@ const (
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit, history: opts.History,
-		informers: map[informerKey]*informer{}, byName: map[resourceIn]int{}}
+		informers: map[informerKey]*informer{}}
 	if c.history == nil {
 		c.history = waiter.NewMemoryHistory()
 	}

@@ -44,10 +44,8 @@ type informer struct {
 	why        error
 	noted      bool // the waits heard the watch was restarted since one last opened
 	listFailed bool
-	retries    int // ListAndWatch that ended since a watch delivered an event
-	byName     map[string]map[*subscription]struct{}
-	all        map[*subscription]struct{}
-	refs       int
+	retries    int                    // ListAndWatch that ended since a watch delivered an event
+	subs       map[*subscription]bool // the waits' subscriptions: it ends with the last
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -71,12 +69,6 @@ func (k informerKey) selector(opts metav1.ListOptions) metav1.ListOptions {
 		opts.FieldSelector = nameField(k.name)
 	}
 	return opts
-}
-
-// resourceIn is a resource in a namespace.
-type resourceIn struct {
-	gvr       schema.GroupVersionResource
-	namespace string
 }
 
 // watchMode is where an informer stands.
@@ -114,7 +106,7 @@ func (inf *informer) replace(objs map[string]Object) {
 		inf.failures = 0
 		inf.setModeLocked(modeWatching, nil)
 	}
-	for s := range inf.allSubs() {
+	for s := range inf.subs {
 		s.mu.Lock()
 		s.all = true
 		s.mu.Unlock()
@@ -136,17 +128,13 @@ func (inf *informer) apply(t watch.EventType, obj any) {
 	} else {
 		inf.objs[key] = u.Object
 	}
-	mark := func(s *subscription) {
-		s.mu.Lock()
-		s.dirty[key] = true
-		s.mu.Unlock()
-		s.wakeUp()
-	}
-	for s := range inf.all {
-		mark(s)
-	}
-	for s := range inf.byName[key] {
-		mark(s)
+	for s := range inf.subs {
+		if s.names == nil || s.names[key] {
+			s.mu.Lock()
+			s.dirty[key] = true
+			s.mu.Unlock()
+			s.wakeUp()
+		}
 	}
 }
 
@@ -167,26 +155,12 @@ func (inf *informer) setModeLocked(m watchMode, err error) {
 
 func (inf *informer) noteLocked(what string, err error) {
 	n := watchNote{at: inf.c.clk.Now(), what: what, err: err}
-	for s := range inf.allSubs() {
+	for s := range inf.subs {
 		s.mu.Lock()
 		s.notes = append(s.notes, n)
 		s.mu.Unlock()
 		s.wakeUp()
 	}
-}
-
-// allSubs returns every subscription (inf.mu held).
-func (inf *informer) allSubs() map[*subscription]struct{} {
-	subs := make(map[*subscription]struct{}, len(inf.all))
-	for s := range inf.all {
-		subs[s] = struct{}{}
-	}
-	for _, ss := range inf.byName {
-		for s := range ss {
-			subs[s] = struct{}{}
-		}
-	}
-	return subs
 }
 
 // nameField is the field selector of one object by its name, as kubectl

@@ -216,14 +216,18 @@ func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ns := informerKey{gvr: g.gvr, namespace: g.namespace}
-	in := resourceIn{g.gvr, g.namespace}
-	fresh := 0 // the objects that would need an informer of their own
-	for _, r := range g.refs {
-		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}] == nil {
-			fresh++
+	n := 0 // the informers of one object there, and those the wait would add
+	for k := range c.informers {
+		if k.name != "" && k.gvr == g.gvr && k.namespace == g.namespace {
+			n++
 		}
 	}
-	if c.informers[ns] != nil || c.byName[in]+fresh > namedLimit {
+	for _, r := range g.refs {
+		if c.informers[informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}] == nil {
+			n++
+		}
+	}
+	if c.informers[ns] != nil || n > namedLimit {
 		names := map[string]bool{}
 		for _, r := range g.refs {
 			names[r.String()] = true
@@ -250,28 +254,15 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 	inf := c.informers[key]
 	if inf == nil {
 		ctx, cancel := context.WithCancel(context.Background())
-		inf = &informer{c: c, key: key, objs: map[string]Object{},
-			byName: map[string]map[*subscription]struct{}{}, all: map[*subscription]struct{}{},
+		inf = &informer{c: c, key: key, objs: map[string]Object{}, subs: map[*subscription]bool{},
 			stop: cancel, done: make(chan struct{})}
 		c.informers[key] = inf
-		if key.name != "" {
-			c.byName[resourceIn{key.gvr, key.namespace}]++
-		}
 		defer func() { go inf.run(ctx) }() // once the first wait listens
 	}
-	inf.refs++
 	s := &subscription{inf: inf, names: names, dirty: map[string]bool{}, wake: wake}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	if names == nil {
-		inf.all[s] = struct{}{}
-	}
-	for n := range names {
-		if inf.byName[n] == nil {
-			inf.byName[n] = map[*subscription]struct{}{}
-		}
-		inf.byName[n][s] = struct{}{}
-	}
+	inf.subs[s] = true
 	switch inf.mode {
 	case modeSyncing:
 	case modeFailing, modeForbidden:
@@ -289,26 +280,13 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 // (it returns once the informer's goroutine has ended).
 func (s *subscription) unsubscribe() {
 	inf, c := s.inf, s.inf.c
-	inf.mu.Lock()
-	delete(inf.all, s)
-	for n := range s.names {
-		delete(inf.byName[n], s)
-		if len(inf.byName[n]) == 0 {
-			delete(inf.byName, n)
-		}
-	}
-	inf.mu.Unlock()
 	c.mu.Lock()
-	inf.refs--
-	last := inf.refs == 0
+	inf.mu.Lock()
+	delete(inf.subs, s)
+	last := len(inf.subs) == 0
+	inf.mu.Unlock()
 	if last {
 		delete(c.informers, inf.key)
-		if inf.key.name != "" {
-			in := resourceIn{inf.key.gvr, inf.key.namespace}
-			if c.byName[in]--; c.byName[in] == 0 {
-				delete(c.byName, in)
-			}
-		}
 	}
 	c.mu.Unlock()
 	if last {
