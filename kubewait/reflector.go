@@ -282,17 +282,11 @@ func cacheObject(obj any) (*unstructured.Unstructured, bool) {
 	return u, ok
 }
 
-// reflectorClock is the Client's clock as the Reflector reads time.
-type reflectorClock struct{ clk clock.Clock }
+// reflectorClock is the Client's clock as the Reflector reads time: its
+// timers are the one thing it does not say as k8s.io/utils/clock does.
+type reflectorClock struct{ clock.Clock }
 
-func (c reflectorClock) Now() time.Time                         { return c.clk.Now() }
-func (c reflectorClock) Since(t time.Time) time.Duration        { return c.clk.Since(t) }
-func (c reflectorClock) After(d time.Duration) <-chan time.Time { return c.clk.After(d) }
-func (c reflectorClock) Sleep(d time.Duration)                  { c.clk.Sleep(d) }
-func (c reflectorClock) Tick(d time.Duration) <-chan time.Time  { return c.clk.Ticker(d).C }
-func (c reflectorClock) NewTimer(d time.Duration) k8sclock.Timer {
-	return reflectorTimer{c.clk.Timer(d)}
-}
+func (c reflectorClock) NewTimer(d time.Duration) k8sclock.Timer { return reflectorTimer{c.Timer(d)} }
 
 type reflectorTimer struct{ t *clock.Timer }
 

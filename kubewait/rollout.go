@@ -67,20 +67,31 @@ type RolloutOptions struct {
 	Events time.Duration
 }
 
-// The defaults of RolloutOptions.
-const (
-	defaultRolloutWindow = 30 * time.Second
-	defaultConfig        = 90 * time.Second
-	defaultCrashLoop     = 90 * time.Second
-	defaultRestarts      = 2
-	defaultUnschedulable = 4 * time.Minute
-	defaultQuota         = 3 * time.Minute
-	defaultEvents        = 2 * time.Minute
-)
-
-// rolloutAnnotations are the workload annotations that override
-// RolloutOptions, by option.
+// rolloutAnnotation prefixes the workload annotations that override
+// RolloutOptions, one an option.
 const rolloutAnnotation = "rollout.waitable.dev/"
+
+// rolloutOption is one of RolloutOptions: the name of its annotation and
+// of its field, where it is, and its default.
+type rolloutOption struct {
+	annotation, field string
+	d                 *time.Duration // the duration it sets, or
+	n                 *int           // the count (Restarts)
+	def               time.Duration  // a count, for Restarts
+}
+
+// options returns o's options, in the order of RolloutOptions.
+func (o *RolloutOptions) options() []rolloutOption {
+	return []rolloutOption{
+		{annotation: "window", field: "Window", d: &o.Window, def: 30 * time.Second},
+		{annotation: "config", field: "Config", d: &o.Config, def: 90 * time.Second},
+		{annotation: "crash-loop", field: "CrashLoop", d: &o.CrashLoop, def: 90 * time.Second},
+		{annotation: "restarts", field: "Restarts", n: &o.Restarts, def: 2},
+		{annotation: "unschedulable", field: "Unschedulable", d: &o.Unschedulable, def: 4 * time.Minute},
+		{annotation: "quota", field: "Quota", d: &o.Quota, def: 3 * time.Minute},
+		{annotation: "events", field: "Events", d: &o.Events, def: 2 * time.Minute},
+	}
+}
 
 // Rollout is the rule that an object's rollout is done, failing as soon as
 // its current revision cannot make progress: `waitable kube
@@ -171,51 +182,29 @@ func (rolloutRule) describe(obj Object) (reason, message string) {
 
 func (rolloutRule) name() string { return "KubeRollout" }
 
-// fields returns the options that a duration or a count sets, by the
-// name of their annotation.
-func (o *RolloutOptions) fields() (durations map[string]*time.Duration, restarts *int) {
-	return map[string]*time.Duration{"window": &o.Window, "config": &o.Config, "crash-loop": &o.CrashLoop,
-		"unschedulable": &o.Unschedulable, "quota": &o.Quota, "events": &o.Events}, &o.Restarts
-}
-
 // check rejects negative options, naming each.
 func (o RolloutOptions) check() error {
 	var errs []error
-	durations, restarts := o.fields()
-	for _, name := range rolloutOptionNames {
-		if d := durations[name]; d != nil && *d < 0 {
-			errs = append(errs, fmt.Errorf("rollout: %s %v is negative", optionField[name], *d))
+	for _, opt := range o.options() {
+		switch {
+		case opt.d != nil && *opt.d < 0:
+			errs = append(errs, fmt.Errorf("rollout: %s %v is negative", opt.field, *opt.d))
+		case opt.n != nil && *opt.n < 0:
+			errs = append(errs, fmt.Errorf("rollout: %s %d is negative", opt.field, *opt.n))
 		}
-	}
-	if *restarts < 0 {
-		errs = append(errs, fmt.Errorf("rollout: Restarts %d is negative", *restarts))
 	}
 	return errors.Join(errs...)
 }
 
-// rolloutOptionNames are the options' annotation names, in the order of
-// RolloutOptions; optionField the field each sets.
-var (
-	rolloutOptionNames = []string{"window", "config", "crash-loop", "restarts", "unschedulable", "quota", "events"}
-	optionField        = map[string]string{"window": "Window", "config": "Config", "crash-loop": "CrashLoop",
-		"restarts": "Restarts", "unschedulable": "Unschedulable", "quota": "Quota", "events": "Events"}
-)
-
 // withDefaults fills in the options left zero.
 func (o RolloutOptions) withDefaults() RolloutOptions {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
+	for _, opt := range o.options() {
+		switch {
+		case opt.d != nil && *opt.d == 0:
+			*opt.d = opt.def
+		case opt.n != nil && *opt.n == 0:
+			*opt.n = int(opt.def)
 		}
-	}
-	def(&o.Window, defaultRolloutWindow)
-	def(&o.Config, defaultConfig)
-	def(&o.CrashLoop, defaultCrashLoop)
-	def(&o.Unschedulable, defaultUnschedulable)
-	def(&o.Quota, defaultQuota)
-	def(&o.Events, defaultEvents)
-	if o.Restarts == 0 {
-		o.Restarts = defaultRestarts
 	}
 	return o
 }
@@ -224,28 +213,27 @@ func (o RolloutOptions) withDefaults() RolloutOptions {
 // names the first annotation that does not parse.
 func (o RolloutOptions) annotated(obj Object) (RolloutOptions, error) {
 	ann := (&unstructured.Unstructured{Object: obj}).GetAnnotations()
-	durations, restarts := o.fields()
-	for _, name := range rolloutOptionNames {
-		v, ok := ann[rolloutAnnotation+name]
+	for _, opt := range o.options() {
+		v, ok := ann[rolloutAnnotation+opt.annotation]
 		if !ok {
 			continue
 		}
 		bad := func(want string) error {
-			return fmt.Errorf("annotation %s%s: %q is not %s", rolloutAnnotation, name, v, want)
+			return fmt.Errorf("annotation %s%s: %q is not %s", rolloutAnnotation, opt.annotation, v, want)
 		}
-		if name == "restarts" {
+		if opt.n != nil {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return o, bad("a count (0 or more)")
 			}
-			*restarts = n
+			*opt.n = n
 			continue
 		}
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			return o, bad(`a duration ("90s", "5m")`)
 		}
-		*durations[name] = d
+		*opt.d = d
 	}
 	return o.withDefaults(), nil
 }
