@@ -8,8 +8,6 @@ import (
 	"unicode"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/waitable/waitable/classify"
 )
 
 // Condition is the rule that the object's status has a condition of type
@@ -46,11 +44,9 @@ type conditionRule struct{ condType, status string }
 // jobComplete is when a Job's rollout is done.
 var jobComplete = conditionRule{condType: "Complete", status: "True"}
 
-func (conditionRule) acceptors(classify.State) []classify.Acceptor { return nil }
-
 // matches is kubectl wait's test of a condition (k8s.io/kubectl's
 // pkg/cmd/wait): the first condition of the type, its status in any case,
-// and not behind the object's generation.
+// and not behind the object's generation. It never errs.
 func (r conditionRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
 
 func (r conditionRule) holds(obj Object) bool {

@@ -5,14 +5,13 @@ import "github.com/waitable/waitable/classify"
 // Created is the rule that the object exists: kubectl wait's --for=create.
 // Unlike kubectl, which polls for it every 500 ms, the wait learns of the
 // object from its watch.
-func Created() Rule { return Rule{is: createdRule{}, text: "create"}.compiled() }
-
-// createdRule is Created's rule: any answer that is not an error.
-type createdRule struct{ acceptorRule }
-
-func (createdRule) acceptors(state classify.State) []classify.Acceptor {
-	yes := true
-	return []classify.Acceptor{{State: state, Matcher: classify.Matcher{Success: &yes}}}
+func Created() Rule {
+	yes := true // any answer that is not an error
+	return Rule{is: createdRule{}, text: "create",
+		accs: []classify.Acceptor{{State: classify.Success, Matcher: classify.Matcher{Success: &yes}}}}.compiled()
 }
+
+// createdRule is Created's rule.
+type createdRule struct{}
 
 func (createdRule) name() string { return "KubeCreated" }

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"k8s.io/client-go/util/jsonpath"
-
-	"github.com/waitable/waitable/classify"
 )
 
 // JSONPath is the rule that kubectl's JSONPath expr gives value: kubectl
@@ -85,8 +83,6 @@ func (r jsonPathRule) parse() (*jsonpath.JSONPath, error) {
 	}
 	return j, nil
 }
-
-func (jsonPathRule) acceptors(classify.State) []classify.Acceptor { return nil }
 
 // matches is kubectl wait's test: no value does not match; more than
 // one value, or a value that is an object or a list, is an error.

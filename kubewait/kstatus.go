@@ -3,8 +3,6 @@ package kubewait
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-
-	"github.com/waitable/waitable/classify"
 )
 
 // Current is the rule that kstatus (sigs.k8s.io/cli-utils, what Helm 4
@@ -24,8 +22,6 @@ func Failed() Rule {
 
 // kstatusRule is Current's and Failed's rule: kstatus computes the status.
 type kstatusRule struct{ status status.Status }
-
-func (kstatusRule) acceptors(classify.State) []classify.Acceptor { return nil }
 
 func (r kstatusRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
 

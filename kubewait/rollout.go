@@ -8,8 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-
-	"github.com/waitable/waitable/classify"
 )
 
 // RolloutOptions tune [Rollout]: how long each cause of trouble must last
@@ -162,8 +160,6 @@ func Rollout(opts RolloutOptions) Rule {
 // rolloutRule is Rollout's rule: done as kstatus's Current (a Job once
 // complete); what fails it, the podWatch of each object tells.
 type rolloutRule struct{ opts RolloutOptions }
-
-func (rolloutRule) acceptors(classify.State) []classify.Acceptor { return nil }
 
 func (rolloutRule) matches(obj Object) (bool, error) {
 	switch {

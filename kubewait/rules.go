@@ -2,6 +2,7 @@ package kubewait
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/waitable/waitable/classify"
@@ -22,36 +23,33 @@ type Rule struct {
 	text string // as kubectl writes it
 	is   rule   // nil: the zero Rule
 	err  error
-	// set is the rule's acceptors, compiled once with the rule (nil for
-	// a Go matcher).
-	set *classify.Set[Ref, Object]
+	// accs are the rule's Smithy acceptors of success, and set those
+	// compiled once with the rule (nil for a Go matcher).
+	accs []classify.Acceptor
+	set  *classify.Set[Ref, Object]
 }
 
 // rule is what one kind of Rule tests, each in a file named after it:
 // kubectl wait's condition, jsonpath, create and delete, kstatus's
-// verdict, and the rollout.
+// verdict, and the rollout. Create and delete are acceptors (Rule.accs);
+// the others are Go matchers.
 type rule interface {
-	// acceptors returns the rule as Smithy acceptors ending a wait in
-	// state, or nil for a rule that is a Go matcher (matches).
-	acceptors(state classify.State) []classify.Acceptor
-	// matches reports whether a Go matcher's rule holds of obj, which
-	// exists; an error says that obj cannot meet the rule (kubectl's
-	// "given jsonpath expression matches more than one value").
-	matches(obj Object) (bool, error)
-	// describe returns what the rule reads of obj, which exists, for an
-	// object's outcome and events.
-	describe(obj Object) (reason, message string)
 	// name names a waiter of this rule alone, in the Smithy
 	// specification's UpperCamelCase.
 	name() string
 }
 
-// acceptorRule is the part of a rule that is Smithy acceptors: it has no
-// Go matcher, and reads nothing of the object for events.
-type acceptorRule struct{}
-
-func (acceptorRule) matches(Object) (bool, error)             { return false, nil }
-func (acceptorRule) describe(Object) (reason, message string) { return "", "" }
+// A matcher is a rule that is a Go matcher.
+type matcher interface {
+	rule
+	// matches reports whether the rule holds of obj, which exists; an
+	// error says that obj cannot meet the rule (kubectl's "given
+	// jsonpath expression matches more than one value").
+	matches(obj Object) (bool, error)
+	// describe returns what the rule reads of obj, which exists, for an
+	// object's outcome and events.
+	describe(obj Object) (reason, message string)
+}
 
 // String returns the rule as `kubectl wait --for` writes it
 // ("condition=Ready", "jsonpath={.status.phase}=Running", "create",
@@ -134,9 +132,7 @@ func splitJSONPath(arg string) []string {
 
 // compiled returns r with its acceptors compiled.
 func (r Rule) compiled() Rule {
-	if accs := r.acceptors(classify.Success); accs != nil && r.err == nil {
-		r.set, r.err = classify.Compile[Ref, Object](accs)
-	}
+	r.set, r.err = classify.Compile[Ref, Object](r.accs)
 	return r
 }
 
@@ -144,10 +140,11 @@ func (r Rule) compiled() Rule {
 // a wait in state, for a waiter whose output is the object and whose
 // input is its [Ref]; nil for a Go matcher.
 func (r Rule) acceptors(state classify.State) []classify.Acceptor {
-	if r.is == nil {
-		return nil
+	accs := slices.Clone(r.accs)
+	for i := range accs {
+		accs[i].State = state
 	}
-	return r.is.acceptors(state)
+	return accs
 }
 
 // Matches reports whether the rule holds for obj (nil: the object does
@@ -170,7 +167,7 @@ func (r Rule) holds(ref Ref, obj Object, err error) bool {
 	case obj == nil || err != nil:
 		return false
 	}
-	ok, merr := r.is.matches(obj)
+	ok, merr := r.is.(matcher).matches(obj)
 	return ok && merr == nil
 }
 
@@ -180,7 +177,7 @@ func (r Rule) fault(obj Object) error {
 	if r.is == nil || r.set != nil || obj == nil {
 		return nil
 	}
-	_, err := r.is.matches(obj)
+	_, err := r.is.(matcher).matches(obj)
 	return err
 }
 
@@ -188,13 +185,14 @@ func (r Rule) fault(obj Object) error {
 // events: a condition's reason and message, a JSONPath's value, kstatus's
 // status and message; NotFound for an object that does not exist.
 func (r Rule) describe(obj Object) (reason, message string) {
+	m, ok := r.is.(matcher)
 	switch {
 	case obj == nil:
 		return "NotFound", ""
-	case r.is == nil:
-		return "", ""
+	case !ok:
+		return "", "" // the zero Rule, or acceptors: they read nothing
 	}
-	return r.is.describe(obj)
+	return m.describe(obj)
 }
 
 // rollout returns the options of a Rollout rule, and whether r is one.
