@@ -154,13 +154,20 @@ func (inf *informer) setModeLocked(m watchMode, err error) {
 }
 
 func (inf *informer) noteLocked(what string, err error) {
-	n := watchNote{at: inf.c.clk.Now(), what: what, err: err}
+	n := inf.note(what, err)
 	for s := range inf.subs {
 		s.mu.Lock()
 		s.notes = append(s.notes, n)
 		s.mu.Unlock()
 		s.wakeUp()
 	}
+}
+
+// note is the event of what happened to the informer's watch: its Ref is
+// the informer's resource and namespace, and its object if it has one.
+func (inf *informer) note(what string, err error) Event {
+	return Event{Time: inf.c.clk.Now(), Watch: what, Err: err,
+		Ref: Ref{Resource: inf.key.gvr, Namespace: inf.key.namespace, Name: inf.key.name}}
 }
 
 // nameField is the field selector of one object by its name, as kubectl

@@ -164,7 +164,7 @@ func (pw *podWatch) refresh(now time.Time) {
 	for _, s := range pw.subscriptions() {
 		dirty, all, notes := s.take()
 		for _, n := range notes {
-			pw.d.emit(Event{Time: n.at, Ref: Ref{Resource: s.inf.key.gvr, Namespace: s.inf.key.namespace}, Watch: n.what, Err: n.err})
+			pw.d.emit(n)
 		}
 		changed = changed || all
 		for key := range dirty {

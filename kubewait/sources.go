@@ -25,11 +25,6 @@ type source struct {
 
 func (s *source) polling() bool { return s.mode == modeFailing || s.mode == modeForbidden }
 
-// ref names the source in the events of its watch: its resource and
-// namespace, and the object of an informer of one object.
-func (s *source) ref() Ref {
-	return Ref{Resource: s.key.gvr, Namespace: s.key.namespace, Name: s.key.name}
-}
 
 // A subscription is one wait's interest in an informer: the names it
 // waits for (nil: every object). The informer marks what changed, and
@@ -41,15 +36,8 @@ type subscription struct {
 
 	mu    sync.Mutex
 	dirty map[string]bool
-	all   bool        // every object changed (a list)
-	notes []watchNote // what happened to the watch
-}
-
-// watchNote is a change of the watch, for the wait's events.
-type watchNote struct {
-	at   time.Time
-	what string
-	err  error
+	all   bool    // every object changed (a list)
+	notes []Event // what happened to the watch, for the wait's events
 }
 
 // namedLimit is how many objects of one resource in one namespace a
@@ -117,8 +105,8 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	s.mode = s.sub.state()
 	dirty, all, notes := s.sub.take()
 	for _, n := range notes {
-		d.emit(Event{Time: n.at, Ref: s.ref(), Watch: n.what, Err: n.err})
-		if n.what == WatchPolling || n.what == WatchWatching {
+		d.emit(n)
+		if n.Watch == WatchPolling || n.Watch == WatchWatching {
 			for _, m := range s.members {
 				m.next = now // poll, or judge from the watch, at once
 			}
@@ -267,7 +255,7 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 	case modeSyncing:
 	case modeFailing, modeForbidden:
 		// The new wait hears what the others heard: it must poll.
-		s.notes = append(s.notes, watchNote{at: c.clk.Now(), what: WatchPolling, err: inf.err})
+		s.notes = append(s.notes, inf.note(WatchPolling, inf.err))
 		fallthrough
 	default:
 		s.all = true
@@ -303,7 +291,7 @@ func (s *subscription) wakeUp() {
 }
 
 // take returns what changed since the last take.
-func (s *subscription) take() (dirty map[string]bool, all bool, notes []watchNote) {
+func (s *subscription) take() (dirty map[string]bool, all bool, notes []Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dirty, all, notes = s.dirty, s.all, s.notes
