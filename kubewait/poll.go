@@ -135,15 +135,11 @@ func (d *driver) token() bool {
 		r.CancelAt(now)
 		return false
 	}
-	t := clk.Timer(delay)
-	defer t.Stop()
-	select {
-	case <-d.ctx.Done():
+	if !sleep(d.ctx, clk, delay) {
 		r.CancelAt(clk.Now())
 		return false
-	case <-t.C:
-		return true
 	}
+	return true
 }
 
 // noToken puts off to the deadline the polls that the rate limit has no

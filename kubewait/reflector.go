@@ -54,20 +54,19 @@ func (inf *informer) run(ctx context.Context) {
 		Name: inf.key.String(), Logger: &quiet, Clock: reflectorClock{inf.c.clk}})
 	for {
 		_ = r.ListAndWatchWithContext(ctx) // its failures reach the informer through lw
-		if !inf.backOff(ctx) {
+		inf.mu.Lock()
+		inf.retries++
+		delay := inf.c.backoff.Delay(inf.retries, 0)
+		inf.mu.Unlock()
+		if !sleep(ctx, inf.c.clk, delay) {
 			return
 		}
 	}
 }
 
-// backOff sleeps for the Client's backoff after the Reflector's
-// ListAndWatch ended, and reports whether ctx is still alive.
-func (inf *informer) backOff(ctx context.Context) bool {
-	inf.mu.Lock()
-	inf.retries++
-	delay := inf.c.backoff.Delay(inf.retries, 0)
-	inf.mu.Unlock()
-	t := inf.c.clk.Timer(delay)
+// sleep sleeps for d on clk, and reports whether ctx is still alive.
+func sleep(ctx context.Context, clk clock.Clock, d time.Duration) bool {
+	t := clk.Timer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

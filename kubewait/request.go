@@ -256,12 +256,8 @@ func (d *driver) resolve(ctx context.Context) ([]named, error) {
 		if delay <= 0 || ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: the API server could not be reached: %w", waiter.ErrTimeout, err)
 		}
-		t := clk.Timer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, clk, delay) {
 			return nil, context.Cause(ctx)
-		case <-t.C:
 		}
 	}
 }
