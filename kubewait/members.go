@@ -370,10 +370,6 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	d.judge(m, nil, &classify.CallError{Err: few, Code: "NotFound", StatusCode: http.StatusNotFound}, now, 0) // the Count's answer while fewer objects match
 }
 
-func (d *driver) noObjects(s *source) error {
-	return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
-}
-
 // isRollout reports whether r is a Rollout rule.
 func isRollout(r Rule) bool {
 	_, ok := r.rollout()

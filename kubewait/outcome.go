@@ -182,7 +182,7 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 	}
 	if len(ms) == 0 {
 		// Nothing to wait for: a deletion by selector that found none.
-		return d.result(now), nil, d.settled && d.req.forDeleted()
+		return d.result(now), nil, d.sources[0].synced && d.req.forDeleted()
 	}
 	return d.result(now), nil, true
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -98,16 +99,8 @@ func (d *driver) pollList(s *source, first bool) error {
 		return nil // the informer lists again, and says when it can
 	}
 	s.synced = s.synced || first
-	if first || d.count > 0 {
-		for k := range objs {
-			if s.members[k] == nil {
-				d.addMember(s, s.refOf(k))
-			}
-		}
-		d.settled = d.settled || first
-		if first && len(s.members) == 0 && !d.req.forDeleted() {
-			return d.noObjects(s)
-		}
+	if err := d.join(s, slices.Collect(maps.Keys(objs)), first || d.count > 0); err != nil {
+		return err
 	}
 	for key, m := range s.members {
 		if !m.done {

@@ -2,6 +2,7 @@ package kubewait
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -116,7 +117,7 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	case s.mode == modeWatching:
 		if !s.synced {
 			s.synced, all = true, true
-			if err := d.join(s); err != nil {
+			if err := d.join(s, s.sub.keys(), !s.named && d.count == 0); err != nil {
 				return err
 			}
 		}
@@ -127,19 +128,20 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	return nil
 }
 
-// join settles the members of a wait by selector without a count: the
-// objects the informer has when it has first listed (none is
-// ErrNoObjects).
-func (d *driver) join(s *source) error {
-	if s.named || d.count > 0 {
+// join adds, if add, the objects of keys to the members of a wait by
+// selector: without a count, those its first list found (none is
+// ErrNoObjects); with one, those that match as they come.
+func (d *driver) join(s *source, keys []string, add bool) error {
+	if !add {
 		return nil
 	}
-	for _, k := range s.sub.keys() {
-		d.addMember(s, s.refOf(k))
+	for _, k := range keys {
+		if s.members[k] == nil {
+			d.addMember(s, s.refOf(k))
+		}
 	}
-	d.settled = true
-	if len(s.members) == 0 && !d.req.forDeleted() {
-		return d.noObjects(s)
+	if d.count == 0 && len(s.members) == 0 && !d.req.forDeleted() {
+		return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
 	}
 	return nil
 }

@@ -75,7 +75,6 @@ type driver struct {
 	// those of the first list); countWait is its wait while fewer match.
 	count     int
 	countWait *member
-	settled   bool // the members of a wait by selector are known
 	// rollout is the request's Rollout rule, if it has one: each member
 	// follows its object's pods (member.pods).
 	rollout    *Rule
