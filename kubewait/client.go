@@ -10,7 +10,6 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -150,17 +149,12 @@ func discoveryFor(cfg *rest.Config) (discovery.DiscoveryInterface, error) {
 	return disc, nil
 }
 
-// onceOnly is a REST client whose requests client-go does not retry.
+// onceOnly is a REST client whose reads client-go does not retry. The
+// Client only reads: a GET, a LIST and a WATCH, which the dynamic client
+// each makes with Get.
 type onceOnly struct{ rest.Interface }
 
-func (c onceOnly) Verb(verb string) *rest.Request { return c.Interface.Verb(verb).MaxRetries(0) }
-func (c onceOnly) Get() *rest.Request             { return c.Interface.Get().MaxRetries(0) }
-func (c onceOnly) Post() *rest.Request            { return c.Interface.Post().MaxRetries(0) }
-func (c onceOnly) Put() *rest.Request             { return c.Interface.Put().MaxRetries(0) }
-func (c onceOnly) Patch(pt types.PatchType) *rest.Request {
-	return c.Interface.Patch(pt).MaxRetries(0)
-}
-func (c onceOnly) Delete() *rest.Request { return c.Interface.Delete().MaxRetries(0) }
+func (c onceOnly) Get() *rest.Request { return c.Interface.Get().MaxRetries(0) }
 
 // resource returns the dynamic client of gvr in namespace ("" for every
 // namespace, or a cluster-scoped resource).

@@ -219,13 +219,7 @@ func (req Request) check() error {
 func (req Request) forDeleted() bool { return len(req.For) == 1 && req.For[0].isDeleted() }
 
 // forCreated reports whether the request waits for creation alone.
-func (req Request) forCreated() bool {
-	if len(req.For) != 1 {
-		return false
-	}
-	_, ok := req.For[0].is.(createdRule)
-	return ok
-}
+func (req Request) forCreated() bool { return len(req.For) == 1 && req.For[0].is == createdRule{} }
 
 // named is a wait's named objects of one resource in one namespace, and
 // the place of each among the objects the request names.
@@ -290,7 +284,7 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 				err = fmt.Errorf("the server has no kind %s: %w", o.Kind.GroupKind(), err)
 			}
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s %s: %w", objectsField(i), o.kindName(), err))
+				errs = append(errs, fmt.Errorf("Objects[%d] %s: %w", i, o.kindName(), err))
 				continue
 			}
 			o.Resource, namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
@@ -301,8 +295,8 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 			o.Namespace = req.Namespace
 		}
 		if namespaced && o.Namespace == "" {
-			errs = append(errs, fmt.Errorf("%s %s: a %s is namespaced, and neither it nor the Request names a namespace",
-				objectsField(i), o.kindName(), o.Kind.Kind))
+			errs = append(errs, fmt.Errorf("Objects[%d] %s: a %s is namespaced, and neither it nor the Request names a namespace",
+				i, o.kindName(), o.Kind.Kind))
 			continue
 		}
 		add(o, len(req.Names)+i)
@@ -325,6 +319,3 @@ func (c *Client) mapping(ctx context.Context, gvk schema.GroupVersionKind) (*met
 	}
 	return c.mapper.RESTMapping(gvk.GroupKind(), versions...)
 }
-
-// objectsField names the Request's i'th object reference in an error.
-func objectsField(i int) string { return fmt.Sprintf("Objects[%d]", i) }

@@ -202,7 +202,4 @@ func (r Rule) rollout() (RolloutOptions, bool) {
 }
 
 // isDeleted reports whether r is kubectl's --for=delete.
-func (r Rule) isDeleted() bool {
-	_, ok := r.is.(deletedRule)
-	return ok
-}
+func (r Rule) isDeleted() bool { return r.is == deletedRule{} }
