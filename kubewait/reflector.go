@@ -84,16 +84,8 @@ func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 // list is the Reflector's LIST, a page at a time.
 func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	l, err := inf.c.resource(inf.key.gvr, inf.key.namespace).List(ctx, inf.key.selector(opts))
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	switch {
-	case err == nil || ctx.Err() != nil:
-	case expired(err):
-		// The pager lists again as a whole (a continue token), or the
-		// Reflector from the latest version: no failure, a reason.
-		inf.why = apiError(err)
-	default:
-		inf.failedLocked(err, true)
+	if err != nil && ctx.Err() == nil {
+		inf.failed(err, true)
 	}
 	return l, err
 }
@@ -102,43 +94,49 @@ func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime
 // the informer whether the watch works.
 func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := inf.c.resource(inf.key.gvr, inf.key.namespace).Watch(ctx, inf.key.selector(opts))
+	if err != nil {
+		if ctx.Err() == nil {
+			inf.failed(err, false)
+		}
+		return nil, err
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.why != nil && !relistAfter(inf.why) && inf.mode == modeWatching && !inf.noted {
+		inf.noteLocked(WatchRestarted, inf.why) // after a refused connection or a 429: no list
+	}
+	inf.why, inf.noted = nil, false
+	var early time.Time // before it, a watch that ends with no event failed
+	if opts.TimeoutSeconds != nil {
+		early = inf.c.clk.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second / 2)
+	}
+	return newSeenWatch(inf, w, early), nil
+}
+
+// failed records a failure of the list (list) or of the watch. An
+// expired resource version (or continue token), or a watch's that is too
+// large, is no failure but a reason: the pager lists again as a whole,
+// or the Reflector from the latest version. A forbidden one stops the
+// informer; failuresBeforePolling in a row make the waits poll.
+func (inf *informer) failed(err error, list bool) {
+	err = apiError(err)
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	switch {
-	case err == nil:
-		if inf.why != nil && !relistAfter(inf.why) && inf.mode == modeWatching && !inf.noted {
-			inf.noteLocked(WatchRestarted, inf.why) // after a refused connection or a 429: no list
-		}
-		inf.why, inf.noted = nil, false
-		var early time.Time // before it, a watch that ends with no event failed
-		if opts.TimeoutSeconds != nil {
-			early = inf.c.clk.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second / 2)
-		}
-		return newSeenWatch(inf, w, early), nil
-	case ctx.Err() != nil:
-	case relistAfter(err):
-		inf.why = apiError(err) // the Reflector lists again: no failure
-	default:
-		inf.failedLocked(err, false)
-	}
-	return nil, err
-}
-
-// failedLocked counts a failure of the list or the watch: a forbidden one
-// stops the informer; failuresBeforePolling in a row make the waits poll.
-func (inf *informer) failedLocked(err error, list bool) {
-	err = apiError(err)
-	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsMethodNotSupported(err) {
+	case inf.mode == modeForbidden: // stopped
+	case expired(err) || !list && relistAfter(err):
+		inf.why = err
+	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsMethodNotSupported(err):
 		inf.setModeLocked(modeForbidden, err)
 		inf.stop()
-		return
-	}
-	inf.why, inf.listFailed = err, list
-	if list {
-		inf.why = nil // a list's failure is no watch's: no restarted event
-	}
-	if inf.failures++; inf.failures >= failuresBeforePolling {
-		inf.setModeLocked(modeFailing, err)
+	default:
+		inf.why, inf.listFailed = err, list
+		if list {
+			inf.why = nil // a list's failure is no watch's: no restarted event
+		}
+		if inf.failures++; inf.failures >= failuresBeforePolling {
+			inf.setModeLocked(modeFailing, err)
+		}
 	}
 }
 
@@ -187,7 +185,7 @@ func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch 
 			case ev, ok := <-w.ResultChan():
 				if !ok {
 					if !delivered && !failed && (early.IsZero() || inf.c.clk.Now().Before(early)) {
-						inf.watchEnded()
+						inf.failed(errShortWatch, false)
 					}
 					return
 				}
@@ -196,7 +194,7 @@ func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch 
 			switch {
 			case e.Type == watch.Error:
 				failed = true
-				inf.watchError(apierrors.FromObject(e.Object))
+				inf.failed(apierrors.FromObject(e.Object), false)
 			case !delivered:
 				delivered = true
 				inf.works()
@@ -218,26 +216,6 @@ func (s *seenWatch) ResultChan() <-chan watch.Event { return s.out }
 func (s *seenWatch) Stop() {
 	s.once.Do(func() { close(s.stop) })
 	s.w.Stop()
-}
-
-// watchError records the error a watch's ERROR event carried.
-func (inf *informer) watchError(err error) {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	if relistAfter(err) {
-		inf.why = apiError(err)
-		return
-	}
-	inf.failedLocked(err, false)
-}
-
-// watchEnded records a watch that ended too soon, with no event.
-func (inf *informer) watchEnded() {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	if inf.mode != modeForbidden {
-		inf.failedLocked(errShortWatch, false)
-	}
 }
 
 // works records a watch that delivered an event: its failures are over,
