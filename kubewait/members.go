@@ -54,9 +54,8 @@ type objectWaiter struct {
 	// rollout is the index of the acceptor of a Rollout rule's failure
 	// (-1: none). The object's pods decide it, not the object: the
 	// driver judges them, and gives the acceptor's verdict (see step).
+	// The rule's progress is rolloutProgress's.
 	rollout int
-	// progress reads a rollout's share done (nil: no Rollout rule).
-	progress func(Object) float64
 }
 
 // newObjectWaiter builds the waiter of the objects of req: success when
@@ -98,7 +97,7 @@ func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 	}
 	for _, r := range req.For {
 		if _, ok := r.rollout(); ok && ow.rollout < 0 {
-			ow.rollout, ow.progress = custom, rolloutProgress
+			ow.rollout = custom
 			match(classify.Failure, r.text, func(Ref, Object, error) bool { return false })
 			opts = append(opts, waiter.WithProgress(rolloutProgress))
 		}
@@ -143,15 +142,13 @@ func rulesText(rules []Rule) string {
 	return strings.Join(texts, ", ")
 }
 
-// waiterName names the waiter after its For rule, in the Smithy
-// specification's UpperCamelCase: KubeConditionReady, KubeJSONPath,
-// KubeCreated, KubeDeleted, KubeCurrent; KubeRules for several.
+// waiterName names the waiter after its For rule (a request's rules are
+// checked), in the Smithy specification's UpperCamelCase:
+// KubeConditionReady, KubeJSONPath, KubeCreated, KubeDeleted,
+// KubeCurrent; KubeRules for several.
 func waiterName(rules []Rule) string {
-	switch {
-	case len(rules) != 1:
+	if len(rules) != 1 {
 		return "KubeRules"
-	case rules[0].is == nil:
-		return "Kube"
 	}
 	return rules[0].is.name()
 }
@@ -201,8 +198,8 @@ func (d *driver) step(m *member, ans waiter.Answer[Object], now time.Time) {
 	if m.pods != nil && j.State != classify.Success && m.pods.failure(now) != nil {
 		j.Acceptor, j.Matcher, j.State, j.Message = d.w.rollout, d.rollout.text, classify.Failure, ""
 	}
-	if d.w.progress != nil && ans.Err == nil && ans.Output != nil {
-		if f := d.w.progress(ans.Output); f > 0 { // as the waiter reads WithProgress
+	if d.w.rollout >= 0 && ans.Err == nil && ans.Output != nil {
+		if f := rolloutProgress(ans.Output); f > 0 { // as the waiter reads WithProgress
 			j.Progress = min(f, 1)
 		}
 	}
