@@ -55,13 +55,14 @@ const namedLimit = 10
 // (see [Client.subscribeNames]), or the one of its selector.
 func (d *driver) subscribe(groups []named) {
 	for _, g := range groups {
-		for _, s := range d.c.subscribeNames(g, d.wake) {
-			s.named = true
-			s.members = map[string]*member{}
-			d.sources = append(d.sources, s)
-		}
+		sources := d.c.subscribeNames(g, d.wake)
+		d.sources = append(d.sources, sources...)
 		for i, ref := range g.refs {
-			d.addMember(d.sourceOf(ref), ref).order = g.order[i]
+			s := sources[0] // the namespace's informer, or the object's own
+			if len(sources) > 1 {
+				s = sources[i]
+			}
+			d.addMember(s, ref).order = g.order[i]
 		}
 	}
 	if len(groups) == 0 {
@@ -79,24 +80,6 @@ func (d *driver) unsubscribe() {
 	for _, m := range d.members() {
 		m.pods.unsubscribe()
 	}
-}
-
-// sourceOf returns the source of a named object: its own informer, or
-// its namespace's.
-func (d *driver) sourceOf(ref Ref) *source {
-	var found *source
-	for _, s := range d.sources {
-		if s.key.gvr != ref.Resource || s.key.namespace != ref.Namespace {
-			continue
-		}
-		if s.key.name == ref.Name {
-			return s
-		}
-		if s.key.name == "" && s.key.fields == "" {
-			found = s
-		}
-	}
-	return found
 }
 
 // refresh takes what changed in s's informer and judges the objects it
@@ -199,9 +182,10 @@ func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
 
 // subscribeNames subscribes to the informers of a wait's named objects
 // of one resource in one namespace, and returns their sources: an
-// informer of each object by name while the Client watches at most
-// namedLimit of that resource and namespace so, else the namespace's
-// (which a Client that already watches it always joins).
+// informer of each object by name (one source an object, in their
+// order) while the Client watches at most namedLimit of that resource
+// and namespace so, else the namespace's (which a Client that already
+// watches it always joins).
 func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -222,12 +206,13 @@ func (c *Client) subscribeNames(g named, wake chan struct{}) []*source {
 		for _, r := range g.refs {
 			names[r.String()] = true
 		}
-		return []*source{{key: ns, sub: c.subscribeLocked(ns, names, wake)}}
+		return []*source{{key: ns, sub: c.subscribeLocked(ns, names, wake), named: true, members: map[string]*member{}}}
 	}
 	var sources []*source
 	for _, r := range g.refs {
 		key := informerKey{gvr: g.gvr, namespace: g.namespace, name: r.Name}
-		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake)})
+		sources = append(sources, &source{key: key, sub: c.subscribeLocked(key, map[string]bool{r.String(): true}, wake),
+			named: true, members: map[string]*member{}})
 	}
 	return sources
 }
