@@ -98,21 +98,13 @@ func (r conditionRule) describe(obj Object) (reason, message string) {
 }
 
 // name is KubeCondition and the type in UpperCamelCase: KubeConditionReady.
+// Its words are the type's runs of ASCII letters and digits.
 func (r conditionRule) name() string {
-	var b strings.Builder
-	b.WriteString("KubeCondition")
-	up := true
-	for _, c := range r.condType {
-		switch {
-		case c < unicode.MaxASCII && (unicode.IsLetter(c) || unicode.IsDigit(c)):
-			if up {
-				c = unicode.ToUpper(c)
-			}
-			b.WriteRune(c)
-			up = false
-		default:
-			up = true
-		}
+	name := "KubeCondition"
+	for _, w := range strings.FieldsFunc(r.condType, func(c rune) bool {
+		return c >= unicode.MaxASCII || !unicode.IsLetter(c) && !unicode.IsDigit(c)
+	}) {
+		name += strings.ToUpper(w[:1]) + w[1:]
 	}
-	return b.String()
+	return name
 }

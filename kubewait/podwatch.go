@@ -109,11 +109,8 @@ func (pw *podWatch) track() {
 	if sel == pw.selector && (pw.pods != nil || sel == "") {
 		return
 	}
-	for _, s := range []*subscription{pw.pods, pw.sets} {
-		if s != nil {
-			s.unsubscribe()
-		}
-	}
+	pw.pods.unsubscribe()
+	pw.sets.unsubscribe()
 	pw.pods, pw.sets = nil, nil
 	pw.selector = sel
 	if sel == "" {
@@ -130,13 +127,11 @@ func (pw *podWatch) track() {
 
 // unsubscribe ends the podWatch's subscriptions (pw may be nil).
 func (pw *podWatch) unsubscribe() {
-	if pw == nil {
-		return
+	if pw != nil {
+		pw.pods.unsubscribe()
+		pw.sets.unsubscribe()
+		pw.events.unsubscribe()
 	}
-	for _, s := range pw.subscriptions() {
-		s.unsubscribe()
-	}
-	pw.pods, pw.sets, pw.events = nil, nil, nil
 }
 
 // subscriptions returns the podWatch's subscriptions.

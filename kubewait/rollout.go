@@ -76,18 +76,20 @@ type rolloutOption struct {
 	d                 *time.Duration // the duration it sets, or
 	n                 *int           // the count (Restarts)
 	def               time.Duration  // a count, for Restarts
+	kind              troubleKind    // the trouble whose window it is (Window: any other)
 }
 
 // options returns o's options, in the order of RolloutOptions.
 func (o *RolloutOptions) options() []rolloutOption {
 	return []rolloutOption{
 		{annotation: "window", field: "Window", d: &o.Window, def: 30 * time.Second},
-		{annotation: "config", field: "Config", d: &o.Config, def: 90 * time.Second},
-		{annotation: "crash-loop", field: "CrashLoop", d: &o.CrashLoop, def: 90 * time.Second},
+		{annotation: "config", field: "Config", d: &o.Config, def: 90 * time.Second, kind: troubleConfig},
+		{annotation: "crash-loop", field: "CrashLoop", d: &o.CrashLoop, def: 90 * time.Second, kind: troubleCrash},
 		{annotation: "restarts", field: "Restarts", n: &o.Restarts, def: 2},
-		{annotation: "unschedulable", field: "Unschedulable", d: &o.Unschedulable, def: 4 * time.Minute},
-		{annotation: "quota", field: "Quota", d: &o.Quota, def: 3 * time.Minute},
-		{annotation: "events", field: "Events", d: &o.Events, def: 2 * time.Minute},
+		{annotation: "unschedulable", field: "Unschedulable", d: &o.Unschedulable, def: 4 * time.Minute,
+			kind: troubleUnschedulable},
+		{annotation: "quota", field: "Quota", d: &o.Quota, def: 3 * time.Minute, kind: troubleQuota},
+		{annotation: "events", field: "Events", d: &o.Events, def: 2 * time.Minute, kind: troubleEvent},
 	}
 }
 
@@ -237,17 +239,10 @@ func (o RolloutOptions) annotated(obj Object) (RolloutOptions, error) {
 // window returns how long a trouble of kind k must last before it dooms
 // its pod (or its ReplicaSet).
 func (o RolloutOptions) window(k troubleKind) time.Duration {
-	switch k {
-	case troubleConfig:
-		return o.Config
-	case troubleCrash:
-		return o.CrashLoop
-	case troubleUnschedulable:
-		return o.Unschedulable
-	case troubleQuota:
-		return o.Quota
-	case troubleEvent:
-		return o.Events
+	for _, opt := range o.options() {
+		if opt.d != nil && opt.kind == k {
+			return *opt.d
+		}
 	}
 	return o.Window
 }

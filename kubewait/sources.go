@@ -252,8 +252,11 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 }
 
 // unsubscribe ends the subscription, and the informer with its last one
-// (it returns once the informer's goroutine has ended).
+// (it returns once the informer's goroutine has ended). s may be nil.
 func (s *subscription) unsubscribe() {
+	if s == nil {
+		return
+	}
 	inf, c := s.inf, s.inf.c
 	c.mu.Lock()
 	inf.mu.Lock()
