@@ -229,13 +229,9 @@ func (pw *podWatch) currentPods() []Object {
 	case "DaemonSet":
 		label, value = "pod-template-generation", u.GetAnnotations()["deprecated.daemonset.template.generation"]
 	}
-	if pw.pods == nil {
-		return nil
-	}
 	var pods []Object
-	for _, key := range pw.pods.keys() {
-		pod := pw.pods.get(key)
-		if pod == nil || !ownedBy(pod, owner) {
+	for _, pod := range pw.pods.objects() {
+		if !ownedBy(pod, owner) {
 			continue
 		}
 		if label != "" && value != "" && (&unstructured.Unstructured{Object: pod}).GetLabels()[label] != value {
@@ -249,7 +245,7 @@ func (pw *podWatch) currentPods() []Object {
 // newReplicaSet returns a Deployment's ReplicaSet of its current revision
 // (nil if the controller has not made it yet, or for another kind).
 func (pw *podWatch) newReplicaSet() Object {
-	if pw.kind != "Deployment" || pw.sets == nil {
+	if pw.kind != "Deployment" {
 		return nil
 	}
 	const revision = "deployment.kubernetes.io/revision"
@@ -258,9 +254,8 @@ func (pw *podWatch) newReplicaSet() Object {
 	if want == "" {
 		return nil
 	}
-	for _, key := range pw.sets.keys() {
-		rs := pw.sets.get(key)
-		if rs != nil && ownedBy(rs, string(u.GetUID())) && (&unstructured.Unstructured{Object: rs}).GetAnnotations()[revision] == want {
+	for _, rs := range pw.sets.objects() {
+		if ownedBy(rs, string(u.GetUID())) && (&unstructured.Unstructured{Object: rs}).GetAnnotations()[revision] == want {
 			return rs
 		}
 	}

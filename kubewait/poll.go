@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -99,7 +98,7 @@ func (d *driver) pollList(s *source, first bool) error {
 		return nil // the informer lists again, and says when it can
 	}
 	s.synced = s.synced || first
-	if err := d.join(s, slices.Collect(maps.Keys(objs)), first || d.count > 0); err != nil {
+	if err := d.join(s, objs, first || d.count > 0); err != nil {
 		return err
 	}
 	for key, m := range s.members {

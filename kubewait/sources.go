@@ -3,6 +3,7 @@ package kubewait
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -100,7 +101,7 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	case s.mode == modeWatching:
 		if !s.synced {
 			s.synced, all = true, true
-			if err := d.join(s, s.sub.keys(), !s.named && d.count == 0); err != nil {
+			if err := d.join(s, s.sub.objects(), !s.named && d.count == 0); err != nil {
 				return err
 			}
 		}
@@ -111,14 +112,14 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	return nil
 }
 
-// join adds, if add, the objects of keys to the members of a wait by
-// selector: without a count, those its first list found (none is
-// ErrNoObjects); with one, those that match as they come.
-func (d *driver) join(s *source, keys []string, add bool) error {
+// join adds, if add, objs to the members of a wait by selector: without
+// a count, those its first list found (none is ErrNoObjects); with one,
+// those that match as they come.
+func (d *driver) join(s *source, objs map[string]Object, add bool) error {
 	if !add {
 		return nil
 	}
-	for _, k := range keys {
+	for k := range objs {
 		if s.members[k] == nil {
 			d.addMember(s, s.refOf(k))
 		}
@@ -166,7 +167,7 @@ func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
 		for k := range s.members {
 			dirty[k] = true
 		}
-		for _, k := range s.sub.keys() {
+		for k := range s.sub.objects() {
 			dirty[k] = true
 		}
 	}
@@ -305,13 +306,13 @@ func (s *subscription) get(key string) Object {
 	return s.inf.objs[key]
 }
 
-// keys returns the keys of the informer's objects.
-func (s *subscription) keys() []string {
+// objects returns the informer's objects by namespace/name, in a map of
+// their own (none for a nil s).
+func (s *subscription) objects() map[string]Object {
+	if s == nil {
+		return nil
+	}
 	s.inf.mu.Lock()
 	defer s.inf.mu.Unlock()
-	keys := make([]string, 0, len(s.inf.objs))
-	for k := range s.inf.objs {
-		keys = append(keys, k)
-	}
-	return keys
+	return maps.Clone(s.inf.objs)
 }

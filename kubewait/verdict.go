@@ -107,15 +107,8 @@ func (pw *podWatch) observe(now time.Time) {
 // warnings returns the Warning Events of pods in the object's namespace,
 // by the pod's UID.
 func (pw *podWatch) warnings() map[string][]Object {
-	if pw.events == nil {
-		return nil
-	}
 	out := map[string][]Object{}
-	for _, key := range pw.events.keys() {
-		ev := pw.events.get(key)
-		if ev == nil {
-			continue
-		}
+	for _, ev := range pw.events.objects() {
 		if typ, _, _ := unstructured.NestedString(ev, "type"); typ != "Warning" {
 			continue
 		}
