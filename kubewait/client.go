@@ -1,6 +1,7 @@
 package kubewait
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -79,22 +80,13 @@ const (
 
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
-	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: opts.Clock, limit: opts.PollLimit, history: opts.History,
-		informers: map[informerKey]*informer{}}
-	if c.history == nil {
-		c.history = waiter.NewMemoryHistory()
-	}
-	c.jitter = opts.Jitter
+	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: cmp.Or(opts.Clock, clock.New()),
+		limit: cmp.Or(opts.PollLimit, rate.NewLimiter(5, 10)), history: cmp.Or(opts.History, waiter.NewMemoryHistory()),
+		jitter: opts.Jitter, informers: map[informerKey]*informer{}}
 	if c.jitter == nil {
 		c.jitter = backoff.Seeded(rand.Uint64()) // a source of the Client's own, seeded once
 	}
 	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(c.jitter)
-	if c.clk == nil {
-		c.clk = clock.New()
-	}
-	if c.limit == nil {
-		c.limit = rate.NewLimiter(5, 10)
-	}
 	return c
 }
 

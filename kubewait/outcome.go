@@ -81,13 +81,11 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("kubewait: ")
-	several := e.Resource.Empty()
-	if several {
-		b.WriteString("objects")
-	} else {
-		b.WriteString(resourceName(e.Resource))
+	several, what := e.Resource.Empty(), "objects"
+	if !several {
+		what = resourceName(e.Resource)
 	}
+	b.WriteString("kubewait: " + what)
 	if e.Namespace != "" {
 		fmt.Fprintf(&b, " in %s", e.Namespace)
 	}

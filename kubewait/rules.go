@@ -95,10 +95,9 @@ func ParseRule(s string) (Rule, error) {
 				r.err = fmt.Errorf("%q: the value after = is empty (leave out =VALUE to wait for the path to exist)", s)
 			}
 		}
-	case key == "kstatus" && (arg == "Current" || arg == "Failed"):
-		if arg == "Current" {
-			return Current(), nil
-		}
+	case s == "kstatus=Current":
+		return Current(), nil
+	case s == "kstatus=Failed":
 		return Failed(), nil
 	default:
 		return Rule{}, fmt.Errorf("kubewait: rule %q: want condition=TYPE[=STATUS], jsonpath=EXPR[=VALUE], "+
