@@ -360,7 +360,7 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	} else if m == nil {
 		m = d.addMember(nil, Ref{Resource: s.key.gvr, Namespace: d.req.Namespace})
 	}
-	if m.done || now.Before(m.next) {
+	if !m.due(now) {
 		return
 	}
 	few := fmt.Errorf("%d of %d objects: %s", len(s.members), d.count, s.key.which())

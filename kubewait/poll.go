@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -28,7 +29,7 @@ func (d *driver) poll(now time.Time) {
 			}
 		default:
 			for _, m := range s.members {
-				if !m.done && !now.Before(m.next) {
+				if m.due(now) {
 					due = append(due, m)
 				}
 			}
@@ -59,27 +60,26 @@ func (d *driver) poll(now time.Time) {
 // listDue reports whether a wait by selector must list its objects: one
 // of them (or its Count) is due, or it has none yet.
 func (d *driver) listDue(s *source, now time.Time) bool {
-	if len(s.members) == 0 {
-		return true // a wait with a count, before its first list
+	if len(s.members) == 0 || d.countWait.due(now) {
+		return true // a wait with a count, before its first list, or its Count
 	}
 	for _, m := range s.members {
-		if !m.done && !now.Before(m.next) {
+		if m.due(now) {
 			return true
 		}
 	}
-	m := d.countWait
-	return m != nil && !m.done && !now.Before(m.next)
+	return false
 }
+
+// due reports whether m's wait must be judged (or polled) at now (m may
+// be nil: no Count).
+func (m *member) due(now time.Time) bool { return m != nil && !m.done && !now.Before(m.next) }
 
 // pollList lists the selector's objects once, and judges every member of
 // s by it. first settles the members of a wait without a count.
 func (d *driver) pollList(s *source, first bool) error {
 	if !d.token() {
-		var due []*member
-		for _, m := range s.members {
-			due = append(due, m)
-		}
-		d.noToken(append(due, d.countWait))
+		d.noToken(append(slices.Collect(maps.Values(s.members)), d.countWait))
 		return nil
 	}
 	start := d.c.clk.Now()
@@ -140,7 +140,7 @@ func (d *driver) token() bool {
 func (d *driver) noToken(due []*member) {
 	now := d.c.clk.Now()
 	for _, m := range due {
-		if m != nil && !m.done && !now.Before(m.next) {
+		if m.due(now) {
 			m.next = d.end
 		}
 	}
