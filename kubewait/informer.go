@@ -2,6 +2,7 @@ package kubewait
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -211,12 +212,7 @@ func (k informerKey) which() string {
 	return s
 }
 
+// selectors are the key's label and field selectors, those it has.
 func (k informerKey) selectors() string {
-	var sel []string
-	for _, s := range []string{k.labels, k.fields} {
-		if s != "" {
-			sel = append(sel, s)
-		}
-	}
-	return strings.Join(sel, ", ")
+	return strings.Join(slices.DeleteFunc([]string{k.labels, k.fields}, func(s string) bool { return s == "" }), ", ")
 }

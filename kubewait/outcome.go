@@ -169,20 +169,12 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 		res, err := d.finish(now, waiter.ErrFailure)
 		return res, err, true
 	}
-	if d.countWait != nil {
+	ms := d.members()
+	if d.countWait != nil || slices.ContainsFunc(ms, func(m *member) bool { return !m.done || m.decision != classify.Success }) {
 		return Result{}, nil, false
 	}
-	ms := d.members()
-	for _, m := range ms {
-		if !m.done || m.decision != classify.Success {
-			return Result{}, nil, false
-		}
-	}
-	if len(ms) == 0 {
-		// Nothing to wait for: a deletion by selector that found none.
-		return d.result(now), nil, d.sources[0].synced && d.req.forDeleted()
-	}
-	return d.result(now), nil, true
+	// With nothing to wait for, only a deletion by selector that found none ends.
+	return d.result(now), nil, len(ms) > 0 || d.sources[0].synced && d.req.forDeleted()
 }
 
 // timeOut ends the wait at its deadline: each object still waiting is
