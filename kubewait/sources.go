@@ -27,7 +27,6 @@ type source struct {
 
 func (s *source) polling() bool { return s.mode == modeFailing || s.mode == modeForbidden }
 
-
 // A subscription is one wait's interest in an informer: the names it
 // waits for (nil: every object). The informer marks what changed, and
 // wakes the wait with a send on wake that never blocks.
@@ -162,21 +161,15 @@ func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now ti
 // rejoin makes the members of a wait with a count the objects the
 // informer has: all of them after a list, else those that changed.
 func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
-	if all {
-		dirty = map[string]bool{}
-		for k := range s.members {
-			dirty[k] = true
-		}
-		for k := range s.sub.objects() {
-			dirty[k] = true
+	objs := s.sub.objects()
+	for k := range s.members {
+		if (all || dirty[k]) && objs[k] == nil {
+			delete(s.members, k) // it no longer matches: it does not count
 		}
 	}
-	for k := range dirty {
-		switch has := s.sub.get(k) != nil; {
-		case has && s.members[k] == nil:
+	for k := range objs {
+		if (all || dirty[k]) && s.members[k] == nil {
 			d.addMember(s, s.refOf(k))
-		case !has:
-			delete(s.members, k) // it no longer matches: it does not count
 		}
 	}
 }
