@@ -348,11 +348,11 @@ func byOrder(a, b *member) int {
 // match, its wait answers NotFound (so WithNotFoundLimit counts it) when
 // due.
 func (d *driver) judgeCount(s *source, now time.Time) {
-	if s.named || d.count == 0 {
+	if s.named || d.req.Count == 0 {
 		return
 	}
 	m := d.countWait
-	if n := len(s.members); n >= d.count {
+	if n := len(s.members); n >= d.req.Count {
 		if m != nil && !m.done {
 			d.countWait = nil
 		}
@@ -363,7 +363,7 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	if !m.due(now) {
 		return
 	}
-	few := fmt.Errorf("%d of %d objects: %s", len(s.members), d.count, s.key.which())
+	few := fmt.Errorf("%d of %d objects: %s", len(s.members), d.req.Count, s.key.which())
 	d.judge(m, nil, &classify.CallError{Err: few, Code: "NotFound", StatusCode: http.StatusNotFound}, now, 0) // the Count's answer while fewer objects match
 }
 

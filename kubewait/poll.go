@@ -24,7 +24,7 @@ func (d *driver) poll(now time.Time) {
 		switch {
 		case !s.polling():
 		case !s.named:
-			if (s.synced || d.count > 0) && d.listDue(s, now) {
+			if (s.synced || d.req.Count > 0) && d.listDue(s, now) {
 				_ = d.pollList(s, false)
 			}
 		default:
@@ -98,7 +98,7 @@ func (d *driver) pollList(s *source, first bool) error {
 		return nil // the informer lists again, and says when it can
 	}
 	s.synced = s.synced || first
-	if err := d.join(s, objs, first || d.count > 0); err != nil {
+	if err := d.join(s, objs, first || d.req.Count > 0); err != nil {
 		return err
 	}
 	for key, m := range s.members {

@@ -100,12 +100,12 @@ func (d *driver) refresh(s *source, now time.Time) error {
 	case s.mode == modeWatching:
 		if !s.synced {
 			s.synced, all = true, true
-			if err := d.join(s, s.sub.objects(), !s.named && d.count == 0); err != nil {
+			if err := d.join(s, s.sub.objects(), !s.named && d.req.Count == 0); err != nil {
 				return err
 			}
 		}
 		d.fromInformer(s, dirty, all, now)
-	case s.polling() && !s.synced && !s.named && d.count == 0:
+	case s.polling() && !s.synced && !s.named && d.req.Count == 0:
 		return d.pollList(s, true)
 	}
 	return nil
@@ -123,7 +123,7 @@ func (d *driver) join(s *source, objs map[string]Object, add bool) error {
 			d.addMember(s, s.refOf(k))
 		}
 	}
-	if d.count == 0 && len(s.members) == 0 && !d.req.forDeleted() {
+	if d.req.Count == 0 && len(s.members) == 0 && !d.req.forDeleted() {
 		return fmt.Errorf("%w: %s", ErrNoObjects, s.key.which())
 	}
 	return nil
@@ -141,7 +141,7 @@ func (s *source) refOf(key string) Ref {
 // fromInformer judges, from the informer's objects, the members of s
 // that changed (all: every one) and those due.
 func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now time.Time) {
-	if !s.named && d.count > 0 {
+	if !s.named && d.req.Count > 0 {
 		d.rejoin(s, dirty, all)
 	}
 	var due []*member

@@ -41,7 +41,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, errors.Join(ErrInvalidRequest, err)
 	}
-	d := &driver{c: c, req: req, w: w, wake: make(chan struct{}, 1), count: req.Count}
+	d := &driver{c: c, req: req, w: w, wake: make(chan struct{}, 1)}
 	for _, r := range req.For {
 		if _, ok := r.rollout(); ok {
 			d.rollout = &r
@@ -57,7 +57,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 		d.sharedPods = sharedPods(req, groups)
 	}
 	if req.Count == 0 && req.forCreated() && len(groups) == 0 {
-		d.count = 1
+		d.req.Count = 1
 	}
 	return d.run(groups)
 }
@@ -71,9 +71,8 @@ type driver struct {
 	// with the waits of its objects (members.go).
 	sources []*source
 	wake    chan struct{} // every source's informer wakes the wait here
-	// count, for a wait by selector, is how many objects must match (0:
-	// those of the first list); countWait is its wait while fewer match.
-	count     int
+	// countWait, for a wait by selector with a Count (req.Count, 1 for
+	// Created alone), is its wait while fewer objects match.
 	countWait *member
 	// rollout is the request's Rollout rule, if it has one: each member
 	// follows its object's pods (member.pods).
@@ -91,9 +90,7 @@ func (d *driver) begin(parent context.Context) (context.Context, context.CancelF
 	d.start = clk.Now()
 	d.end = d.start.Add(d.req.Timeout)
 	if dl, ok := parent.Deadline(); ok {
-		if until := clk.Until(dl); until < d.req.Timeout {
-			d.end = d.start.Add(max(until, 0))
-		}
+		d.end = d.start.Add(min(d.req.Timeout, max(clk.Until(dl), 0)))
 	}
 	d.parent = parent
 	ctx, release := clk.WithDeadline(parent, d.end)
