@@ -3,7 +3,6 @@ package kubewait
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -110,7 +109,7 @@ func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.
 	if opts.TimeoutSeconds != nil {
 		early = inf.c.clk.Now().Add(time.Duration(*opts.TimeoutSeconds) * time.Second / 2)
 	}
-	return newSeenWatch(inf, w, early), nil
+	return inf.seen(w, early), nil
 }
 
 // failed records a failure of the list (list) or of the watch. An
@@ -152,30 +151,26 @@ func expired(err error) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
-// seenWatch passes a watch's events on to the Reflector, telling the
+// seen passes a watch's events on to the Reflector, telling the
 // informer first: an event (a bookmark too) says the watch works, and so
 // does a watch that stays open as long as the informer's first backoff
 // (1-2 s); an ERROR event is a failure (an expired version only a reason
 // to list again), and so is a watch that ends with no event before half
 // the timeout it asked for (one the server ends at its timeout is not).
-type seenWatch struct {
-	w    watch.Interface
-	out  chan watch.Event
-	stop chan struct{}
-	once sync.Once
-}
-
-func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch {
-	s := &seenWatch{w: w, out: make(chan watch.Event), stop: make(chan struct{})}
+// The Reflector's Stop stops it, and w.
+func (inf *informer) seen(w watch.Interface, early time.Time) watch.Interface {
+	out := make(chan watch.Event)
+	p := watch.NewProxyWatcher(out)
 	go func() {
-		defer close(s.out)
+		defer close(out)
+		defer w.Stop()
 		open := inf.c.clk.Timer(inf.c.backoff.Delay(1, 0))
 		defer open.Stop()
 		delivered, failed := false, false
 		for {
 			var e watch.Event
 			select {
-			case <-s.stop:
+			case <-p.StopChan():
 				return
 			case <-open.C:
 				if !failed {
@@ -200,22 +195,13 @@ func newSeenWatch(inf *informer, w watch.Interface, early time.Time) *seenWatch 
 				inf.works()
 			}
 			select {
-			case s.out <- e:
-			case <-s.stop:
+			case out <- e:
+			case <-p.StopChan():
 				return
 			}
 		}
 	}()
-	return s
-}
-
-// ResultChan returns the events of the watch.
-func (s *seenWatch) ResultChan() <-chan watch.Event { return s.out }
-
-// Stop stops the watch.
-func (s *seenWatch) Stop() {
-	s.once.Do(func() { close(s.stop) })
-	s.w.Stop()
+	return p
 }
 
 // works records a watch that delivered an event: its failures are over,
