@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,12 +88,7 @@ func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 		add(req.For[0], classify.Success)
 	} else {
 		match(classify.Success, rulesText(req.For), func(ref Ref, obj Object, err error) bool {
-			for _, r := range req.For {
-				if !r.holds(ref, obj, err) {
-					return false
-				}
-			}
-			return true
+			return !slices.ContainsFunc(req.For, func(r Rule) bool { return !r.holds(ref, obj, err) })
 		})
 	}
 	for _, r := range req.For {

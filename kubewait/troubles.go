@@ -173,18 +173,16 @@ func containerTrouble(cs map[string]any, lastPull map[string]string) (trouble, b
 	}
 	switch t.reason {
 	case "ErrImagePull", "ImagePullBackOff":
-		msg := t.message
 		if t.reason == "ErrImagePull" {
-			lastPull[t.container] = msg
-		} else if !strings.Contains(msg, "ErrImagePull") && lastPull[t.container] != "" {
-			msg += ": " + lastPull[t.container] // an older kubelet's back-off names no cause
-			t.message = msg
+			lastPull[t.container] = t.message
+		} else if !strings.Contains(t.message, "ErrImagePull") && lastPull[t.container] != "" {
+			t.message += ": " + lastPull[t.container] // an older kubelet's back-off names no cause
 		}
 		t.kind = troubleRetried
-		if imageMissing(msg) {
+		if imageMissing(t.message) {
 			t.kind = troublePull
 		}
-	case "InvalidImageName", "ErrImageNeverPull":
+	case "InvalidImageName", "ErrImageNeverPull", "CreateContainerError", "RunContainerError":
 		t.kind = troubleStart
 	case "CrashLoopBackOff":
 		t.kind = troubleCrash
@@ -193,8 +191,6 @@ func containerTrouble(cs map[string]any, lastPull map[string]string) (trouble, b
 		if strings.Contains(t.message, "failed to sync") { // a configmap or secret cache still syncing
 			t.kind = troubleRetried
 		}
-	case "CreateContainerError", "RunContainerError":
-		t.kind = troubleStart
 	default: // ContainerCreating, PodInitializing: on its way
 		return trouble{}, false
 	}
@@ -205,17 +201,8 @@ func containerTrouble(cs map[string]any, lastPull map[string]string) (trouble, b
 // there, or that the registry refuses it: what a retry will not mend. A
 // timeout, a refused connection, a 5xx or a rate limit says neither. (A
 // bare "404" is not read: a digest may hold those digits.)
-func imageMissing(msg string) bool {
-	msg = strings.ToLower(msg)
-	for _, s := range []string{"not found", "manifest unknown", "name unknown", "does not exist",
-		"pull access denied", "unauthorized", "authentication required", "access denied",
-		"invalid reference format"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
+var imageMissing = regexp.MustCompile(`(?i)not found|manifest unknown|name unknown|does not exist|` +
+	`pull access denied|unauthorized|authentication required|access denied|invalid reference format`).MatchString
 
 // objectTrouble reads what of the object itself fails a rollout, or
 // says why it does not go on: a ReplicaSet's (or a Deployment's)
