@@ -134,17 +134,6 @@ func (pw *podWatch) unsubscribe() {
 	}
 }
 
-// subscriptions returns the podWatch's subscriptions.
-func (pw *podWatch) subscriptions() []*subscription {
-	var out []*subscription
-	for _, s := range []*subscription{pw.pods, pw.sets, pw.events} {
-		if s != nil {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // refresh takes what changed in the pods' informers: if anything that
 // concerns the object did, it observes the pods again and makes the
 // object's wait due. A namespace's pods and Events, which several
@@ -156,7 +145,7 @@ func (pw *podWatch) refresh(now time.Time) {
 	}
 	changed := false
 	owner := pw.owner()
-	for _, s := range pw.subscriptions() {
+	for _, s := range []*subscription{pw.pods, pw.sets, pw.events} {
 		dirty, all, notes := s.take()
 		for _, n := range notes {
 			pw.d.emit(n)

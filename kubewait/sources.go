@@ -274,8 +274,11 @@ func (s *subscription) wakeUp() {
 	}
 }
 
-// take returns what changed since the last take.
+// take returns what changed since the last take (nothing for a nil s).
 func (s *subscription) take() (dirty map[string]bool, all bool, notes []Event) {
+	if s == nil {
+		return nil, false, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dirty, all, notes = s.dirty, s.all, s.notes
