@@ -10,7 +10,6 @@ import (
 	"github.com/benbjohnson/clock"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -147,13 +146,3 @@ func discoveryFor(cfg *rest.Config) (discovery.DiscoveryInterface, error) {
 type onceOnly struct{ rest.Interface }
 
 func (c onceOnly) Get() *rest.Request { return c.Interface.Get().MaxRetries(0) }
-
-// resource returns the dynamic client of gvr in namespace ("" for every
-// namespace, or a cluster-scoped resource).
-func (c *Client) resource(gvr schema.GroupVersionResource, namespace string) dynamic.ResourceInterface {
-	r := c.dyn.Resource(gvr)
-	if namespace == "" {
-		return r
-	}
-	return r.Namespace(namespace)
-}

@@ -178,12 +178,10 @@ func nameField(name string) string {
 	return fields.OneTermEqualSelector("metadata.name", name).String()
 }
 
+// objectKey is obj's namespace/name, as a Ref writes it.
 func objectKey(obj Object) string {
 	u := unstructured.Unstructured{Object: obj}
-	if ns := u.GetNamespace(); ns != "" {
-		return ns + "/" + u.GetName()
-	}
-	return u.GetName()
+	return Ref{Namespace: u.GetNamespace(), Name: u.GetName()}.String()
 }
 
 // String names an informer in errors: widgets.example.com in ns

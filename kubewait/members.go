@@ -112,7 +112,7 @@ func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 	def := waiter.Definition{Name: waiterName(req.For), Acceptors: accs,
 		Documentation: "Waits for a Kubernetes object: " + rulesText(req.For)}
 	op := func(ctx context.Context, ref Ref) (Object, error) {
-		u, err := c.resource(ref.Resource, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		u, err := c.dyn.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err != nil {
 			return nil, apiError(err)
 		}

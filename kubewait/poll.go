@@ -150,7 +150,7 @@ func (d *driver) noToken(due []*member) {
 // pager (which lists again as a whole if the pages' snapshot expires),
 // and returns them by namespace/name, without their managedFields.
 func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, error) {
-	res := c.resource(key.gvr, key.namespace)
+	res := c.dyn.Resource(key.gvr).Namespace(key.namespace)
 	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return res.List(ctx, opts)
 	})

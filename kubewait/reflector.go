@@ -82,7 +82,7 @@ func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
 
 // list is the Reflector's LIST, a page at a time.
 func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	l, err := inf.c.resource(inf.key.gvr, inf.key.namespace).List(ctx, inf.key.selector(opts))
+	l, err := inf.c.dyn.Resource(inf.key.gvr).Namespace(inf.key.namespace).List(ctx, inf.key.selector(opts))
 	if err != nil && ctx.Err() == nil {
 		inf.failed(err, true)
 	}
@@ -92,7 +92,7 @@ func (inf *informer) list(ctx context.Context, opts metav1.ListOptions) (runtime
 // watch is the Reflector's WATCH: what it delivers and how it ends tell
 // the informer whether the watch works.
 func (inf *informer) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := inf.c.resource(inf.key.gvr, inf.key.namespace).Watch(ctx, inf.key.selector(opts))
+	w, err := inf.c.dyn.Resource(inf.key.gvr).Namespace(inf.key.namespace).Watch(ctx, inf.key.selector(opts))
 	if err != nil {
 		if ctx.Err() == nil {
 			inf.failed(err, false)
