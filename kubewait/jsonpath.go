@@ -21,23 +21,17 @@ import (
 // rule: the object's wait fails, saying why. The expression may leave
 // out its braces and its leading dot (status.phase), as kubectl's may.
 func JSONPath(expr, value string) Rule {
-	r := newJSONPath(expr, value, true)
 	written := value
 	if strings.HasPrefix(value, "=") {
 		written = `"` + value + `"` // unquoted, kubectl's split would pair it with the = before it
 	}
-	r.text = "jsonpath=" + expr + "=" + written
-	return r
+	return newJSONPath("jsonpath="+expr+"="+written, expr, value, true)
 }
 
 // JSONPathExists is the rule that kubectl's JSONPath expr gives a value:
 // kubectl wait's --for=jsonpath='{.status.readyReplicas}' with no value.
 // As with [JSONPath], more than one value fails the object's wait.
-func JSONPathExists(expr string) Rule {
-	r := newJSONPath(expr, "", false)
-	r.text = "jsonpath=" + expr
-	return r
-}
+func JSONPathExists(expr string) Rule { return newJSONPath("jsonpath="+expr, expr, "", false) }
 
 // jsonPathRule is JSONPath's and JSONPathExists's rule.
 type jsonPathRule struct {
@@ -46,7 +40,8 @@ type jsonPathRule struct {
 	hasValue bool
 }
 
-func newJSONPath(expr, value string, hasValue bool) Rule {
+// newJSONPath returns the rule written text.
+func newJSONPath(text, expr, value string, hasValue bool) Rule {
 	jp := jsonPathRule{value: value, hasValue: hasValue}
 	var err error
 	jp.path, err = relaxedJSONPath(expr)
@@ -56,7 +51,7 @@ func newJSONPath(expr, value string, hasValue bool) Rule {
 	if err != nil {
 		err = fmt.Errorf("jsonpath %q: %w", expr, err)
 	}
-	return Rule{is: jp, err: err}
+	return Rule{is: jp, text: text, err: err}
 }
 
 // kubectlPath is kubectl's reading of a --for=jsonpath expression (its

@@ -181,9 +181,13 @@ func (d *driver) decided(now time.Time) (Result, error, bool) {
 // judged once more (from the informer, or on its last answer when
 // polling), which ends its wait.
 func (d *driver) timeOut(now time.Time) (Result, error) {
-	end := func(m *member, obj Object, err error) {
+	for _, m := range d.members() {
 		if m.done {
-			return
+			continue
+		}
+		obj, err := m.obj, m.err // its last answer: polled, or the Count's
+		if m.src != nil && !m.src.polling() {
+			obj, err = m.src.sub.get(m.ref.String()), nil
 		}
 		d.judge(m, obj, err, now, 0)
 		if !m.done {
@@ -192,18 +196,6 @@ func (d *driver) timeOut(now time.Time) (Result, error) {
 			m.done, m.werr, m.cp.End = true, waiter.ErrTimeout, telemetry.OutcomeTimeout
 			d.remember(m)
 		}
-	}
-	for _, s := range d.sources {
-		for key, m := range s.members {
-			if s.polling() {
-				end(m, m.obj, m.err)
-			} else {
-				end(m, s.sub.get(key), nil)
-			}
-		}
-	}
-	if m := d.countWait; m != nil {
-		end(m, nil, m.err)
 	}
 	if res, err, ended := d.decided(now); ended {
 		return res, err
