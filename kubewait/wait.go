@@ -145,18 +145,10 @@ func (d *driver) run(groups []named) (Result, error) {
 // one due, or the deadline. A source still listing has none due.
 func (d *driver) next() time.Time {
 	next := d.end
-	for _, s := range d.sources {
-		if s.mode == modeSyncing {
-			continue
+	for _, m := range d.members() {
+		if !m.done && m.next.Before(next) && (m.src == nil || m.src.mode != modeSyncing) {
+			next = m.next
 		}
-		for _, m := range s.members {
-			if !m.done && m.next.Before(next) {
-				next = m.next
-			}
-		}
-	}
-	if m := d.countWait; m != nil && !m.done && m.next.Before(next) {
-		next = m.next
 	}
 	return next
 }
