@@ -264,13 +264,12 @@ func (d *driver) finish(now time.Time, reason error) (Result, error) {
 	if len(d.req.Objects) == 0 {
 		e.Resource, e.Namespace = d.req.Resource, d.req.Namespace
 	}
-	objs := res.Objects
-	for _, o := range objs {
+	for _, o := range res.Objects {
 		if o.Decision == classify.Failure {
 			e.Objects = append(e.Objects, o)
 		}
 	}
-	for _, o := range objs {
+	for _, o := range res.Objects {
 		if o.Decision != classify.Success && o.Decision != classify.Failure {
 			e.Objects = append(e.Objects, o)
 		}

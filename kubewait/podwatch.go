@@ -192,10 +192,7 @@ func (pw *podWatch) owner() string {
 	case "Pod":
 		return ""
 	case "Deployment":
-		if rs := pw.newReplicaSet(); rs != nil {
-			return string((&unstructured.Unstructured{Object: rs}).GetUID())
-		}
-		return ""
+		return string((&unstructured.Unstructured{Object: pw.newReplicaSet()}).GetUID()) // "" for none
 	}
 	return string((&unstructured.Unstructured{Object: pw.obj}).GetUID())
 }
@@ -220,13 +217,10 @@ func (pw *podWatch) currentPods() []Object {
 	}
 	var pods []Object
 	for _, pod := range pw.pods.objects() {
-		if !ownedBy(pod, owner) {
-			continue
+		revision := (&unstructured.Unstructured{Object: pod}).GetLabels()[label]
+		if ownedBy(pod, owner) && (label == "" || value == "" || revision == value) {
+			pods = append(pods, pod)
 		}
-		if label != "" && value != "" && (&unstructured.Unstructured{Object: pod}).GetLabels()[label] != value {
-			continue
-		}
-		pods = append(pods, pod)
 	}
 	return pods
 }
