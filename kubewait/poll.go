@@ -85,28 +85,23 @@ func (d *driver) pollList(s *source, first bool) error {
 	start := d.c.clk.Now()
 	objs, err := d.c.list(d.ctx, s.key)
 	now := d.c.clk.Now()
-	if err != nil {
-		err = apiError(err)
-		for _, m := range s.members {
-			if !m.done {
-				d.judge(m, nil, err, now, now.Sub(start))
-			}
-		}
-		if first && !unreachable(err) {
-			return fmt.Errorf("kubewait: listing %s: %w", s.key, err)
-		}
-		return nil // the informer lists again, and says when it can
+	if err = apiError(err); err != nil && first && !unreachable(err) {
+		return fmt.Errorf("kubewait: listing %s: %w", s.key, err)
 	}
-	s.synced = s.synced || first
-	if err := d.join(s, objs, first || d.req.Count > 0); err != nil {
-		return err
+	if err == nil {
+		s.synced = s.synced || first
+		if err := d.join(s, objs, first || d.req.Count > 0); err != nil {
+			return err
+		}
 	}
 	for key, m := range s.members {
 		if !m.done {
-			d.judge(m, objs[key], nil, now, now.Sub(start))
+			d.judge(m, objs[key], err, now, now.Sub(start)) // after an error, the informer lists again
 		}
 	}
-	d.judgeCount(s, now)
+	if err == nil {
+		d.judgeCount(s, now)
+	}
 	return nil
 }
 
