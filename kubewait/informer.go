@@ -108,10 +108,7 @@ func (inf *informer) replace(objs map[string]Object) {
 		inf.setModeLocked(modeWatching, nil)
 	}
 	for s := range inf.subs {
-		s.mu.Lock()
-		s.all = true
-		s.mu.Unlock()
-		s.wakeUp()
+		s.tell(func() { s.all = true })
 	}
 }
 
@@ -131,10 +128,7 @@ func (inf *informer) apply(t watch.EventType, obj any) {
 	}
 	for s := range inf.subs {
 		if s.names == nil || s.names[key] {
-			s.mu.Lock()
-			s.dirty[key] = true
-			s.mu.Unlock()
-			s.wakeUp()
+			s.tell(func() { s.dirty[key] = true })
 		}
 	}
 }
@@ -157,10 +151,7 @@ func (inf *informer) setModeLocked(m watchMode, err error) {
 func (inf *informer) noteLocked(what string, err error) {
 	n := inf.note(what, err)
 	for s := range inf.subs {
-		s.mu.Lock()
-		s.notes = append(s.notes, n)
-		s.mu.Unlock()
-		s.wakeUp()
+		s.tell(func() { s.notes = append(s.notes, n) })
 	}
 }
 

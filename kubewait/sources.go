@@ -239,8 +239,7 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 		s.notes = append(s.notes, inf.note(WatchPolling, inf.err))
 		fallthrough
 	default:
-		s.all = true
-		s.wakeUp()
+		s.tell(func() { s.all = true })
 	}
 	return s
 }
@@ -267,7 +266,12 @@ func (s *subscription) unsubscribe() {
 	}
 }
 
-func (s *subscription) wakeUp() {
+// tell makes a change to s under its lock, and wakes its wait with a send
+// that never blocks.
+func (s *subscription) tell(change func()) {
+	s.mu.Lock()
+	change()
+	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
