@@ -6,9 +6,8 @@ import "github.com/waitable/waitable/classify"
 // Unlike kubectl, which polls for it every 500 ms, the wait learns of the
 // object from its watch.
 func Created() Rule {
-	yes := true // any answer that is not an error
-	return Rule{is: createdRule{}, text: "create",
-		accs: []classify.Acceptor{{State: classify.Success, Matcher: classify.Matcher{Success: &yes}}}}.compiled()
+	return Rule{is: createdRule{}, text: "create", // any answer that is not an error
+		accs: []classify.Acceptor{{State: classify.Success, Matcher: classify.OnSuccess(true)}}}.compiled()
 }
 
 // createdRule is Created's rule.

@@ -9,10 +9,9 @@ import "github.com/waitable/waitable/classify"
 func Deleted() Rule {
 	// NotFound, or an object of another UID than the one first seen.
 	return Rule{is: deletedRule{}, text: "delete", accs: []classify.Acceptor{
-		{State: classify.Success, Matcher: classify.Matcher{ErrorType: "NotFound"}},
-		{State: classify.Success, Matcher: classify.Matcher{InputOutput: &classify.PathMatcher{
-			Path: "input.uid != '' && output.metadata.uid != input.uid", Expected: "true",
-			Comparator: classify.BooleanEquals}}},
+		{State: classify.Success, Matcher: classify.OnErrorType("NotFound")},
+		{State: classify.Success, Matcher: classify.OnInputOutput("input.uid != '' && output.metadata.uid != input.uid",
+			classify.BooleanEquals, "true")},
 	}}.compiled()
 }
 

@@ -3,7 +3,6 @@ package kubewait
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -107,7 +106,7 @@ func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 		add(r, classify.Failure)
 	}
 	if !req.forDeleted() {
-		accs = append(accs, classify.Acceptor{State: classify.Retry, Matcher: classify.Matcher{ErrorType: "NotFound"}})
+		accs = append(accs, classify.Acceptor{State: classify.Retry, Matcher: classify.OnErrorType("NotFound")})
 	}
 	def := waiter.Definition{Name: waiterName(req.For), Acceptors: accs,
 		Documentation: "Waits for a Kubernetes object: " + rulesText(req.For)}
@@ -200,7 +199,7 @@ func (d *driver) step(m *member, ans waiter.Answer[Object], now time.Time) {
 		}
 	}
 	a, werr := d.w.Step(m.cp, ans, now)
-	if ans.Output != nil || ans.Err == nil || isNotFound(ans.Err) {
+	if ans.Output != nil || ans.Err == nil || classify.ErrorMatches(ans.Err, "NotFound") {
 		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it
 	}
 	m.err = ans.Err
@@ -253,11 +252,6 @@ func (m *member) name() string {
 	return m.ref.String()
 }
 
-func isNotFound(err error) bool {
-	var c interface{ ErrorCode() string }
-	return errors.As(err, &c) && c.ErrorCode() == "NotFound"
-}
-
 // show reads what the rules say of m's object (the rule that ended its
 // wait, the For rules that do not hold, a reason and a message) and
 // emits m's event if its decision, reason or message changed, or its
@@ -304,7 +298,7 @@ func (d *driver) show(m *member, now time.Time, end string, err error) {
 		if m.err != nil {
 			m.msg = m.err.Error()
 		}
-	case m.err != nil && !isNotFound(m.err): // a poll that failed: the object is as it was
+	case m.err != nil && !classify.ErrorMatches(m.err, "NotFound"): // a poll that failed: the object is as it was
 		m.reason, m.msg = "Error", m.err.Error()
 	case isRollout(rule) && m.decision != classify.Success && m.pods != nil && m.pods.shown != nil:
 		m.reason, m.msg = m.pods.shown.reason, m.pods.shown.String()
