@@ -107,12 +107,18 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 // requests for it.
 func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 	if opts.Mapper == nil {
-		disc, err := discoveryFor(cfg)
-		if err != nil {
-			return nil, err
+		// Discovery as kubectl makes it: it reads many API groups at once,
+		// so unless cfg sets a limit of its own it may make 50 requests a
+		// second, in bursts of 300.
+		dcfg := rest.CopyConfig(cfg)
+		if dcfg.QPS == 0 && dcfg.RateLimiter == nil {
+			dcfg.QPS, dcfg.Burst = 50, 300
 		}
-		cached := memory.NewMemCacheClient(disc)
-		opts.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(cached)
+		disc, err := discovery.NewDiscoveryClientForConfig(dcfg)
+		if err != nil {
+			return nil, fmt.Errorf("kubewait: %w", err)
+		}
+		opts.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
 	}
 	cfg = dynamic.ConfigFor(cfg) // a copy
 	if cfg.QPS == 0 && cfg.RateLimiter == nil {
@@ -123,21 +129,6 @@ func NewForConfig(cfg *rest.Config, opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("kubewait: %w", err)
 	}
 	return NewClient(dynamic.New(onceOnly{rc}), opts), nil
-}
-
-// discoveryFor returns a discovery client for the API server of cfg as
-// kubectl makes one: it reads many API groups at once, so unless cfg sets
-// a limit of its own it may make 50 requests a second, in bursts of 300.
-func discoveryFor(cfg *rest.Config) (discovery.DiscoveryInterface, error) {
-	dcfg := rest.CopyConfig(cfg)
-	if dcfg.QPS == 0 && dcfg.RateLimiter == nil {
-		dcfg.QPS, dcfg.Burst = 50, 300
-	}
-	disc, err := discovery.NewDiscoveryClientForConfig(dcfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubewait: %w", err)
-	}
-	return disc, nil
 }
 
 // onceOnly is a REST client whose reads client-go does not retry. The
