@@ -87,7 +87,13 @@ const (
 // watch that failed says the watch was restarted (client-go lists again,
 // then watches), once until a watch opens again; one after the list's
 // own failures brings back the waits that polled.
-func (inf *informer) replace(objs map[string]Object) {
+func (inf *informer) replace(list []any) {
+	objs := make(map[string]Object, len(list))
+	for _, o := range list {
+		if u, ok := cacheObject(o); ok {
+			objs[objectKey(u.Object)] = u.Object
+		}
+	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	inf.objs = objs

@@ -223,17 +223,7 @@ func (s store) Update(obj any) error { s.inf.apply(watch.Modified, obj); return 
 func (s store) Delete(obj any) error { s.inf.apply(watch.Deleted, obj); return nil }
 func (s store) Resync() error        { return nil }
 
-// Replace installs a list's objects.
-func (s store) Replace(list []any, _ string) error {
-	objs := make(map[string]Object, len(list))
-	for _, o := range list {
-		if u, ok := cacheObject(o); ok {
-			objs[objectKey(u.Object)] = u.Object
-		}
-	}
-	s.inf.replace(objs)
-	return nil
-}
+func (s store) Replace(list []any, _ string) error { s.inf.replace(list); return nil }
 
 // cacheObject returns obj as the informer keeps it: without its
 // managedFields (often most of its bytes), which no rule reads.
