@@ -146,7 +146,7 @@ func (pw *podWatch) refresh(now time.Time) {
 	changed := false
 	owner := pw.owner()
 	for _, s := range []*subscription{pw.pods, pw.sets, pw.events} {
-		dirty, all, notes := s.take()
+		dirty, all, notes, _ := s.take()
 		for _, n := range notes {
 			pw.d.emit(n)
 		}

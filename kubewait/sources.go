@@ -86,8 +86,8 @@ func (d *driver) unsubscribe() {
 // concerns and those due, from the informer, while it watches; while it
 // cannot, the wait polls them (see [driver.poll]).
 func (d *driver) refresh(s *source, now time.Time) error {
-	s.mode = s.sub.state()
-	dirty, all, notes := s.sub.take()
+	dirty, all, notes, mode := s.sub.take()
+	s.mode = mode
 	for _, n := range notes {
 		d.emit(n)
 		if n.Watch == WatchPolling || n.Watch == WatchWatching {
@@ -278,23 +278,19 @@ func (s *subscription) tell(change func()) {
 	}
 }
 
-// take returns what changed since the last take (nothing for a nil s).
-func (s *subscription) take() (dirty map[string]bool, all bool, notes []Event) {
+// take returns what changed since the last take, and the informer's
+// mode (nothing for a nil s).
+func (s *subscription) take() (dirty map[string]bool, all bool, notes []Event, mode watchMode) {
 	if s == nil {
-		return nil, false, nil
+		return nil, false, nil, modeSyncing
 	}
+	s.inf.mu.Lock()
+	defer s.inf.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	dirty, all, notes = s.dirty, s.all, s.notes
 	s.dirty, s.all, s.notes = map[string]bool{}, false, nil
-	return dirty, all, notes
-}
-
-// state returns the informer's mode.
-func (s *subscription) state() watchMode {
-	s.inf.mu.Lock()
-	defer s.inf.mu.Unlock()
-	return s.inf.mode
+	return dirty, all, notes, s.inf.mode
 }
 
 // get returns the object namespace/name as the informer has it (nil if
