@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -98,12 +97,19 @@ func (r jsonPathRule) matches(obj Object) (bool, error) {
 
 // find returns the expression's one value on obj, whether it has one,
 // and kubectl's error for more than one.
+// A panic of util/jsonpath on an expression it parsed (none is known) is
+// an error rather than a crash.
 func (r jsonPathRule) find(obj Object) (v any, ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, ok, err = nil, false, fmt.Errorf("util/jsonpath: %v", p)
+		}
+	}()
 	j, err := r.parse()
 	if err != nil {
 		return nil, false, err
 	}
-	results, err := findResults(j, obj)
+	results, err := j.FindResults(obj)
 	switch {
 	case err != nil:
 		return nil, false, err
@@ -115,17 +121,6 @@ func (r jsonPathRule) find(obj Object) (v any, ok bool, err error) {
 		return nil, false, errors.New("given jsonpath expression matches more than one value")
 	}
 	return results[0][0].Interface(), true, nil
-}
-
-// findResults is j.FindResults(obj), with a panic of util/jsonpath on
-// an expression it parsed (none is known) an error rather than a crash.
-func findResults(j *jsonpath.JSONPath, obj Object) (res [][]reflect.Value, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			res, err = nil, fmt.Errorf("util/jsonpath: %v", p)
-		}
-	}()
-	return j.FindResults(obj)
 }
 
 // describe returns the expression's value, as text, or why there is none.

@@ -28,7 +28,6 @@ const podWarnings = "involvedObject.kind=Pod,type=Warning"
 type podWatch struct {
 	d    *driver
 	m    *member
-	rule RolloutOptions // the rule's
 	opts RolloutOptions // the rule's as the object's annotations override them
 	bad  error          // an annotation that does not parse
 	obj  Object         // the object, as last judged
@@ -74,14 +73,14 @@ func sharedPods(req Request, groups []named) map[string]bool {
 func (d *driver) watchPods(m *member, obj Object, now time.Time) {
 	pw := m.pods
 	if pw == nil {
-		opts, _ := d.rollout.rollout()
-		pw = &podWatch{d: d, m: m, rule: opts, seen: map[string]string{},
+		pw = &podWatch{d: d, m: m, seen: map[string]string{},
 			lastPull: map[string]map[string]string{}, episodes: map[string]*episode{}}
 		m.pods = pw
 	}
 	pw.obj = obj
 	pw.kind, _, _ = unstructured.NestedString(obj, "kind")
-	pw.opts, pw.bad = pw.rule.annotated(obj)
+	opts, _ := d.rollout.rollout()
+	pw.opts, pw.bad = opts.annotated(obj)
 	pw.track()
 	pw.observe(now)
 }

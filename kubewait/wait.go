@@ -53,9 +53,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if d.rollout != nil {
-		d.sharedPods = sharedPods(req, groups)
-	}
+	d.sharedPods = sharedPods(req, groups)
 	if req.Count == 0 && req.forCreated() && len(groups) == 0 {
 		d.req.Count = 1
 	}
