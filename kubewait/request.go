@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,15 +171,11 @@ func (req Request) check() error {
 		}
 		objs[o] = true
 	}
-	if req.Selector != "" {
-		if _, err := labels.Parse(req.Selector); err != nil {
-			bad("Selector %q: %v", req.Selector, err)
-		}
+	if _, err := labels.Parse(req.Selector); err != nil { // "" is every object
+		bad("Selector %q: %v", req.Selector, err)
 	}
-	if req.FieldSelector != "" {
-		if _, err := fields.ParseSelector(req.FieldSelector); err != nil {
-			bad("FieldSelector %q: %v", req.FieldSelector, err)
-		}
+	if _, err := fields.ParseSelector(req.FieldSelector); err != nil {
+		bad("FieldSelector %q: %v", req.FieldSelector, err)
 	}
 	if req.Count < 0 || (req.Count > 0 && (len(req.Names) > 0 || len(req.Objects) > 0)) {
 		bad("Count %d: a count of at least 0, with Selector, FieldSelector or All only", req.Count)
@@ -260,14 +257,12 @@ func (d *driver) resolve(ctx context.Context) ([]named, error) {
 func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 	var groups []named
 	add := func(ref Ref, order int) {
-		for i := range groups {
-			if groups[i].gvr == ref.Resource && groups[i].namespace == ref.Namespace {
-				groups[i].refs = append(groups[i].refs, ref)
-				groups[i].order = append(groups[i].order, order)
-				return
-			}
+		i := slices.IndexFunc(groups, func(g named) bool { return g.gvr == ref.Resource && g.namespace == ref.Namespace })
+		if i < 0 {
+			i, groups = len(groups), append(groups, named{gvr: ref.Resource, namespace: ref.Namespace})
 		}
-		groups = append(groups, named{gvr: ref.Resource, namespace: ref.Namespace, refs: []Ref{ref}, order: []int{order}})
+		groups[i].refs = append(groups[i].refs, ref)
+		groups[i].order = append(groups[i].order, order)
 	}
 	for i, n := range req.Names {
 		add(Ref{Resource: req.Resource, Namespace: req.Namespace, Name: n}, i)
