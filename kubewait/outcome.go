@@ -248,9 +248,6 @@ func (d *driver) result(now time.Time) Result {
 		if m.decision != classify.Success {
 			o.Unmet = slices.Clone(m.unmet)
 		}
-		if m.src == nil {
-			o.Name = ""
-		}
 		res.Objects = append(res.Objects, o)
 	}
 	return res

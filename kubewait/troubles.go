@@ -72,8 +72,7 @@ func (t trouble) String() string {
 // or is on its way. lastPull is the last ErrImagePull message seen of
 // each container, which an ImagePullBackOff's may leave out.
 func podTroubles(pod Object, lastPull map[string]string) []trouble {
-	u := unstructured.Unstructured{Object: pod}
-	name := u.GetName()
+	name := (&unstructured.Unstructured{Object: pod}).GetName()
 	var out []trouble
 	phase, _, _ := unstructured.NestedString(pod, "status", "phase")
 	if phase == "Failed" {
@@ -120,13 +119,10 @@ func exited(pod Object) string {
 		statuses, _, _ := unstructured.NestedSlice(pod, "status", list)
 		for _, s := range statuses {
 			cs, _ := s.(map[string]any)
-			term, ok, _ := unstructured.NestedMap(cs, "state", "terminated")
-			if !ok {
-				continue
-			}
+			term, _, _ := unstructured.NestedMap(cs, "state", "terminated")
 			code, _, _ := unstructured.NestedInt64(term, "exitCode")
 			if code == 0 {
-				continue
+				continue // it runs, waits, or exited well
 			}
 			e := fmt.Sprintf("container %v exited with code %d", cs["name"], code)
 			if r, _ := term["reason"].(string); r != "" {
