@@ -279,7 +279,7 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 				err = fmt.Errorf("the server has no kind %s: %w", o.Kind.GroupKind(), err)
 			}
 			if err != nil {
-				errs = append(errs, fmt.Errorf("Objects[%d] %s: %w", i, o.kindName(), err))
+				errs = append(errs, fmt.Errorf("%s %s: %w", objectsField(i), o.kindName(), err))
 				continue
 			}
 			o.Resource, namespaced = m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace
@@ -290,8 +290,8 @@ func (c *Client) resolve(ctx context.Context, req Request) ([]named, error) {
 			o.Namespace = req.Namespace
 		}
 		if namespaced && o.Namespace == "" {
-			errs = append(errs, fmt.Errorf("Objects[%d] %s: a %s is namespaced, and neither it nor the Request names a namespace",
-				i, o.kindName(), o.Kind.Kind))
+			errs = append(errs, fmt.Errorf("%s %s: a %s is namespaced, and neither it nor the Request names a namespace",
+				objectsField(i), o.kindName(), o.Kind.Kind))
 			continue
 		}
 		add(o, len(req.Names)+i)
@@ -314,3 +314,7 @@ func (c *Client) mapping(ctx context.Context, gvk schema.GroupVersionKind) (*met
 	}
 	return c.mapper.RESTMapping(gvk.GroupKind(), versions...)
 }
+
+// objectsField names the Request's i'th object reference in an error
+// (a field's name, which starts as Go writes it, with a capital).
+func objectsField(i int) string { return fmt.Sprintf("Objects[%d]", i) }
