@@ -60,14 +60,16 @@ type informerKey struct {
 	namespace string
 	labels    string
 	fields    string
-	name      string // one object's, asked for as kubectl asks (nameField)
+	name      string // one object's, asked for as kubectl asks (selector)
 }
 
-// selector returns opts with the key's selectors.
+// selector returns opts with the key's selectors: for one object, the
+// field selector of its name, as kubectl asks for it (and as an RBAC
+// grant of resourceNames allows a list and a watch).
 func (k informerKey) selector(opts metav1.ListOptions) metav1.ListOptions {
 	opts.LabelSelector, opts.FieldSelector = k.labels, k.fields
 	if k.name != "" {
-		opts.FieldSelector = nameField(k.name)
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", k.name).String()
 	}
 	return opts
 }
@@ -166,13 +168,6 @@ func (inf *informer) noteLocked(what string, err error) {
 func (inf *informer) note(what string, err error) Event {
 	return Event{Time: inf.c.clk.Now(), Watch: what, Err: err,
 		Ref: Ref{Resource: inf.key.gvr, Namespace: inf.key.namespace, Name: inf.key.name}}
-}
-
-// nameField is the field selector of one object by its name, as kubectl
-// asks for it (and as an RBAC grant of resourceNames allows a list and a
-// watch).
-func nameField(name string) string {
-	return fields.OneTermEqualSelector("metadata.name", name).String()
 }
 
 // objectKey is obj's namespace/name, as a Ref writes it.

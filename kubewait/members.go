@@ -68,8 +68,7 @@ type objectWaiter struct {
 // unless req.Options say otherwise; the Client's clock replaces any.
 func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 	ow := &objectWaiter{rollout: -1}
-	opts := []waiter.Option{waiter.WithHistory(c.history), waiter.WithHistoryKey(historyKey)}
-	opts = append(opts, req.Options...)
+	opts := append([]waiter.Option{waiter.WithHistory(c.history), waiter.WithHistoryKey(historyKey)}, req.Options...)
 	var accs []classify.Acceptor
 	custom := 0 // the WithMatch options so far: acceptors 0 to custom-1
 	match := func(state classify.State, name string, f func(Ref, Object, error) bool) {
