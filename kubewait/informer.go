@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -92,8 +91,8 @@ const (
 func (inf *informer) replace(list []any) {
 	objs := make(map[string]Object, len(list))
 	for _, o := range list {
-		if u, ok := cacheObject(o); ok {
-			objs[objectKey(u.Object)] = u.Object
+		if key, o, ok := cached(o); ok {
+			objs[key] = o
 		}
 	}
 	inf.mu.Lock()
@@ -122,17 +121,16 @@ func (inf *informer) replace(list []any) {
 
 // apply applies one watch event and wakes the waits it concerns.
 func (inf *informer) apply(t watch.EventType, obj any) {
-	u, ok := cacheObject(obj)
+	key, o, ok := cached(obj)
 	if !ok {
 		return
 	}
-	key := objectKey(u.Object)
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if t == watch.Deleted {
 		delete(inf.objs, key)
 	} else {
-		inf.objs[key] = u.Object
+		inf.objs[key] = o
 	}
 	for s := range inf.subs {
 		if s.names == nil || s.names[key] {
@@ -168,12 +166,6 @@ func (inf *informer) noteLocked(what string, err error) {
 func (inf *informer) note(what string, err error) Event {
 	return Event{Time: inf.c.clk.Now(), Watch: what, Err: err,
 		Ref: Ref{Resource: inf.key.gvr, Namespace: inf.key.namespace, Name: inf.key.name}}
-}
-
-// objectKey is obj's namespace/name, as a Ref writes it.
-func objectKey(obj Object) string {
-	u := unstructured.Unstructured{Object: obj}
-	return Ref{Namespace: u.GetNamespace(), Name: u.GetName()}.String()
 }
 
 // String names an informer in errors: widgets.example.com in ns

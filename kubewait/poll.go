@@ -155,8 +155,8 @@ func (c *Client) list(ctx context.Context, key informerKey) (map[string]Object, 
 	}
 	objs := map[string]Object{}
 	err = meta.EachListItem(list, func(o runtime.Object) error {
-		if u, ok := cacheObject(o); ok {
-			objs[objectKey(u.Object)] = u.Object
+		if key, o, ok := cached(o); ok {
+			objs[key] = o
 		}
 		return nil
 	})

@@ -225,14 +225,16 @@ func (s store) Resync() error        { return nil }
 
 func (s store) Replace(list []any, _ string) error { s.inf.replace(list); return nil }
 
-// cacheObject returns obj as the informer keeps it: without its
-// managedFields (often most of its bytes), which no rule reads.
-func cacheObject(obj any) (*unstructured.Unstructured, bool) {
+// cached returns obj as the informer keeps it, without its managedFields
+// (often most of its bytes), which no rule reads, and its key,
+// namespace/name as a Ref writes it.
+func cached(obj any) (key string, o Object, ok bool) {
 	u, ok := obj.(*unstructured.Unstructured)
-	if ok {
-		u.SetManagedFields(nil)
+	if !ok {
+		return "", nil, false
 	}
-	return u, ok
+	u.SetManagedFields(nil)
+	return Ref{Namespace: u.GetNamespace(), Name: u.GetName()}.String(), u.Object, true
 }
 
 // reflectorClock is the Client's clock as the Reflector reads time: its
