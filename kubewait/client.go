@@ -70,13 +70,6 @@ type ClientOptions struct {
 	Jitter backoff.Jitter
 }
 
-// The backoff after a list or a watch that ended: doubling from base,
-// half jittered ([base/2, base], then [base, 2·base], ...), to max.
-const (
-	relistBase = 2 * time.Second
-	relistMax  = time.Minute
-)
-
 // NewClient returns a Client that reads objects through dyn.
 func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: cmp.Or(opts.Clock, clock.New()),
@@ -85,7 +78,9 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 	if c.jitter == nil {
 		c.jitter = backoff.Seeded(rand.Uint64()) // a source of the Client's own, seeded once
 	}
-	c.backoff = backoff.ExponentialHalfJitter(relistBase, relistMax).WithJitter(c.jitter)
+	// The backoff after a list or a watch that ended: doubling from 2 s,
+	// half jittered ([1 s, 2 s], then [2 s, 4 s], ...), to a minute.
+	c.backoff = backoff.ExponentialHalfJitter(2*time.Second, time.Minute).WithJitter(c.jitter)
 	return c
 }
 

@@ -47,15 +47,10 @@ var jobComplete = conditionRule{condType: "Complete", status: "True"}
 // matches is kubectl wait's test of a condition (k8s.io/kubectl's
 // pkg/cmd/wait): the first condition of the type, its status in any case,
 // and not behind the object's generation. It never errs.
-func (r conditionRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
-
-func (r conditionRule) holds(obj Object) bool {
+func (r conditionRule) matches(obj Object) (bool, error) {
 	conds, _, _ := unstructured.NestedSlice(obj, "status", "conditions")
 	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
+		m, _ := c.(map[string]any) // nil, and so no type, if it is not an object
 		typ, ok := m["type"].(string)
 		if !ok || !strings.EqualFold(typ, r.condType) {
 			continue
@@ -70,12 +65,12 @@ func (r conditionRule) holds(obj Object) bool {
 				observed, found, _ = unstructured.NestedInt64(obj, "status", "observedGeneration")
 			}
 			if found && observed < gen {
-				return false
+				return false, nil
 			}
 		}
-		return strings.EqualFold(st, r.status)
+		return strings.EqualFold(st, r.status), nil
 	}
-	return false
+	return false, nil
 }
 
 // describe returns the condition's reason and message.

@@ -23,11 +23,10 @@ func Failed() Rule {
 // kstatusRule is Current's and Failed's rule: kstatus computes the status.
 type kstatusRule struct{ status status.Status }
 
-func (r kstatusRule) matches(obj Object) (bool, error) { return r.holds(obj), nil }
-
-func (r kstatusRule) holds(obj Object) bool {
+// matches never errs: an object kstatus cannot read has no status.
+func (r kstatusRule) matches(obj Object) (bool, error) {
 	res, err := status.Compute(&unstructured.Unstructured{Object: obj})
-	return err == nil && res.Status == r.status
+	return err == nil && res.Status == r.status, nil
 }
 
 // describe returns kstatus's status and message.

@@ -166,11 +166,11 @@ type rolloutRule struct{ opts RolloutOptions }
 func (rolloutRule) matches(obj Object) (bool, error) {
 	switch {
 	case obj["kind"] == "Job":
-		return jobComplete.holds(obj), nil // kstatus: Current once it runs
+		return jobComplete.matches(obj) // kstatus: Current once it runs
 	case updatesOnDelete(obj):
 		return false, nil // kstatus: Current at once
 	}
-	return kstatusRule{status.CurrentStatus}.holds(obj), nil
+	return kstatusRule{status.CurrentStatus}.matches(obj)
 }
 
 // describe returns kstatus's status and message.
