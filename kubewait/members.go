@@ -116,8 +116,7 @@ func newObjectWaiter(c *Client, req Request) (*objectWaiter, error) {
 		}
 		return u.Object, nil
 	}
-	opts = append(opts, waiter.WithClock(c.clk))
-	w, err := waiter.New(def, op, opts...)
+	w, err := waiter.New(def, op, append(opts, waiter.WithClock(c.clk))...) // the Client's clock replaces any
 	ow.Waiter = w
 	return ow, err
 }

@@ -265,11 +265,10 @@ func started(pod Object) bool {
 		statuses, _, _ := unstructured.NestedSlice(pod, "status", list)
 		for _, s := range statuses {
 			cs, _ := s.(map[string]any)
-			if _, ok, _ := unstructured.NestedMap(cs, "state", "running"); ok {
-				return true
-			}
-			if _, ok, _ := unstructured.NestedMap(cs, "state", "terminated"); ok {
-				return true
+			for _, state := range []string{"running", "terminated"} {
+				if _, ok, _ := unstructured.NestedMap(cs, "state", state); ok {
+					return true
+				}
 			}
 		}
 	}
