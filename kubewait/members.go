@@ -290,6 +290,7 @@ func (d *driver) show(m *member, now time.Time, end string, err error) {
 	if rule.is == nil {
 		rule = d.req.For[0]
 	}
+	_, ofRollout := rule.rollout()
 	switch {
 	case m.src == nil:
 		m.reason, m.msg = "Count", ""
@@ -298,7 +299,7 @@ func (d *driver) show(m *member, now time.Time, end string, err error) {
 		}
 	case m.err != nil && !classify.ErrorMatches(m.err, "NotFound"): // a poll that failed: the object is as it was
 		m.reason, m.msg = "Error", m.err.Error()
-	case isRollout(rule) && m.decision != classify.Success && m.pods != nil && m.pods.shown != nil:
+	case ofRollout && m.decision != classify.Success && m.pods != nil && m.pods.shown != nil:
 		m.reason, m.msg = m.pods.shown.reason, m.pods.shown.String()
 	default:
 		m.reason, m.msg = rule.describe(m.obj)
@@ -353,10 +354,4 @@ func (d *driver) judgeCount(s *source, now time.Time) {
 	}
 	few := fmt.Errorf("%d of %d objects: %s", len(s.members), d.req.Count, s.key.which())
 	d.judge(m, nil, &classify.CallError{Err: few, Code: "NotFound", StatusCode: http.StatusNotFound}, now, 0) // the Count's answer while fewer objects match
-}
-
-// isRollout reports whether r is a Rollout rule.
-func isRollout(r Rule) bool {
-	_, ok := r.rollout()
-	return ok
 }
