@@ -17,8 +17,12 @@ import (
 // asks (and as an RBAC grant of resourceNames allows).
 func TestWaitAsksForANamedObjectByName(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := newCluster(t, widget("target", conditions("Ready", "True")), widget("other", nil))
+		// The target turns ready only after the wait has begun, so that the
+		// wait's watch is asked for (a target ready at once could end the
+		// wait on the list, before the watch).
+		k := newCluster(t, widget("target", conditions("Ready", "False")), widget("other", nil))
 		c := NewClient(k.dyn, ClientOptions{})
+		after(3*time.Second, func() { k.update(widget("target", conditions("Ready", "True"))) })
 		if _, err := c.Wait(t.Context(), req(Condition("Ready", ""), "target")); err != nil {
 			t.Fatal(err)
 		}
