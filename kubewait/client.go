@@ -3,7 +3,6 @@ package kubewait
 import (
 	"cmp"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -63,8 +62,8 @@ type ClientOptions struct {
 	History waiter.History
 	// Jitter draws the delays of the backoff after a list or a watch
 	// fails, or must list again, and of the tries to map Request.Objects'
-	// kinds while the API server cannot be reached (default: a source of
-	// the Client's own; tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
+	// kinds while the API server cannot be reached (default:
+	// backoff.Uniform; tests pass backoff.Seeded or backoff.Midpoint). The backoff doubles
 	// from 1-2 s to 30-60 s, and starts again once a watch works (it
 	// delivers an event, or stays open as long as the first backoff).
 	Jitter backoff.Jitter
@@ -75,9 +74,6 @@ func NewClient(dyn dynamic.Interface, opts ClientOptions) *Client {
 	c := &Client{dyn: dyn, mapper: opts.Mapper, clk: cmp.Or(opts.Clock, clock.New()),
 		limit: cmp.Or(opts.PollLimit, rate.NewLimiter(5, 10)), history: cmp.Or(opts.History, waiter.NewMemoryHistory()),
 		jitter: opts.Jitter, informers: map[informerKey]*informer{}}
-	if c.jitter == nil {
-		c.jitter = backoff.Seeded(rand.Uint64()) // a source of the Client's own, seeded once
-	}
 	// The backoff after a list or a watch that ended: doubling from 2 s,
 	// half jittered ([1 s, 2 s], then [2 s, 4 s], ...), to a minute.
 	c.backoff = backoff.ExponentialHalfJitter(2*time.Second, time.Minute).WithJitter(c.jitter)
