@@ -3,7 +3,6 @@ package azwait
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -109,15 +108,9 @@ func NewBatch[T any](resume Resume[T], calls int, opts ...waiter.Option) (*waite
 	if err != nil {
 		return nil, err
 	}
-	if calls < 0 {
-		return nil, fmt.Errorf("azwait: NewBatch: %d calls in flight: want 0 (the default) or more", calls)
-	}
 	one := func(ctx context.Context, tokens []string) (map[string]*Status[T], error) {
 		st, err := op(ctx, tokens[0])
-		if err != nil {
-			return nil, err
-		}
-		return map[string]*Status[T]{tokens[0]: st}, nil
+		return map[string]*Status[T]{tokens[0]: st}, err // the attempt carries the status, error or not
 	}
 	def := Definition()
 	return waiter.NewBatch(def, one, waiter.BatchOptions[string, *Status[T]]{Size: 1, Calls: calls, Condition: done[T]},

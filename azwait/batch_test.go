@@ -81,3 +81,28 @@ func TestPercentCompleteIsTheProgress(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchAttemptsCarryTheStatusOfAThrottledPoll: in a Batch as in a
+// waiter of New, an attempt's Output is never nil, whatever its error: a
+// poll answered 429 carries its Status (HTTP 429, its Retry-After).
+func TestBatchAttemptsCarryTheStatusOfAThrottledPoll(t *testing.T) {
+	clocktest.Run(t, func(t *testing.T) {
+		vm := newVMWorld(t, 2, "")
+		tok := vm.begin(t, "vm1")
+		vm.faults.serve(throttle("17"))
+		b, err := azwait.NewBatch(vm.resumeAny(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := b.Add(t.Context(), tok, time.Hour)
+		first := <-r.Events()
+		if first.Err == nil || first.Output == nil || first.Output.HTTPStatus != http.StatusTooManyRequests || first.Output.After != 17*time.Second {
+			t.Fatalf("first attempt: Output %+v, error %v; want the 429's Status (HTTP 429, After 17s)", first.Output, first.Err)
+		}
+		for range r.Events() {
+		}
+		if st, err := r.Result(); err != nil || !st.Done {
+			t.Fatalf("Result = %+v, %v; want done", st, err)
+		}
+	})
+}

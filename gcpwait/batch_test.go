@@ -9,6 +9,7 @@ import (
 
 	"github.com/googleapis/gax-go/v2"
 	"golang.org/x/time/rate"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/waitable/waitable/gcpwait"
@@ -95,6 +96,30 @@ func TestProgressPercentIsTheProgress(t *testing.T) {
 		ca, _ := cw.Call(t.Context(), "operation-1", 0, nil)
 		if ca.Err != nil || ca.Judgment.Progress != 0.3 {
 			t.Errorf("compute Call = %v, progress %v; want progress 0.3", ca.Err, ca.Judgment.Progress)
+		}
+	})
+}
+
+// TestBatchAttemptsCarryTheStatusOfAFailedPoll: in a Batch as in a
+// waiter of New, a poll that errs carries its Status: the operation's
+// Name, though GetOperation answered Unavailable.
+func TestBatchAttemptsCarryTheStatusOfAFailedPoll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &ops{}
+		s.add("operations/u", &job{answers: []answer{{code: codes.Unavailable}, {done: true}}})
+		b, err := gcpwait.NewBatch(client{serve(t, s)}.JobOperation, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := b.Add(t.Context(), "operations/u", time.Hour)
+		first := <-r.Events()
+		if first.Err == nil || first.Output.Name != "operations/u" {
+			t.Fatalf("first attempt: Output %+v, error %v; want the Unavailable poll's Status, named operations/u", first.Output, first.Err)
+		}
+		for range r.Events() {
+		}
+		if st, err := r.Result(); err != nil || !st.Done {
+			t.Fatalf("Result = %+v, %v; want done", st, err)
 		}
 	})
 }

@@ -3,7 +3,6 @@ package gcpwait
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -114,15 +113,9 @@ func NewBatch[Op Operation[R, M], R, M any](resume func(name string) Op, calls i
 	if err != nil {
 		return nil, err
 	}
-	if calls < 0 {
-		return nil, fmt.Errorf("gcpwait: NewBatch: %d calls in flight: want 0 (the default) or more", calls)
-	}
 	one := func(ctx context.Context, names []string) (map[string]Status[R, M], error) {
 		st, err := op(ctx, names[0])
-		if err != nil {
-			return nil, err
-		}
-		return map[string]Status[R, M]{names[0]: st}, nil
+		return map[string]Status[R, M]{names[0]: st}, err // the attempt carries the status, error or not
 	}
 	def := waiter.Definition{Name: nameOf[Op](), MinDelay: defaultMinDelay, MaxDelay: defaultMaxDelay}
 	return waiter.NewBatch(def, one, waiter.BatchOptions[string, Status[R, M]]{Size: 1, Calls: calls, Condition: done[R, M]},
