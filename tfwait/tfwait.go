@@ -130,10 +130,10 @@ func build(conf *retry.StateChangeConf, refresh RefreshFunc, nilRefresh string, 
 	op := func(ctx context.Context, _ struct{}) (*Refresh, error) {
 		res, state, err := refresh(ctx)
 		r := &Refresh{Result: res, State: state, target: target, timeout: timeout}
-		if err == nil && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			// The refresh took no context and returned after the wait's
 			// ended (its deadline, or the caller's cancellation): it is
-			// not judged.
+			// not judged, whatever it answered.
 			err = ctx.Err()
 		}
 		switch {

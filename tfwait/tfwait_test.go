@@ -610,6 +610,27 @@ func TestARefreshPastTheDeadlineIsNotJudged(t *testing.T) {
 				elapsed, lastStart)
 		}
 	})
+	t.Run("StateChange: late with an error", func(t *testing.T) {
+		// The refresh in flight at the deadline returns a 503 after it: not
+		// judged either, so no LastError.
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			conf := createConf(func() (any, string, error) {
+				if time.Since(start) < 50*time.Second {
+					return &object{Status: "creating"}, "creating", nil
+				}
+				time.Sleep(30 * time.Second) // a slow API call, that fails
+				return nil, "", &classify.CallError{Err: errors.New("describing the cluster: 503"), StatusCode: 503}
+			}, time.Minute)
+			conf.PollInterval = 10 * time.Second
+			out, err := tfWait()(t.Context(), conf)
+			var te *retry.TimeoutError
+			if out != nil || !errors.As(err, &te) || te.LastState != "creating" || te.LastError != nil {
+				t.Errorf("Wait() = %v, %#v, want nil and a TimeoutError whose last state is creating, with no LastError", out, err)
+			}
+			synctest.Wait()
+		})
+	})
 }
 
 // TestRetryAfterDateOnTheServicesClock: a refresh's 503 whose Retry-After
