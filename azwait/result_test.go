@@ -26,8 +26,9 @@ func TestAFailedOperationReturnsItsFailedStatus(t *testing.T) {
 		if !errors.Is(err, waiter.ErrFailure) || !errors.As(err, &re) || re.ErrorCode != "AllocationFailed" {
 			t.Fatalf("Wait = %v, want ErrFailure holding the ResponseError AllocationFailed", err)
 		}
-		if out == nil || out.Status != "Failed" || !out.Done {
-			t.Fatalf("Wait's output = %+v, want the Failed status, Done", out)
+		var oe *azcore.ResponseError
+		if out == nil || out.Status != "Failed" || !out.Done || !errors.As(out.Err, &oe) || oe.ErrorCode != "AllocationFailed" {
+			t.Fatalf("Wait's output = %+v, want the Failed status, Done, with Err the ResponseError AllocationFailed", out)
 		}
 		vm = newVMWorld(t, 2, "AllocationFailed")
 		_, attempts, last, _ := statuses(t, vm.waiter(t, "vm1"), vm.begin(t, "vm1"), time.Hour)

@@ -86,7 +86,7 @@ const (
 // says otherwise (an operation may not be visible yet right after its
 // creation); any other code ends the wait. A metadata that reports a
 // progress percent (a ProgressPercent, or a Progress that has one, as
-// Spanner's, Firestore's and many others' do) is each attempt's progress
+// Spanner's do) is each attempt's progress
 // (waiter.WithProgress), which refines its estimate of the time left.
 //
 // The waiter is named after the wrapper's type (CreateDatabase for a
