@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/util/jsonpath"
 )
@@ -37,6 +38,15 @@ type jsonPathRule struct {
 	path     string // util/jsonpath's template, as kubectl relaxes it: {.status.phase}
 	value    string
 	hasValue bool
+	parsed   *parsedPath // path parsed once, as kubectl wait parses it; nil if it does not parse
+}
+
+// parsedPath is a template parsed once. util/jsonpath's JSONPath keeps
+// state as it evaluates, and a Rule may serve concurrent waits: each
+// evaluation holds the lock.
+type parsedPath struct {
+	mu sync.Mutex
+	j  *jsonpath.JSONPath
 }
 
 // newJSONPath returns the rule written text.
@@ -45,7 +55,10 @@ func newJSONPath(text, expr, value string, hasValue bool) Rule {
 	var err error
 	jp.path, err = relaxedJSONPath(expr)
 	if err == nil {
-		_, err = jp.parse()
+		j := jsonpath.New("kubewait").AllowMissingKeys(true)
+		if err = j.Parse(jp.path); err == nil {
+			jp.parsed = &parsedPath{j: j}
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("jsonpath %q: %w", expr, err)
@@ -66,16 +79,6 @@ func relaxedJSONPath(expr string) (string, error) {
 		return "", errors.New("want a 'name1.name2', '.name1.name2', '{name1.name2}' or '{.name1.name2}'")
 	}
 	return "{." + m[1] + m[2] + "}", nil
-}
-
-// parse returns the template parsed: util/jsonpath's JSONPath keeps state
-// as it evaluates, so each evaluation parses its own.
-func (r jsonPathRule) parse() (*jsonpath.JSONPath, error) {
-	j := jsonpath.New("kubewait").AllowMissingKeys(true)
-	if err := j.Parse(r.path); err != nil {
-		return nil, err
-	}
-	return j, nil
 }
 
 // matches is kubectl wait's test: no value does not match; more than
@@ -105,11 +108,12 @@ func (r jsonPathRule) find(obj Object) (v any, ok bool, err error) {
 			v, ok, err = nil, false, fmt.Errorf("util/jsonpath: %v", p)
 		}
 	}()
-	j, err := r.parse()
-	if err != nil {
-		return nil, false, err
+	if r.parsed == nil { // a rule that does not parse: Wait refuses it (Rule.err)
+		return nil, false, fmt.Errorf("jsonpath %s does not parse", r.path)
 	}
-	results, err := j.FindResults(obj)
+	r.parsed.mu.Lock()
+	defer r.parsed.mu.Unlock()
+	results, err := r.parsed.j.FindResults(obj)
 	switch {
 	case err != nil:
 		return nil, false, err
