@@ -191,11 +191,6 @@ func (d *driver) step(m *member, ans waiter.Answer[Object], now time.Time) {
 	if m.pods != nil && j.State != classify.Success && m.pods.failure(now) != nil {
 		j.Acceptor, j.Matcher, j.State, j.Message = d.w.rollout, d.rollout.text, classify.Failure, ""
 	}
-	if d.w.rollout >= 0 && ans.Err == nil && ans.Output != nil {
-		if f := rolloutProgress(ans.Output); f > 0 { // as the waiter reads WithProgress
-			j.Progress = min(f, 1)
-		}
-	}
 	a, werr := d.w.Step(m.cp, ans, now)
 	if ans.Output != nil || ans.Err == nil || classify.ErrorMatches(ans.Err, "NotFound") {
 		m.obj = ans.Output // an error other than NotFound says nothing of the object: keep it

@@ -408,10 +408,18 @@ func TestProgress(t *testing.T) {
 	s, _ := w.Begin(t0, time.Hour, 1)
 	s.Prior = w.Learn(t.Context(), 0)
 	step := func(done float64) waiter.Estimate {
-		j := w.Judge(0, done, nil)
-		j.Progress = done
+		j := w.Judge(0, done, nil) // reads the progress, as a call the waiter makes does
 		a, _ := w.Step(s, waiter.Answer[float64]{Start: t0.Add(time.Minute), Output: done, Judgment: j}, t0.Add(time.Minute))
 		return a.Estimate()
+	}
+	for _, c := range []struct {
+		out  float64
+		err  error
+		want float64
+	}{{0.5, nil, 0.5}, {1.5, nil, 1}, {-1, nil, 0}, {math.NaN(), nil, 0}, {0.5, errors.New("503"), 0}} {
+		if got := w.Judge(0, c.out, c.err).Progress; got != c.want {
+			t.Errorf("Judge(%v, %v).Progress = %v, want %v", c.out, c.err, got, c.want)
+		}
 	}
 	none, half := step(0), step(0.5)
 	if half.P50 < none.P50/2-10*time.Second || half.P50 > none.P50/2+40*time.Second {

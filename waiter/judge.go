@@ -78,11 +78,26 @@ type Judgment struct {
 func (j *Judgment) unmatched(err error) bool { return j.Acceptor < 0 && err != nil }
 
 // Judge applies the waiter's acceptors, in order, to one call: its input
-// and its output or error. It is safe for concurrent use.
+// and its output or error; and reads the output's progress
+// (WithProgress) into the Judgment's Progress, as a call the waiter makes
+// does. It is safe for concurrent use.
 func (w *Waiter[I, O]) Judge(in I, out O, err error) Judgment {
 	var j Judgment
 	w.judgeTo(&j, in, out, err)
+	j.Progress = w.progress(out, err)
 	return j
+}
+
+// progress is WithProgress's share done of a call's output, within
+// [0, 1]; 0 for none (an error, or a share that is NaN or not positive).
+func (w *Waiter[I, O]) progress(out O, err error) float64 {
+	if w.progressFn == nil || err != nil {
+		return 0
+	}
+	if f := w.progressFn(out); f > 0 {
+		return min(f, 1)
+	}
+	return 0
 }
 
 // judgeTo is Judge, into *j, a zero Judgment.
@@ -149,11 +164,7 @@ func (w *Waiter[I, O]) judge(ctx context.Context, in I, n int, a *Answer[O], tok
 	j := &a.Judgment
 	w.judgeTo(j, in, a.Output, a.Err)
 	tok = w.advise(ctx, a.Err, j, tok)
-	if w.progressFn != nil && a.Err == nil {
-		if f := w.progressFn(a.Output); f > 0 { // NaN and negative: none
-			j.Progress = min(f, 1)
-		}
-	}
+	j.Progress = w.progress(a.Output, a.Err)
 	if w.identity != nil && a.Err == nil {
 		if v, err := w.identity.Search(a.Output); err == nil && v != nil {
 			j.Identity = identityOf(v)
