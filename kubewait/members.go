@@ -255,8 +255,8 @@ func (d *driver) show(m *member, now time.Time, end string, err error) {
 	var rule Rule // the rule whose reading the event reports
 	switch {
 	case m.decision == classify.Failure:
-		for _, r := range d.req.For {
-			if r.fault(m.obj) != nil {
+		for _, r := range d.req.For { // the first that cannot be met, as the waiter judges
+			if m.rule == "" && r.fault(m.obj) != nil {
 				rule, m.rule = r, r.text
 			}
 		}

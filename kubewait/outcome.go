@@ -37,8 +37,9 @@ type ObjectResult struct {
 	// object's failure ended the wait first.
 	End string
 	// Rule is what ended the object's wait, as kubectl writes it: For's
-	// rules on success ("condition=Ready, jsonpath={.status.phase}=Done"),
-	// a FailOn rule on failure ("" otherwise).
+	// rules on success ("condition=Ready, jsonpath={.status.phase}=Done");
+	// on failure, the first For rule the object cannot meet, else the
+	// FailOn rule that holds, else the rollout's ("" otherwise).
 	Rule string
 	// Unmet are the For rules that did not hold of the object when its
 	// wait ended, as kubectl writes them (none on success).

@@ -43,7 +43,7 @@ func (c *Client) Wait(ctx context.Context, req Request) (Result, error) {
 	}
 	d := &driver{c: c, req: req, w: w, wake: make(chan struct{}, 1)}
 	for _, r := range req.For {
-		if _, ok := r.rollout(); ok {
+		if _, ok := r.rollout(); ok && d.rollout == nil { // the first, whose acceptor the waiter has
 			d.rollout = &r
 		}
 	}

@@ -777,3 +777,20 @@ func TestEventsOfOneInstantInTheResultsOrder(t *testing.T) {
 		})
 	}
 }
+
+// An object that can meet none of two For rules fails on the first, as
+// the waiter judges (its failure matchers in For's order): the result
+// names that one.
+func TestResultNamesTheFirstRuleThatCannotBeMet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", map[string]any{"one": map[string]any{"x": "1"}, "two": map[string]any{"y": "2"}}))
+		c := NewClient(k.dyn, ClientOptions{})
+		first, second := JSONPath("{.status.one}", "1"), JSONPath("{.status.two}", "2")
+		r := req(first, "a")
+		r.For = append(r.For, second)
+		res, err := c.Wait(t.Context(), r)
+		if !errors.Is(err, waiter.ErrFailure) || len(res.Objects) != 1 || res.Objects[0].Rule != first.String() {
+			t.Fatalf("Wait = %+v, %v; want a failure naming %s", res.Objects, err, first)
+		}
+	})
+}

@@ -326,8 +326,7 @@ func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluste
 		budget = 30 * time.Second
 	}
 	deadline := start.Add(budget)
-	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second,
-		Jitter: backoff.Seeded(uint64(start.UnixNano()))}
+	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second} // jittered by backoff.Uniform
 	var last error // the server's last trouble
 	for attempt := 1; ; attempt++ {
 		tried := time.Now()
