@@ -130,3 +130,97 @@ func TestWatchWithResourceVersionTooLargeListsAgain(t *testing.T) {
 		}
 	})
 }
+
+// quietWatch returns a watch that delivers nothing and closes after d.
+func quietWatch(d time.Duration) watch.Interface {
+	w := watch.NewFake()
+	time.AfterFunc(d, w.Stop) // a timer, not a goroutine that could outlive the wait
+	return w
+}
+
+// A watch that stays open as long as the informer's first backoff (1-2 s)
+// works, though it delivers nothing: watches that each stay open 3 s and
+// then close never make the waits poll.
+func TestWatchOpenForTheFirstBackoffWorks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			return true, quietWatch(3 * time.Second), nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		var events []string
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = time.Minute
+		r.OnEvent = watchEvents(&events)
+		if _, err := c.Wait(t.Context(), r); !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("err = %v, want a timeout", err)
+		}
+		if slices.ContainsFunc(events, func(e string) bool { return strings.HasPrefix(e, "polling") }) || k.count("get") > 0 {
+			t.Errorf("watch events %q, %d GETs: want no polling, each watch stayed open past the first backoff", events, k.count("get"))
+		}
+		if w := k.count("watch"); w < 10 {
+			t.Errorf("%d watches in a minute, want 10 or more: each that worked starts the backoff again (1-2 s)", w)
+		}
+	})
+}
+
+// The backoff starts again once a watch works: after four watches
+// refused with a 500, one that works (it stays open past the first
+// backoff) and one more refused, the next watch comes 1-4 s later (the
+// second backoff), not the 30-60 s of the seventh.
+func TestBackoffStartsAgainOnceAWatchWorks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		var times []time.Time
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			times = append(times, time.Now())
+			switch n := len(times); {
+			case n == 5:
+				return true, quietWatch(3 * time.Second), nil
+			case n <= 6:
+				return true, nil, apierrors.NewInternalError(errors.New("etcd is unhappy"))
+			}
+			return true, quietWatch(time.Hour), nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = 3 * time.Minute
+		if _, err := c.Wait(t.Context(), r); !errors.Is(err, waiter.ErrTimeout) {
+			t.Fatalf("err = %v, want a timeout", err)
+		}
+		if len(times) < 7 {
+			t.Fatalf("%d watches, want 7 or more", len(times))
+		}
+		if gap := times[6].Sub(times[5]); gap < time.Second || gap > 4*time.Second {
+			t.Errorf("the watch after the one that failed after one that worked came %v later, want 1-4 s (watches at %v)", gap, times)
+		}
+	})
+}
+
+// A watch refused with a 429 is tried again where it left off, with no
+// LIST, and the waits hear it restarted.
+func TestWatchRefusedWith429RestartsWithoutAList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := newCluster(t, widget("a", nil))
+		refused := 0
+		k.dyn.PrependWatchReactor("widgets", func(k8stesting.Action) (bool, watch.Interface, error) {
+			if refused < 2 {
+				refused++
+				return true, nil, apierrors.NewTooManyRequests("slow down", 1)
+			}
+			return false, nil, nil
+		})
+		c := NewClient(k.dyn, ClientOptions{})
+		after(time.Minute, func() { k.update(widget("a", conditions("Ready", "True"))) })
+		var events []string
+		r := req(Condition("Ready", ""), "a")
+		r.Timeout = 2 * time.Minute
+		r.OnEvent = watchEvents(&events)
+		if _, err := c.Wait(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || !strings.HasPrefix(events[0], "restarted: ") || k.count("list") != 1 {
+			t.Errorf("watch events %q, %d LISTs: want one restart, after the 429s, and the one LIST", events, k.count("list"))
+		}
+	})
+}
