@@ -45,10 +45,12 @@ var fuzzObjects = []Object{nil, widget("w", nil), widget("w", conditions("Ready"
 		"items": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}, "empty": map[string]any{}})}
 
 // FuzzJSONPath judges kubectl's --for=jsonpath rules, read by ParseRule,
-// on objects, against kubectl wait's own reading (k8s.io/kubectl's
-// pkg/cmd/wait, json.go) written out here over util/jsonpath, the oracle:
-// the rule holds when kubectl's condition is met, and the object cannot
-// meet it (its wait fails) when kubectl's check errs.
+// on objects, against kubectl wait's check (json.go's checkCondition)
+// written out over util/jsonpath: the rule holds when that check is met,
+// and the object cannot meet it (its wait fails) when the check errs. It
+// checks the rule's wiring to util/jsonpath; servertest's
+// FuzzJSONPathAgainstKubectl holds the whole rule, from its text, against
+// kubectl's own code.
 func FuzzJSONPath(f *testing.F) {
 	for _, c := range []struct{ expr, value, obj string }{
 		{"{.status.phase}", "Running", `{"status":{"phase":"Running"}}`},
