@@ -60,24 +60,18 @@ func (s *Status[T]) RetryAfter() time.Duration {
 	return s.After
 }
 
-// Definition returns the name and schedule of the waiters of [New] and
-// [NewBatch]: polls from 2s to 30s apart (azcore's PollUntilDone polls
-// every 30s by default) unless a Retry-After says later. Its rule is not
-// an acceptor but [New]'s condition, which carries the service's error
-// into the wait's (see [New]); so it has no acceptors, and waiter.New
-// refuses it alone.
-func Definition() waiter.Definition {
-	return waiter.Definition{
-		Name:          "LongRunningOperationDone",
-		Documentation: "Wait until an Azure long-running operation reaches a terminal status.",
-		MinDelay:      2 * time.Second,
-		MaxDelay:      30 * time.Second,
-	}
-}
+// The name and schedule of the waiters of [New] and [NewBatch]: polls
+// from 2s to 30s apart (azcore's PollUntilDone polls every 30s by
+// default) unless a Retry-After says later.
+const (
+	waiterName      = "LongRunningOperationDone"
+	defaultMinDelay = 2 * time.Second
+	defaultMaxDelay = 30 * time.Second
+)
 
 // New returns a waiter for the long-running operations whose pollers
 // resume rebuilds: its input is a poller's resume token, its output the
-// operation's [Status]. It polls with [Op] on [Definition]'s schedule,
+// operation's [Status]. It polls with [Op] from 2s to 30s apart,
 // and its rule is the operation's: the wait succeeds once the operation
 // has succeeded, and fails at once, with waiter.ErrFailure, once it has
 // failed or was canceled, the wait's error holding an [*OperationError]
@@ -91,8 +85,7 @@ func New[T any](resume Resume[T], opts ...waiter.Option) (*waiter.Waiter[string,
 	if err != nil {
 		return nil, err
 	}
-	def := Definition()
-	return waiter.NewFunc(def.Name, op, done[T], options[T](def, opts)...)
+	return waiter.NewFunc(waiterName, op, done[T], options[T](opts)...)
 }
 
 // NewBatch returns a waiter.Batch for many long-running operations, each
@@ -112,16 +105,15 @@ func NewBatch[T any](resume Resume[T], calls int, opts ...waiter.Option) (*waite
 		st, err := op(ctx, tokens[0])
 		return map[string]*Status[T]{tokens[0]: st}, err // the attempt carries the status, error or not
 	}
-	def := Definition()
-	return waiter.NewBatch(def, one, waiter.BatchOptions[string, *Status[T]]{Size: 1, Calls: calls, Condition: done[T]},
-		options[T](def, opts)...)
+	return waiter.NewBatch(waiter.Definition{Name: waiterName}, one,
+		waiter.BatchOptions[string, *Status[T]]{Size: 1, Calls: calls, Condition: done[T]}, options[T](opts)...)
 }
 
-// options are the waiters' own options, def's schedule and the progress
+// options are the waiters' own options, their schedule and the progress
 // the operation reports, then opts.
-func options[T any](def waiter.Definition, opts []waiter.Option) []waiter.Option {
+func options[T any](opts []waiter.Option) []waiter.Option {
 	return append([]waiter.Option{
-		waiter.WithDelays(def.MinDelay, def.MaxDelay),
+		waiter.WithDelays(defaultMinDelay, defaultMaxDelay),
 		waiter.WithProgress(func(st *Status[T]) float64 {
 			if st == nil {
 				return -1
