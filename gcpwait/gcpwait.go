@@ -107,7 +107,8 @@ func New[Op Operation[R, M], R, M any](resume func(name string) Op, opts ...wait
 // of them, and one rate limit (waiter.WithPollRateLimit) that each poll's
 // RPC takes a token of. The Operations API reads one operation an RPC, so
 // each of the batch's calls polls one operation; calls is how many may be
-// in flight at once (0: 4).
+// in flight at once (0: 4). It takes the operations with a response (an
+// [Operation]); those of [NewEmpty] and [NewCompute] have no batch.
 func NewBatch[Op Operation[R, M], R, M any](resume func(name string) Op, calls int, opts ...waiter.Option) (*waiter.Batch[string, Status[R, M]], error) {
 	op, err := pollOf[Op, R, M](resume)
 	if err != nil {
