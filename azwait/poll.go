@@ -82,7 +82,7 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 	case !is2xx(raw) && p.Done():
 		// A Location poller reads any other error status as the
 		// operation's failure.
-		return failed(st, "Failed", runtime.NewResponseError(raw))
+		return failed(st, runtime.NewResponseError(raw))
 	case !is2xx(raw):
 		// A Location poller keeps its state on a 408, 429 or 5xx and
 		// returns the response as if all were well.
@@ -101,9 +101,14 @@ func poll[T any](ctx context.Context, resume Resume[T], token string) (*Status[T
 	return result(ctx, p, &x, st)
 }
 
-// failed marks st as the operation's failure with the service's error.
-func failed[T any](st *Status[T], status string, err error) (*Status[T], error) {
-	st.Done, st.Status, st.Err = true, status, err
+// failed marks st as the operation's failure with the service's error:
+// its status the service's word for a failure (Failed, Canceled), or
+// Failed.
+func failed[T any](st *Status[T], err error) (*Status[T], error) {
+	if !failedWord(st.Status) {
+		st.Status = "Failed" // the service's word, when it says one
+	}
+	st.Done, st.Err = true, err
 	return st, nil
 }
 
@@ -121,10 +126,7 @@ func result[T any](ctx context.Context, p *runtime.Poller[T], x *exchange, st *S
 			return st, err
 		}
 		if failedWord(st.Status) || is2xx(re.RawResponse) {
-			if !failedWord(st.Status) {
-				st.Status = "Failed"
-			}
-			return failed(st, st.Status, err)
+			return failed(st, err)
 		}
 		return st, answerError(re) // the final GET failed: 408, 429, 5xx or a 4xx
 	}
@@ -161,11 +163,7 @@ func pollFailed[T any](st *Status[T], err error, x *exchange) (*Status[T], error
 	case re != nil && (is2xx(raw) || failedWord(a.status)):
 		// The service's answer that the operation failed (azcore's fakes
 		// return it as Poll's error).
-		status := st.Status
-		if !failedWord(status) {
-			status = "Failed"
-		}
-		return failed(st, status, err)
+		return failed(st, err)
 	case re != nil:
 		return st, answerError(re)
 	case is2xx(raw) && a.isError():
