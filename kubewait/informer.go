@@ -115,7 +115,8 @@ func (inf *informer) replace(list []any) {
 		inf.setModeLocked(modeWatching, nil)
 	}
 	for s := range inf.subs {
-		s.tell(func() { s.all = true })
+		s.all = true
+		s.wakeUp()
 	}
 }
 
@@ -134,7 +135,8 @@ func (inf *informer) apply(t watch.EventType, obj any) {
 	}
 	for s := range inf.subs {
 		if s.names == nil || s.names[key] {
-			s.tell(func() { s.dirty[key] = true })
+			s.dirty[key] = true
+			s.wakeUp()
 		}
 	}
 }
@@ -157,7 +159,8 @@ func (inf *informer) setModeLocked(m watchMode, err error) {
 func (inf *informer) noteLocked(what string, err error) {
 	n := inf.note(what, err)
 	for s := range inf.subs {
-		s.tell(func() { s.notes = append(s.notes, n) })
+		s.notes = append(s.notes, n)
+		s.wakeUp()
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -35,7 +34,7 @@ type subscription struct {
 	names map[string]bool // namespace/name keys
 	wake  chan struct{}
 
-	mu    sync.Mutex
+	// What changed, under the informer's lock, as all it keeps:
 	dirty map[string]bool
 	all   bool    // every object changed (a list)
 	notes []Event // what happened to the watch, for the wait's events
@@ -239,7 +238,8 @@ func (c *Client) subscribeLocked(key informerKey, names map[string]bool, wake ch
 		s.notes = append(s.notes, inf.note(WatchPolling, inf.err))
 		fallthrough
 	default:
-		s.tell(func() { s.all = true })
+		s.all = true
+		s.wakeUp()
 	}
 	return s
 }
@@ -266,12 +266,9 @@ func (s *subscription) unsubscribe() {
 	}
 }
 
-// tell makes a change to s under its lock, and wakes its wait with a send
-// that never blocks.
-func (s *subscription) tell(change func()) {
-	s.mu.Lock()
-	change()
-	s.mu.Unlock()
+// wakeUp wakes s's wait, after a change to s under the informer's lock,
+// with a send that never blocks.
+func (s *subscription) wakeUp() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -286,8 +283,6 @@ func (s *subscription) take() (dirty map[string]bool, all bool, notes []Event, m
 	}
 	s.inf.mu.Lock()
 	defer s.inf.mu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	dirty, all, notes = s.dirty, s.all, s.notes
 	s.dirty, s.all, s.notes = map[string]bool{}, false, nil
 	return dirty, all, notes, s.inf.mode
