@@ -3,6 +3,7 @@ package kubewait
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -160,7 +161,12 @@ func (e *Error) Unwrap() []error {
 
 // failed reports whether an object's wait failed: the wait ends.
 func (d *driver) failed() bool {
-	return slices.ContainsFunc(d.members(), func(m *member) bool { return m.done && m.decision == classify.Failure })
+	for m := range d.all() {
+		if m.done && m.decision == classify.Failure {
+			return true
+		}
+	}
+	return false
 }
 
 // decided returns the wait's result if the objects decided it: one
@@ -224,17 +230,31 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 // request names them (those of a selector by namespace and name, as
 // [Result] lists them), then the Count's.
 func (d *driver) members() []*member {
-	var ms []*member
-	for _, s := range d.sources {
-		for _, m := range s.members {
-			ms = append(ms, m)
+	ms := slices.Collect(d.all())
+	objects := len(ms)
+	if d.countWait != nil {
+		objects--
+	}
+	slices.SortFunc(ms[:objects], byOrder)
+	return ms
+}
+
+// all yields every member in no order but the Count's last, for the
+// walks on each wake-up that need none (is one failed, which is due
+// first).
+func (d *driver) all() iter.Seq[*member] {
+	return func(yield func(*member) bool) {
+		for _, s := range d.sources {
+			for _, m := range s.members {
+				if !yield(m) {
+					return
+				}
+			}
+		}
+		if d.countWait != nil {
+			yield(d.countWait)
 		}
 	}
-	slices.SortFunc(ms, byOrder)
-	if d.countWait != nil {
-		ms = append(ms, d.countWait)
-	}
-	return ms
 }
 
 // result is each object's outcome, with a copy of its object.

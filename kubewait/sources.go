@@ -160,6 +160,9 @@ func (d *driver) fromInformer(s *source, dirty map[string]bool, all bool, now ti
 // rejoin makes the members of a wait with a count the objects the
 // informer has: all of them after a list, else those that changed.
 func (d *driver) rejoin(s *source, dirty map[string]bool, all bool) {
+	if !all && len(dirty) == 0 {
+		return // a wake-up of the clock: nothing changed, no copy of the objects
+	}
 	objs := s.sub.objects()
 	for k := range s.members {
 		if (all || dirty[k]) && objs[k] == nil {

@@ -143,7 +143,7 @@ func (d *driver) run(groups []named) (Result, error) {
 // one due, or the deadline. A source still listing has none due.
 func (d *driver) next() time.Time {
 	next := d.end
-	for _, m := range d.members() {
+	for m := range d.all() {
 		if !m.done && m.next.Before(next) && (m.src == nil || m.src.mode != modeSyncing) {
 			next = m.next
 		}
