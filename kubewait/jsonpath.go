@@ -38,15 +38,12 @@ type jsonPathRule struct {
 	path     string // util/jsonpath's template, as kubectl relaxes it: {.status.phase}
 	value    string
 	hasValue bool
-	parsed   *parsedPath // path parsed once, as kubectl wait parses it; nil if it does not parse
-}
-
-// parsedPath is a template parsed once. util/jsonpath's JSONPath keeps
-// state as it evaluates, and a Rule may serve concurrent waits: each
-// evaluation holds the lock.
-type parsedPath struct {
-	mu sync.Mutex
-	j  *jsonpath.JSONPath
+	// parsed is path parsed once, as kubectl wait parses it (nil if it
+	// does not parse); util/jsonpath's JSONPath keeps state as it
+	// evaluates, and a Rule may serve concurrent waits: each evaluation
+	// holds mu.
+	parsed *jsonpath.JSONPath
+	mu     *sync.Mutex
 }
 
 // newJSONPath returns the rule written text.
@@ -57,7 +54,7 @@ func newJSONPath(text, expr, value string, hasValue bool) Rule {
 	if err == nil {
 		j := jsonpath.New("kubewait").AllowMissingKeys(true)
 		if err = j.Parse(jp.path); err == nil {
-			jp.parsed = &parsedPath{j: j}
+			jp.parsed, jp.mu = j, new(sync.Mutex)
 		}
 	}
 	if err != nil {
@@ -111,9 +108,9 @@ func (r jsonPathRule) find(obj Object) (v any, ok bool, err error) {
 	if r.parsed == nil { // a rule that does not parse: Wait refuses it (Rule.err)
 		return nil, false, fmt.Errorf("jsonpath %s does not parse", r.path)
 	}
-	r.parsed.mu.Lock()
-	defer r.parsed.mu.Unlock()
-	results, err := r.parsed.j.FindResults(obj)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	results, err := r.parsed.FindResults(obj)
 	switch {
 	case err != nil:
 		return nil, false, err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ import (
 type member struct {
 	src      *source // nil for the Count's wait
 	ref      Ref
-	order    int // its place among the objects the request names
+	order    int // its place among the objects the request names (the Count's last)
 	cp       waiter.Checkpoint
 	tok      retry.Token
 	obj      Object // as last seen
@@ -157,7 +158,7 @@ func (d *driver) addMember(s *source, ref Ref) *member {
 	cp.Prior = d.w.Learn(d.ctx, ref)
 	m := &member{src: s, ref: ref, cp: cp, next: now, decision: classify.Retry}
 	if s == nil {
-		d.countWait = m
+		m.order, d.countWait = math.MaxInt, m // the Count's comes after the objects'
 	} else {
 		s.members[ref.String()] = m
 	}

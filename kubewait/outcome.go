@@ -229,19 +229,10 @@ func (d *driver) cancelled(now time.Time, cause error) (Result, error) {
 // members returns every member: the objects' waits in the order the
 // request names them (those of a selector by namespace and name, as
 // [Result] lists them), then the Count's.
-func (d *driver) members() []*member {
-	ms := slices.Collect(d.all())
-	objects := len(ms)
-	if d.countWait != nil {
-		objects--
-	}
-	slices.SortFunc(ms[:objects], byOrder)
-	return ms
-}
+func (d *driver) members() []*member { return slices.SortedFunc(d.all(), byOrder) }
 
-// all yields every member in no order but the Count's last, for the
-// walks on each wake-up that need none (is one failed, which is due
-// first).
+// all yields every member in no order, for the walks on each wake-up
+// that need none (is one failed, which is due first).
 func (d *driver) all() iter.Seq[*member] {
 	return func(yield func(*member) bool) {
 		for _, s := range d.sources {
