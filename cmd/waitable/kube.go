@@ -327,7 +327,7 @@ func (o *kubeOptions) resolveBefore(ctx context.Context, start time.Time, cluste
 	}
 	deadline := start.Add(budget)
 	schedule := backoff.WaiterSchedule{MinDelay: time.Second, MaxDelay: 10 * time.Second} // jittered by backoff.Uniform
-	var last error // the server's last trouble
+	var last error                                                                        // the server's last trouble
 	for attempt := 1; ; attempt++ {
 		tried := time.Now()
 		w, err := o.resolveOnce(ctx, deadline, budget, cluster, args)
